@@ -1,0 +1,79 @@
+/** Stable machine-readable codes of every error faceverify throws or answers with. */
+export type FaceverifyErrorCode =
+  | 'configuration_error'
+  | 'signature_missing'
+  | 'signature_invalid'
+  | 'payload_invalid'
+  | 'rate_limited'
+  | 'api_error'
+  | 'network_error'
+  | 'timeout'
+  | 'browser_refused'
+  | 'image_error';
+
+/** Base class of every faceverify error: `code` is stable and safe to switch on. */
+export class FaceverifyError extends Error {
+  readonly code: FaceverifyErrorCode;
+
+  constructor(code: FaceverifyErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** Missing or contradictory configuration, raised at construction, never later as a 401. */
+export class ConfigurationError extends FaceverifyError {
+  constructor(message: string) {
+    super('configuration_error', message);
+  }
+}
+
+/** The `X-Webhook-Signature` header is missing or does not match the raw body. */
+export class WebhookVerificationError extends FaceverifyError {
+  constructor(code: 'signature_missing' | 'signature_invalid', message: string) {
+    super(code, message);
+  }
+}
+
+/** The body is correctly signed but is not a valid `verification.completed` payload. */
+export class WebhookPayloadError extends FaceverifyError {
+  /** The offending field, when one field is to blame. */
+  readonly field: string | undefined;
+
+  constructor(message: string, field?: string) {
+    super('payload_invalid', message);
+    this.field = field;
+  }
+}
+
+/** Rate limits of the service, as reported by the `X-RateLimit-*` headers when present. */
+export interface RateLimitInfo {
+  limit?: number;
+  remaining?: number;
+}
+
+/** The service answered `429`: wait `retryAfterMs` before the next call. */
+export class RateLimitError extends FaceverifyError {
+  readonly status = 429;
+  readonly retryAfterMs: number;
+  readonly rateLimit: RateLimitInfo;
+
+  constructor(message: string, retryAfterMs: number, rateLimit: RateLimitInfo = {}) {
+    super('rate_limited', message);
+    this.retryAfterMs = retryAfterMs;
+    this.rateLimit = rateLimit;
+  }
+}
+
+/** The service answered with an error status. `body` is the parsed JSON body when there was one. */
+export class ApiError extends FaceverifyError {
+  readonly status: number;
+  readonly body: unknown;
+
+  constructor(message: string, status: number, body?: unknown, code: FaceverifyErrorCode = 'api_error') {
+    super(code, message);
+    this.status = status;
+    this.body = body;
+  }
+}

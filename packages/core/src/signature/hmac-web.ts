@@ -1,0 +1,34 @@
+const encoder = new TextEncoder();
+const keyCache = new Map<string, Promise<CryptoKey>>();
+const KEY_CACHE_LIMIT = 32;
+
+function importKey(secret: string): Promise<CryptoKey> {
+  let key = keyCache.get(secret);
+  if (!key) {
+    // Importing a key costs more than the HMAC of a small body; secrets are few and long-lived.
+    if (keyCache.size >= KEY_CACHE_LIMIT) keyCache.clear();
+    key = crypto.subtle.importKey(
+      'raw',
+      encoder.encode(secret),
+      { name: 'HMAC', hash: 'SHA-256' },
+      false,
+      ['sign'],
+    );
+    keyCache.set(secret, key);
+  }
+  return key;
+}
+
+/** HMAC-SHA256 with Web Crypto, for Cloudflare Workers, browsers and any runtime without node:crypto. */
+export async function hmacSha256(key: string, data: Uint8Array): Promise<Uint8Array> {
+  const signature = await crypto.subtle.sign('HMAC', await importKey(key), data as BufferSource);
+  return new Uint8Array(signature);
+}
+
+/** Constant-time equality: the loop always visits every byte, whatever differs. */
+export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= (a[i] as number) ^ (b[i] as number);
+  return diff === 0;
+}

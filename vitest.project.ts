@@ -1,0 +1,26 @@
+import { defineProject, type UserWorkspaceConfig } from 'vitest/config';
+
+/**
+ * Project config shared by every package: tests import workspace packages from their
+ * TypeScript sources (the `@faceverify/source` export condition), so a change in core is
+ * seen by adapter tests without a rebuild. `FACEVERIFY_TEST_PROJECT` lets a test prove that
+ * its own project config was applied.
+ */
+export function faceverifyProject(
+  name: string,
+  test: NonNullable<UserWorkspaceConfig['test']> = {},
+): UserWorkspaceConfig {
+  const conditions = ['@faceverify/source'];
+  return defineProject({
+    resolve: { conditions: [...conditions, 'module', 'node', 'import', 'default'] },
+    ssr: { resolve: { conditions: [...conditions, 'node', 'import', 'default'] } },
+    test: {
+      name,
+      include: ['test/**/*.test.ts'],
+      testTimeout: 20_000,
+      hookTimeout: 30_000,
+      ...test,
+      env: { FACEVERIFY_TEST_PROJECT: name, ...test.env },
+    },
+  });
+}
