@@ -1,5 +1,36 @@
+export * from './client/index.js';
 export * from './errors.js';
+export type { Logger } from './logging/logger.js';
 export { parseVerificationPayload, validateVerificationPayload } from './payload/parse.js';
 export type { VerificationPayload, VerificationStatus } from './payload/types.js';
+export {
+  type ConfirmedSession,
+  createReceiver,
+  type Receiver,
+  type RejectReason,
+  type StartedVerification,
+} from './receiver/create-receiver.js';
+export type {
+  ReceiverErrorContext,
+  ReceiverEventMap,
+  ReceiverEventName,
+  VerificationCompletedEvent,
+  VerificationExpiredEvent,
+} from './receiver/events.js';
+export type { HeadersLike } from './receiver/headers.js';
+export type { ReceiverErrorCode, ReceiverResponse } from './receiver/http-response.js';
+export type { ReceiverOptions } from './receiver/options.js';
+export { SIGNATURE_HEADER, type WebhookRequest } from './receiver/receive-webhook.js';
 export type { LabeledSecret, WebhookSecrets } from './signature/secrets.js';
 export { matchSignature, type SecretMatch, sign, verify } from './signature/verify.js';
+export { MemoryStore } from './store/memory-store.js';
+export type {
+  AttachOutcome,
+  Lease,
+  SettleUpdate,
+  Store,
+  StoredResult,
+  TrackedSession,
+  TrackedState,
+} from './store/store.js';
+export type { SweepReport } from './tracker/sweep.js';

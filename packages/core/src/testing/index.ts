@@ -1,1 +1,8 @@
-export {};
+export { fixturePayload } from './fixture-payload.js';
+export {
+  type SignedDeliveryOptions,
+  signedDelivery,
+  type TestDelivery,
+  tamperedDelivery,
+} from './signed-delivery.js';
+export { type StoreContractCase, storeContractCases } from './store-contract.js';

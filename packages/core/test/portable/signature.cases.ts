@@ -45,7 +45,11 @@ export const signatureCases: PortableCase[] = [
     name: 'a string body and its UTF-8 bytes sign alike',
     async run() {
       const text = '{"external_user_id":"ユーザー😀"}';
-      checkEqual(await sign(text, SECRET), await sign(new TextEncoder().encode(text), SECRET), 'sign');
+      checkEqual(
+        await sign(text, SECRET),
+        await sign(new TextEncoder().encode(text), SECRET),
+        'sign',
+      );
     },
   },
   {
@@ -67,7 +71,11 @@ export const signatureCases: PortableCase[] = [
       ];
       for (const signature of bad) {
         checkEqual(await verify(BODY, signature, SECRET), false, JSON.stringify(signature));
-        checkEqual(await verify(BODY, signature, [SECRET, 'other']), false, JSON.stringify(signature));
+        checkEqual(
+          await verify(BODY, signature, [SECRET, 'other']),
+          false,
+          JSON.stringify(signature),
+        );
       }
     },
   },

@@ -1,0 +1,32 @@
+import type { Client } from '../client/index.js';
+import { ENV } from '../config/env.js';
+import { ConfigurationError } from '../errors.js';
+import type { HandlerRegistry } from './handler-registry.js';
+import type { ResolvedReceiverOptions } from './options.js';
+
+/** Everything the Receiver's parts share: resolved options, handlers and lease owners. */
+export interface ReceiverContext extends ResolvedReceiverOptions {
+  handlers: HandlerRegistry;
+  /** A lease owner unique to one piece of work, so two tasks in one process never share a lease. */
+  newOwner(): string;
+}
+
+function randomId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(6));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+export function createOwnerFactory(): () => string {
+  const instance = randomId();
+  let counter = 0;
+  return () => `${instance}:${++counter}`;
+}
+
+export function requireClient(context: ReceiverContext, action: string): Client {
+  if (!context.client) {
+    throw new ConfigurationError(
+      `${action} needs the API client, and this Receiver has none. Set ${ENV.apiKey} and ${ENV.baseUrl}, or pass \`client\` to createReceiver().`,
+    );
+  }
+  return context.client;
+}

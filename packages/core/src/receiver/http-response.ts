@@ -1,0 +1,39 @@
+/** What `receive` answers; adapters write it back unchanged. */
+export interface ReceiverResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Error codes of the Receiver's JSON answers, each documented in docs/troubleshooting.md. */
+export type ReceiverErrorCode =
+  | 'method_not_allowed'
+  | 'payload_too_large'
+  | 'signature_missing'
+  | 'signature_invalid'
+  | 'payload_invalid'
+  | 'handler_failed'
+  | 'raw_body_unavailable'
+  | 'store_unavailable';
+
+const JSON_HEADERS = {
+  'content-type': 'application/json; charset=utf-8',
+  'cache-control': 'no-store',
+};
+
+export function jsonResponse(
+  status: number,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): ReceiverResponse {
+  return { status, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) };
+}
+
+export function errorResponse(
+  status: number,
+  error: ReceiverErrorCode,
+  message: string,
+  headers?: Record<string, string>,
+): ReceiverResponse {
+  return jsonResponse(status, { error, message }, headers);
+}

@@ -1,0 +1,149 @@
+import type { Client, ClientOptions } from '../client/index.js';
+import { createClient } from '../client/index.js';
+import { ENV, readEnv } from '../config/env.js';
+import { ConfigurationError } from '../errors.js';
+import { createLog, type Log, type Logger } from '../logging/logger.js';
+import { type LabeledSecret, requireSecrets, type WebhookSecrets } from '../signature/secrets.js';
+import { MemoryStore } from '../store/memory-store.js';
+import type { Store } from '../store/store.js';
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+
+/**
+ * Options of `createReceiver`. Every option has a default; with none at all the Receiver
+ * reads `FACEVERIFY_WEBHOOK_SECRET`, `FACEVERIFY_API_KEY` and `FACEVERIFY_BASE_URL`.
+ */
+export interface ReceiverOptions {
+  /**
+   * Webhook signing secret(s), newest first during a rotation. Labels show in logs and
+   * events. Default: `FACEVERIFY_WEBHOOK_SECRET`, comma-separated.
+   */
+  secret?: WebhookSecrets;
+  /**
+   * The API client used to start verifications and to poll, or options to build one.
+   * `false` makes a webhook-only Receiver. Default: a client from `FACEVERIFY_API_KEY` and
+   * `FACEVERIFY_BASE_URL` when the key is set, else webhook-only.
+   */
+  client?: Client | ClientOptions | false;
+  /** Tracking, dedup and retry state. Default: a new `MemoryStore` (lost on restart). */
+  store?: Store;
+  /** Largest accepted body in bytes; larger requests get `413`. Default 256 KiB. */
+  maxBodyBytes?: number;
+  /** A body already accepted is acknowledged and not handled again for this long. Default 24 h. */
+  replayWindowMs?: number;
+  /** Past this, `receive` answers `202` and lets handlers finish. Default 4 s. */
+  ackAfterMs?: number;
+  /** A session never completed within this time is given up (`verification.expired`). Default 30 min. */
+  sessionLifetimeMs?: number;
+  /** Delays between polls of a pending session; the last one repeats. Default 1, 1, 2, 5 min. */
+  pollScheduleMs?: readonly number[];
+  /** Delays between delivery attempts after a handler failed; the last one repeats. */
+  retryScheduleMs?: readonly number[];
+  /** How long one worker may hold a session before another may take it over. Default 60 s. */
+  leaseMs?: number;
+  /** How often `start()` sweeps. Default 5 s. */
+  sweepIntervalMs?: number;
+  /** Most sessions handled per sweep. Default 100. */
+  sweepBatchSize?: number;
+  /** Polls and deliveries in flight at once during a sweep. Default 4. */
+  sweepConcurrency?: number;
+  /** Receives what the Receiver does; secrets, keys and signed URLs never reach it. */
+  logger?: Logger;
+  /** The clock, for tests. Default `Date.now`. */
+  now?: () => number;
+}
+
+/** Options with every default applied. */
+export interface ResolvedReceiverOptions {
+  secrets: LabeledSecret[];
+  client: Client | undefined;
+  store: Store;
+  maxBodyBytes: number;
+  replayWindowMs: number;
+  ackAfterMs: number;
+  sessionLifetimeMs: number;
+  pollScheduleMs: readonly number[];
+  retryScheduleMs: readonly number[];
+  leaseMs: number;
+  sweepIntervalMs: number;
+  sweepBatchSize: number;
+  sweepConcurrency: number;
+  log: Log;
+  now: () => number;
+}
+
+function isClient(value: unknown): value is Client {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Client).getSession === 'function' &&
+    typeof (value as Client).createSession === 'function'
+  );
+}
+
+function resolveClient(option: ReceiverOptions['client'], logger: Logger | undefined) {
+  if (option === false) return undefined;
+  if (isClient(option)) return option;
+  if (option === undefined && readEnv(ENV.apiKey) === undefined) return undefined;
+  return createClient({ ...(logger ? { logger } : {}), ...option });
+}
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  const resolved = value ?? fallback;
+  if (!Number.isFinite(resolved) || resolved <= 0) {
+    throw new ConfigurationError(`Receiver option "${name}" must be a positive number.`);
+  }
+  return resolved;
+}
+
+function schedule(name: string, value: readonly number[] | undefined, fallback: number[]) {
+  const resolved = value ?? fallback;
+  if (resolved.length === 0 || resolved.some((delay) => !Number.isFinite(delay) || delay < 0)) {
+    throw new ConfigurationError(`Receiver option "${name}" must be a non-empty list of delays.`);
+  }
+  return resolved;
+}
+
+export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiverOptions {
+  const secrets = requireSecrets(
+    options.secret ??
+      readEnv(ENV.webhookSecret)
+        ?.split(',')
+        .map((secret) => secret.trim()),
+    ENV.webhookSecret,
+  );
+  return {
+    secrets,
+    client: resolveClient(options.client, options.logger),
+    store: options.store ?? new MemoryStore(),
+    maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes, 256 * 1024),
+    replayWindowMs: positive('replayWindowMs', options.replayWindowMs, 24 * 60 * MINUTE),
+    ackAfterMs: positive('ackAfterMs', options.ackAfterMs, 4 * SECOND),
+    sessionLifetimeMs: positive('sessionLifetimeMs', options.sessionLifetimeMs, 30 * MINUTE),
+    pollScheduleMs: schedule('pollScheduleMs', options.pollScheduleMs, [
+      MINUTE,
+      MINUTE,
+      2 * MINUTE,
+      5 * MINUTE,
+    ]),
+    retryScheduleMs: schedule('retryScheduleMs', options.retryScheduleMs, [
+      5 * SECOND,
+      30 * SECOND,
+      2 * MINUTE,
+      10 * MINUTE,
+      30 * MINUTE,
+    ]),
+    leaseMs: positive('leaseMs', options.leaseMs, MINUTE),
+    sweepIntervalMs: positive('sweepIntervalMs', options.sweepIntervalMs, 5 * SECOND),
+    sweepBatchSize: positive('sweepBatchSize', options.sweepBatchSize, 100),
+    sweepConcurrency: positive('sweepConcurrency', options.sweepConcurrency, 4),
+    log: createLog(options.logger),
+    now: options.now ?? Date.now,
+  };
+}
+
+/** The delay at `attempt` (0-based) of a schedule whose last delay repeats. */
+export function delayAt(scheduleMs: readonly number[], attempt: number): number {
+  return scheduleMs[Math.min(attempt, scheduleMs.length - 1)]!;
+}

@@ -1,0 +1,233 @@
+import { FaceverifyError } from '../errors.js';
+import { decodeJson } from '../payload/decode-json.js';
+import { COMPLETED_EVENT, validateVerificationPayload } from '../payload/parse.js';
+import type { VerificationPayload } from '../payload/types.js';
+import { matchSignature } from '../signature/verify.js';
+import type { StoredResult, TrackedSession } from '../store/store.js';
+import { pollLeased } from '../tracker/poll-session.js';
+import type { ReceiverContext } from './context.js';
+import { correlate } from './correlate.js';
+import { type DeliveryOutcome, deliverLeased } from './deliver.js';
+import { type HeadersLike, readHeader } from './headers.js';
+import { errorResponse, jsonResponse, type ReceiverResponse } from './http-response.js';
+
+export const SIGNATURE_HEADER = 'x-webhook-signature';
+
+/** A webhook request as adapters hand it over: the exact bytes, before any parsing. */
+export interface WebhookRequest {
+  method: string;
+  headers: HeadersLike;
+  body: Uint8Array;
+  /**
+   * Keeps background work alive after the response on platforms that end a request's
+   * work with its response (Cloudflare Workers' `ctx.waitUntil`).
+   */
+  waitUntil?: (promise: Promise<unknown>) => void;
+}
+
+const accepted = (extra: Record<string, unknown> = {}) =>
+  jsonResponse(200, { received: true, ...extra });
+
+/** Waits briefly for a lease another worker holds, such as a poll already in flight. */
+async function leaseWithPatience(context: ReceiverContext, key: string, owner: string) {
+  const deadline = context.now() + Math.min(context.ackAfterMs / 2, 2000);
+  for (let wait = 25; ; wait = Math.min(wait * 2, 400)) {
+    const session = await context.store.lease(key, owner, context.now(), context.leaseMs);
+    if (session || context.now() + wait > deadline) return session;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}
+
+async function deliverWithDeadline(
+  context: ReceiverContext,
+  delivery: Promise<DeliveryOutcome>,
+  request: WebhookRequest,
+): Promise<ReceiverResponse> {
+  request.waitUntil?.(delivery);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<'deadline'>((resolve) => {
+    timer = setTimeout(() => resolve('deadline'), context.ackAfterMs);
+  });
+  const outcome = await Promise.race([delivery, deadline]);
+  clearTimeout(timer);
+  if (outcome === 'deadline') {
+    context.log.warn('Handlers are still running; acknowledged with 202 to keep the sender.', {
+      ackAfterMs: context.ackAfterMs,
+    });
+    return jsonResponse(202, { received: true, processing: true });
+  }
+  if (outcome === 'failed') {
+    return errorResponse(
+      500,
+      'handler_failed',
+      'A verification.completed handler failed. The verified result is stored and will be delivered again.',
+    );
+  }
+  return accepted();
+}
+
+async function storeAndDeliver(
+  context: ReceiverContext,
+  request: WebhookRequest,
+  payload: VerificationPayload,
+  result: StoredResult,
+  digest: string,
+): Promise<ReceiverResponse> {
+  const { store } = context;
+  const sessions = await store.findByUser(payload.external_user_id);
+  const correlation = correlate(payload, sessions);
+  if (correlation.kind === 'duplicate') return accepted({ duplicate: true });
+  if (correlation.kind === 'ambiguous' && context.client) {
+    // The service is the source of truth: polling each open session delivers each result.
+    const settling = Promise.all(
+      correlation.keys.map(async (key) => {
+        const owner = context.newOwner();
+        const session = await store.lease(key, owner, context.now(), context.leaseMs);
+        if (session) await pollLeased(context, session, owner);
+      }),
+    ).catch((error: unknown) => context.handlers.reportError(error, { stage: 'poll' }));
+    request.waitUntil?.(settling);
+    return jsonResponse(202, { received: true, settling: correlation.keys.length });
+  }
+  let key: string;
+  if (correlation.kind === 'session') {
+    key = correlation.key;
+    const attached = await store.attachResult(key, result, context.now());
+    if (attached === 'closed' || attached === 'already-attached') {
+      return accepted({ duplicate: true });
+    }
+    if (attached === 'missing') key = await insertUncorrelated(context, payload, result, digest);
+  } else {
+    key = await insertUncorrelated(context, payload, result, digest);
+  }
+  const owner = context.newOwner();
+  const session = await leaseWithPatience(context, key, owner);
+  if (!session) return jsonResponse(202, { received: true, queued: true });
+  return deliverWithDeadline(
+    context,
+    deliverLeased(context, session, owner, session.result ?? result),
+    request,
+  );
+}
+
+async function insertUncorrelated(
+  context: ReceiverContext,
+  payload: VerificationPayload,
+  result: StoredResult,
+  digest: string,
+): Promise<string> {
+  const now = context.now();
+  const record: TrackedSession = {
+    key: `webhook:${digest}`,
+    externalUserId: payload.external_user_id,
+    createdAt: now,
+    expiresAt: now + context.replayWindowMs,
+    state: 'delivering',
+    dueAt: now,
+    attempts: 0,
+    result,
+  };
+  await context.store.insert(record);
+  return record.key;
+}
+
+/**
+ * The webhook pipeline: method, size, signature over the exact bytes (every configured
+ * secret, constant time), payload validation, replay window, correlation, an atomic claim
+ * in the Store, handlers, and the answer. See docs/troubleshooting.md for every status.
+ */
+export async function receiveWebhook(
+  context: ReceiverContext,
+  request: WebhookRequest,
+): Promise<ReceiverResponse> {
+  const { log } = context;
+  if (request.method.toUpperCase() !== 'POST') {
+    return errorResponse(405, 'method_not_allowed', 'Webhooks are delivered with POST.', {
+      allow: 'POST',
+    });
+  }
+  if (request.body.byteLength > context.maxBodyBytes) {
+    return payloadTooLarge(context.maxBodyBytes);
+  }
+  const signature = readHeader(request.headers, SIGNATURE_HEADER);
+  if (signature === undefined || signature.trim() === '') {
+    log.warn('Webhook rejected: no X-Webhook-Signature header.');
+    return errorResponse(
+      401,
+      'signature_missing',
+      'The X-Webhook-Signature header is missing. Webhooks from the service always carry it.',
+    );
+  }
+  const match = await matchSignature(request.body, signature, context.secrets);
+  if (!match) {
+    log.warn('Webhook rejected: signature does not match the raw body.', {
+      candidates: context.secrets.length,
+    });
+    return errorResponse(
+      401,
+      'signature_invalid',
+      'The X-Webhook-Signature header does not match the body for any configured secret. Check FACEVERIFY_WEBHOOK_SECRET against the service Settings, and that nothing altered the body before verification.',
+    );
+  }
+  let payload: VerificationPayload;
+  try {
+    const json = decodeJson(request.body);
+    const event = (json as { event?: unknown } | null)?.event;
+    if (typeof event === 'string' && event !== COMPLETED_EVENT) {
+      log.info('Webhook with an unknown event acknowledged and ignored.', { event });
+      return accepted({ ignored: true });
+    }
+    payload = validateVerificationPayload(json);
+  } catch (error) {
+    const message = error instanceof FaceverifyError ? error.message : 'The payload is invalid.';
+    log.warn('Webhook rejected: correctly signed but invalid payload.', { reason: message });
+    return errorResponse(400, 'payload_invalid', message);
+  }
+  const digest = signature.trim().toLowerCase();
+  const now = context.now();
+  try {
+    if (!(await context.store.remember(digest, context.replayWindowMs, now))) {
+      log.info('Replayed webhook acknowledged and not handled again.');
+      return accepted({ duplicate: true });
+    }
+  } catch (error) {
+    return storeUnavailable(context, error);
+  }
+  const result: StoredResult = {
+    payload,
+    source: 'webhook',
+    receivedAt: now,
+    secretLabel: match.label,
+  };
+  if (match.index > 0) {
+    log.info('Webhook verified with an older secret; the rotation is not finished.', {
+      matchedLabel: match.label,
+    });
+  }
+  try {
+    return await storeAndDeliver(context, request, payload, result, digest);
+  } catch (error) {
+    await context.store.forget(digest).catch(() => undefined);
+    return storeUnavailable(context, error);
+  }
+}
+
+function storeUnavailable(context: ReceiverContext, error: unknown): ReceiverResponse {
+  context.handlers.reportError(error, { stage: 'store' });
+  context.log.error('The store failed while accepting a webhook.', {
+    error: error instanceof Error ? error.message : String(error),
+  });
+  return errorResponse(
+    503,
+    'store_unavailable',
+    'The webhook could not be stored; it was not handled. Check the store (e.g. Redis) connection.',
+  );
+}
+
+export function payloadTooLarge(maxBodyBytes: number): ReceiverResponse {
+  return errorResponse(
+    413,
+    'payload_too_large',
+    `The body is larger than ${maxBodyBytes} bytes. Raise maxBodyBytes if the service sends larger webhooks.`,
+  );
+}
