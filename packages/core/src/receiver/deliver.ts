@@ -5,7 +5,15 @@ import { delayAt } from './options.js';
 
 export type DeliveryOutcome = 'delivered' | 'failed' | 'lease-lost';
 
-function toEvent(session: TrackedSession, result: StoredResult, attempt: number) {
+/** What a delivery came to, with the event the handlers saw. */
+export interface Delivery {
+  outcome: DeliveryOutcome;
+  event: VerificationCompletedEvent;
+}
+
+/** The event handlers receive for a session's result. */
+export function completedEvent(session: TrackedSession, result: StoredResult) {
+  const attempt = session.state === 'delivering' ? session.attempts + 1 : 1;
   const event: VerificationCompletedEvent = {
     type: 'verification.completed',
     source: result.source,
@@ -29,10 +37,10 @@ export async function deliverLeased(
   session: TrackedSession,
   owner: string,
   result: StoredResult,
-): Promise<DeliveryOutcome> {
+): Promise<Delivery> {
   const { store, handlers, log } = context;
-  const attempt = session.state === 'delivering' ? session.attempts + 1 : 1;
-  const event = toEvent(session, result, attempt);
+  const event = completedEvent(session, result);
+  const { attempt } = event;
   // Long handlers keep their lease alive, so no other worker starts the same delivery.
   const renewal = setInterval(() => {
     store.lease(session.key, owner, context.now(), context.leaseMs).catch(() => undefined);
@@ -73,7 +81,7 @@ export async function deliverLeased(
         },
         now,
       );
-      return 'failed';
+      return { outcome: 'failed', event };
     }
     const settled = await store.settle(
       session.key,
@@ -86,10 +94,10 @@ export async function deliverLeased(
       source: result.source,
       status: result.payload.status,
     });
-    return settled ? 'delivered' : 'lease-lost';
+    return { outcome: settled ? 'delivered' : 'lease-lost', event };
   } catch (error) {
     handlers.reportError(error, { stage: 'store', event, ...tokenOf(session) });
-    return 'failed';
+    return { outcome: 'failed', event };
   }
 }
 

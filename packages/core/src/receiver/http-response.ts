@@ -1,8 +1,15 @@
+import type { VerificationCompletedEvent } from './events.js';
+
 /** What `receive` answers; adapters write it back unchanged. */
 export interface ReceiverResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /**
+   * The event delivered while handling this request (`200`, or `202` when handlers are
+   * still running). Adapters expose it to later middleware.
+   */
+  event?: VerificationCompletedEvent;
 }
 
 /** Error codes of the Receiver's JSON answers, each documented in docs/troubleshooting.md. */

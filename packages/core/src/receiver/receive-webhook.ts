@@ -7,7 +7,8 @@ import type { StoredResult, TrackedSession } from '../store/store.js';
 import { pollLeased } from '../tracker/poll-session.js';
 import type { ReceiverContext } from './context.js';
 import { correlate } from './correlate.js';
-import { type DeliveryOutcome, deliverLeased } from './deliver.js';
+import { completedEvent, type Delivery, deliverLeased } from './deliver.js';
+import type { VerificationCompletedEvent } from './events.js';
 import { type HeadersLike, readHeader } from './headers.js';
 import { errorResponse, jsonResponse, type ReceiverResponse } from './http-response.js';
 
@@ -40,7 +41,8 @@ async function leaseWithPatience(context: ReceiverContext, key: string, owner: s
 
 async function deliverWithDeadline(
   context: ReceiverContext,
-  delivery: Promise<DeliveryOutcome>,
+  delivery: Promise<Delivery>,
+  event: VerificationCompletedEvent,
   request: WebhookRequest,
 ): Promise<ReceiverResponse> {
   request.waitUntil?.(delivery);
@@ -54,16 +56,16 @@ async function deliverWithDeadline(
     context.log.warn('Handlers are still running; acknowledged with 202 to keep the sender.', {
       ackAfterMs: context.ackAfterMs,
     });
-    return jsonResponse(202, { received: true, processing: true });
+    return { ...jsonResponse(202, { received: true, processing: true }), event };
   }
-  if (outcome === 'failed') {
+  if (outcome.outcome === 'failed') {
     return errorResponse(
       500,
       'handler_failed',
       'A verification.completed handler failed. The verified result is stored and will be delivered again.',
     );
   }
-  return accepted();
+  return { ...accepted(), event: outcome.event };
 }
 
 async function storeAndDeliver(
@@ -103,9 +105,11 @@ async function storeAndDeliver(
   const owner = context.newOwner();
   const session = await leaseWithPatience(context, key, owner);
   if (!session) return jsonResponse(202, { received: true, queued: true });
+  const stored = session.result ?? result;
   return deliverWithDeadline(
     context,
-    deliverLeased(context, session, owner, session.result ?? result),
+    deliverLeased(context, session, owner, stored),
+    completedEvent(session, stored),
     request,
   );
 }

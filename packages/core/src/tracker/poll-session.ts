@@ -26,7 +26,7 @@ export async function pollLeased(
 ): Promise<PollOutcome> {
   const { store, log } = context;
   if (session.result) {
-    const outcome = await deliverLeased(context, session, owner, session.result);
+    const { outcome } = await deliverLeased(context, session, owner, session.result);
     return { outcome, status: session.result.payload.status, result: session.result.payload };
   }
   if (!session.token) {
@@ -65,7 +65,7 @@ export async function pollLeased(
   const now = context.now();
   if (snapshot.result) {
     const result = { payload: snapshot.result, source: 'poll' as const, receivedAt: now };
-    const outcome = await deliverLeased(context, session, owner, result);
+    const { outcome } = await deliverLeased(context, session, owner, result);
     return { outcome, status: snapshot.status, result: snapshot.result };
   }
   if (snapshot.status === 'expired' || now >= session.expiresAt) {

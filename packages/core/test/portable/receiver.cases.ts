@@ -49,6 +49,7 @@ export const receiverCases: PortableCase[] = [
       checkEqual(events[0]!.data.external_user_id, 'user_123', 'data');
       checkEqual(events[0]!.attempt, 1, 'attempt');
       checkEqual(events[0]!.secretLabel, 'secret#0', 'secret label');
+      checkEqual(response.event?.data.external_user_id, 'user_123', 'event on the response');
     },
   },
   {
