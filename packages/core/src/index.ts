@@ -1,5 +1,12 @@
 export * from './client/index.js';
 export * from './errors.js';
+export {
+  type FetchFrontImageOptions,
+  type FrontImage,
+  fetchFrontImage,
+  IMAGE_URL_LIFETIME_MS,
+} from './image/fetch-front-image.js';
+export { ImageFetchError, type ImageFetchFailure } from './image/image-fetch-error.js';
 export type { Logger } from './logging/logger.js';
 export { parseVerificationPayload, validateVerificationPayload } from './payload/parse.js';
 export type { VerificationPayload, VerificationStatus } from './payload/types.js';

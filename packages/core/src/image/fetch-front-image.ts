@@ -1,0 +1,153 @@
+import type { VerificationCompletedEvent } from '../receiver/events.js';
+import { ImageFetchError } from './image-fetch-error.js';
+
+/** The service's signed image links expire 15 minutes after they are issued. */
+export const IMAGE_URL_LIFETIME_MS = 15 * 60 * 1000;
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+export interface FetchFrontImageOptions {
+  /**
+   * Hosts the image may come from, e.g. `['files.faceverify.example']`. Required: a
+   * payload's URL is data, and fetching anything it names would be request forgery.
+   */
+  allowedHosts: readonly string[];
+  /** Per request. Default 10 s. */
+  timeoutMs?: number;
+  /** Largest image accepted. Default 10 MiB. */
+  maxBytes?: number;
+  fetch?: typeof fetch;
+  signal?: AbortSignal;
+  /** The clock, for tests. */
+  now?: () => number;
+}
+
+export interface FrontImage {
+  bytes: Uint8Array;
+  contentType: string;
+}
+
+function describe(url: URL): string {
+  return `${url.origin}${url.pathname}`;
+}
+
+function checkUrl(raw: string, allowedHosts: readonly string[]): URL {
+  const url = new URL(raw);
+  if (!allowedHosts.includes(url.host) && !allowedHosts.includes(url.hostname)) {
+    throw new ImageFetchError(
+      'host_not_allowed',
+      `The image host ${url.host} is not in allowedHosts; add it if it is the service's file host.`,
+    );
+  }
+  // Plain http is accepted only on this machine, where the local emulator serves images.
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.has(url.hostname))) {
+    throw new ImageFetchError(
+      'insecure_url',
+      `Refusing to fetch ${describe(url)} over ${url.protocol}`,
+    );
+  }
+  return url;
+}
+
+async function readCapped(response: Response, maxBytes: number, url: URL): Promise<Uint8Array> {
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await response.body?.cancel();
+    throw new ImageFetchError(
+      'too_large',
+      `The image at ${describe(url)} is larger than ${maxBytes} bytes.`,
+    );
+  }
+  const reader = response.body?.getReader();
+  if (!reader) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw new ImageFetchError(
+        'too_large',
+        `The image at ${describe(url)} is larger than ${maxBytes} bytes.`,
+      );
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/**
+ * Downloads the front image of a result. The URL must be on an allowed host, redirects
+ * are refused, the size is capped and the request times out. A link older than its
+ * 15 minutes is refused with a clear error instead of a confusing 403.
+ *
+ * @example
+ * receiver.on('verification.completed', async (event) => {
+ *   const image = await fetchFrontImage(event, { allowedHosts: ['files.faceverify.example'] });
+ *   await archive.put(`${event.data.external_user_id}.jpg`, image.bytes);
+ * });
+ */
+export async function fetchFrontImage(
+  event: Pick<VerificationCompletedEvent, 'data' | 'receivedAt'>,
+  options: FetchFrontImageOptions,
+): Promise<FrontImage> {
+  const url = checkUrl(event.data.frontImageUrl, options.allowedHosts);
+  const now = options.now ?? Date.now;
+  const expired = () =>
+    new ImageFetchError(
+      'expired',
+      'The front image link has expired (links last 15 minutes after they are issued). Fetch the image inside your verification.completed handler, or ask the service for a fresh result with receiver.confirm(token).',
+    );
+  if (now() - event.receivedAt.getTime() > IMAGE_URL_LIFETIME_MS) throw expired();
+  const timeout = AbortSignal.timeout(options.timeoutMs ?? 10_000);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  let response: Response;
+  try {
+    response = await (options.fetch ?? fetch)(url, { redirect: 'manual', signal });
+  } catch (error) {
+    if (timeout.aborted) {
+      throw new ImageFetchError('timeout', `Fetching ${describe(url)} timed out.`, {
+        cause: error,
+      });
+    }
+    throw error;
+  }
+  if (response.status >= 300 && response.status < 400) {
+    await response.body?.cancel();
+    throw new ImageFetchError(
+      'redirect_refused',
+      `The image at ${describe(url)} redirects; refused.`,
+    );
+  }
+  if (response.status === 403 || response.status === 410) {
+    await response.body?.cancel();
+    throw expired();
+  }
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw new ImageFetchError(
+      'http_error',
+      `Fetching ${describe(url)} answered ${response.status}.`,
+    );
+  }
+  const contentType = response.headers.get('content-type') ?? '';
+  if (!contentType.startsWith('image/')) {
+    await response.body?.cancel();
+    throw new ImageFetchError(
+      'not_an_image',
+      `The resource at ${describe(url)} is ${contentType || 'untyped'}, not an image.`,
+    );
+  }
+  return {
+    bytes: await readCapped(response, options.maxBytes ?? 10 * 1024 * 1024, url),
+    contentType,
+  };
+}
