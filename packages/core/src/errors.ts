@@ -71,9 +71,39 @@ export class ApiError extends FaceverifyError {
   readonly status: number;
   readonly body: unknown;
 
-  constructor(message: string, status: number, body?: unknown, code: FaceverifyErrorCode = 'api_error') {
+  constructor(
+    message: string,
+    status: number,
+    body?: unknown,
+    code: FaceverifyErrorCode = 'api_error',
+  ) {
     super(code, message);
     this.status = status;
     this.body = body;
   }
+}
+
+/** No response arrived: the connection was refused, reset or could not be opened. */
+export class NetworkError extends FaceverifyError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('network_error', message, options);
+  }
+}
+
+/** No complete response arrived within the time allowed for one attempt. */
+export class TimeoutError extends FaceverifyError {
+  readonly timeoutMs: number;
+
+  constructor(message: string, timeoutMs: number) {
+    super('timeout', message);
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * The API client was created in a browser. It is a `ConfigurationError` with its own code,
+ * so that code which handles configuration problems as a group still catches it.
+ */
+export class BrowserRefusedError extends ConfigurationError {
+  override readonly code = 'browser_refused';
 }

@@ -27,7 +27,10 @@ export function normalizeSecrets(secrets: WebhookSecrets): LabeledSecret[] {
  * Secrets for a Receiver: at least one non-empty secret is required, and the error names
  * where it should come from.
  */
-export function requireSecrets(secrets: WebhookSecrets | undefined, source: string): LabeledSecret[] {
+export function requireSecrets(
+  secrets: WebhookSecrets | undefined,
+  source: string,
+): LabeledSecret[] {
   const normalized = secrets === undefined ? [] : normalizeSecrets(secrets);
   if (normalized.length === 0) {
     throw new ConfigurationError(

@@ -1,0 +1,132 @@
+import { assertServerRuntime } from './browser-guard.js';
+import { type ApiRequest, sendRequest, type Transport } from './http.js';
+import type { PaceLimits, SlidingWindowPacer } from './pacer.js';
+import { pacerForKey } from './pacer-registry.js';
+import { readCreatedSession, readSessionSnapshot } from './read-session.js';
+import { positiveNumber, resolveClientOptions } from './resolve-options.js';
+import { withRetries } from './retry.js';
+import type {
+  Client,
+  ClientOptions,
+  CreatedSession,
+  CreateSessionParams,
+  RequestOptions,
+  SessionSnapshot,
+} from './types.js';
+
+const CREATE_ENDPOINT = 'POST /v1/verify';
+const GET_ENDPOINT = 'GET /v1/sessions/:token';
+
+function createSessionBody(params: CreateSessionParams): Record<string, unknown> {
+  if (typeof params.externalUserId !== 'string' || params.externalUserId === '') {
+    throw new TypeError('createSession needs externalUserId, a non-empty string.');
+  }
+  // The named parameters win over `extra`, so `extra` cannot silently redirect a session.
+  return {
+    ...params.extra,
+    external_user_id: params.externalUserId,
+    ...(params.redirectUrl === undefined ? {} : { redirect_url: params.redirectUrl }),
+  };
+}
+
+/**
+ * Creates a client of the service's API. Options default from the environment:
+ * `FACEVERIFY_API_KEY` and `FACEVERIFY_BASE_URL`. Throws `ConfigurationError` at once when
+ * either is missing or unusable (a JWT in place of an API key, for example), and
+ * `BrowserRefusedError` in a browser, where an API key must never be.
+ *
+ * @example
+ * const client = createClient(); // FACEVERIFY_API_KEY and FACEVERIFY_BASE_URL from the environment
+ * const { token, verifyUrl } = await client.createSession({ externalUserId: 'user-42' });
+ * // later, or when the webhook is overdue:
+ * const session = await client.getSession(token);
+ * if (session.status === 'verified') grantAccess(session.result?.external_user_id);
+ */
+export function createClient(options: ClientOptions = {}): Client {
+  assertServerRuntime(options.dangerouslyAllowBrowser === true);
+  const config = resolveClientOptions(options);
+  const transport: Transport = {
+    baseUrl: config.baseUrl,
+    apiKey: config.apiKey,
+    fetch: config.fetch,
+  };
+  const limits: PaceLimits = {
+    limit: config.createSessionsPerMinute,
+    windowMs: config.paceWindowMs,
+  };
+  let pacer: Promise<SlidingWindowPacer> | undefined;
+
+  const attemptTimeout = (requestOptions: RequestOptions) =>
+    positiveNumber('timeoutMs', requestOptions.timeoutMs, config.timeoutMs);
+
+  return {
+    async createSession(params, requestOptions = {}): Promise<CreatedSession> {
+      const request: ApiRequest = {
+        method: 'POST',
+        path: '/v1/verify',
+        endpoint: CREATE_ENDPOINT,
+        body: createSessionBody(params),
+        resendable: false,
+      };
+      const { signal } = requestOptions;
+      const timeoutMs = attemptTimeout(requestOptions);
+      pacer ??= pacerForKey(config.apiKey);
+      const keyPacer = await pacer;
+      const queuedAt = Date.now();
+      let finishSend = await keyPacer.acquire(limits, signal);
+      const pacedMs = Date.now() - queuedAt;
+      if (pacedMs > 0) {
+        config.log.debug('faceverify request paced', { endpoint: CREATE_ENDPOINT, pacedMs });
+      }
+
+      const response = await withRetries(
+        async () => {
+          try {
+            return await sendRequest(transport, request, timeoutMs, signal);
+          } finally {
+            finishSend();
+          }
+        },
+        {
+          endpoint: request.endpoint,
+          maxRetries: config.maxRetries,
+          resendable: request.resendable,
+          signal,
+          log: config.log,
+          // A retry is a new send: it takes a slot of its own, and holding the pacer keeps
+          // every other caller of this key from running into the same 429.
+          waitAfterRateLimit: async (delayMs) => {
+            finishSend = await keyPacer.acquireAfter(delayMs, limits, signal);
+          },
+        },
+      );
+      const session = readCreatedSession(CREATE_ENDPOINT, response);
+      config.log.info('faceverify session created', { token: session.token });
+      return session;
+    },
+
+    async getSession(token, requestOptions = {}): Promise<SessionSnapshot> {
+      if (typeof token !== 'string' || token === '') {
+        throw new TypeError('getSession needs the session token, a non-empty string.');
+      }
+      const request: ApiRequest = {
+        method: 'GET',
+        path: `/v1/sessions/${encodeURIComponent(token)}`,
+        endpoint: GET_ENDPOINT,
+        resendable: true,
+      };
+      const { signal } = requestOptions;
+      const timeoutMs = attemptTimeout(requestOptions);
+      const response = await withRetries(() => sendRequest(transport, request, timeoutMs, signal), {
+        endpoint: request.endpoint,
+        maxRetries: config.maxRetries,
+        resendable: request.resendable,
+        signal,
+        log: config.log,
+      });
+      const snapshot = readSessionSnapshot(GET_ENDPOINT, response, token);
+      config.log.debug('faceverify session read', { token, status: snapshot.status });
+      return snapshot;
+    },
+  };
+}

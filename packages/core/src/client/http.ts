@@ -1,0 +1,164 @@
+import {
+  ApiError,
+  NetworkError,
+  RateLimitError,
+  type RateLimitInfo,
+  TimeoutError,
+} from '../errors.js';
+import { readRateLimitInfo, readRetryAfterMs } from './rate-limit-response.js';
+import { scrubKey } from './scrub-key.js';
+
+/** Where requests go and how they are authenticated. */
+export interface Transport {
+  baseUrl: string;
+  apiKey: string;
+  fetch: typeof fetch;
+}
+
+/** One call of the service's API. */
+export interface ApiRequest {
+  method: 'GET' | 'POST';
+  /** Path after the base URL, already encoded. */
+  path: string;
+  /** The endpoint as the interface names it, for messages and logs, e.g. `GET /v1/sessions/:token`. */
+  endpoint: string;
+  /** JSON request body. */
+  body?: Record<string, unknown>;
+  /** Whether sending it twice is harmless; a request that is not gets no automatic resend. */
+  resendable: boolean;
+}
+
+/** A successful (`2xx`) response with a JSON body. */
+export interface ApiResponse {
+  status: number;
+  body: unknown;
+  rateLimit: RateLimitInfo | undefined;
+}
+
+const CLIENT_NAME = 'faceverify-core';
+// Service-provided text is quoted in messages; a bound keeps a misbehaving service from
+// flooding logs through them.
+const QUOTE_LIMIT = 300;
+
+// Dropping `__proto__` keys means later spreading of a response cannot touch a prototype.
+function withoutProtoKeys(key: string, value: unknown): unknown {
+  return key === '__proto__' ? undefined : value;
+}
+
+function parseJson(text: string): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(text, withoutProtoKeys) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The service's own explanation from an error body (`message`, else `error`), shortened. */
+function serviceMessage(body: unknown): string {
+  if (typeof body !== 'object' || body === null) return '';
+  const { message, error } = body as { message?: unknown; error?: unknown };
+  const text = typeof message === 'string' ? message : typeof error === 'string' ? error : '';
+  if (text === '') return '';
+  return `: ${text.length > QUOTE_LIMIT ? `${text.slice(0, QUOTE_LIMIT)}…` : text}`;
+}
+
+function notResentNote(request: ApiRequest): string {
+  return request.resendable
+    ? ''
+    : ' The request may have reached the service, so it was not resent: a resend could create a second session.';
+}
+
+function describeCause(error: unknown): string {
+  const cause = error instanceof Error ? error.cause : undefined;
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string') return code;
+  if (cause instanceof Error) return cause.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+function toResponse(request: ApiRequest, response: Response, text: string): ApiResponse {
+  const parsed = text.trim() === '' ? undefined : parseJson(text);
+  const body = parsed?.value;
+  const rateLimit = readRateLimitInfo(response.headers);
+  if (response.status === 429) {
+    throw new RateLimitError(
+      `${request.endpoint} was rate limited (429)${serviceMessage(body)}`,
+      readRetryAfterMs(body, response.headers),
+      rateLimit ?? {},
+    );
+  }
+  if (!response.ok) {
+    throw new ApiError(
+      `${request.endpoint} failed with status ${response.status}${serviceMessage(body)}` +
+        (response.status >= 500 ? notResentNote(request) : ''),
+      response.status,
+      body,
+    );
+  }
+  if (!parsed) {
+    throw new ApiError(
+      `${request.endpoint} answered ${response.status} without a valid JSON body.`,
+      response.status,
+    );
+  }
+  return { status: response.status, body, rateLimit };
+}
+
+/**
+ * Sends one attempt and reads the whole response under one time limit. Throws
+ * `RateLimitError` for `429`, `ApiError` for other error statuses and unreadable bodies,
+ * `TimeoutError`, `NetworkError`, or the caller's abort reason.
+ */
+export async function sendRequest(
+  transport: Transport,
+  request: ApiRequest,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<ApiResponse> {
+  signal?.throwIfAborted();
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  const onAbort = () => controller.abort(signal?.reason);
+  signal?.addEventListener('abort', onAbort, { once: true });
+
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${transport.apiKey}`,
+    accept: 'application/json',
+    'x-faceverify-client': CLIENT_NAME,
+  };
+  const init: RequestInit = { method: request.method, headers, signal: controller.signal };
+  if (request.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    init.body = JSON.stringify(request.body);
+  }
+  // Called through a local so that `this` is never the transport: Workers reject that.
+  const fetchImpl = transport.fetch;
+  try {
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetchImpl(`${transport.baseUrl}${request.path}`, init);
+      text = scrubKey(await response.text(), transport.apiKey);
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      if (timedOut) {
+        throw new TimeoutError(
+          `${request.endpoint} did not complete within ${timeoutMs} ms.${notResentNote(request)}`,
+          timeoutMs,
+        );
+      }
+      throw new NetworkError(
+        `${request.endpoint} failed without a response (${describeCause(error)}).${notResentNote(request)}`,
+        { cause: error },
+      );
+    }
+    return toResponse(request, response, text);
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  }
+}

@@ -1,0 +1,31 @@
+import { SlidingWindowPacer } from './pacer.js';
+
+// Kept on `globalThis` under a registered symbol so that the ESM and CommonJS builds, when
+// both are loaded, still share one pacer per key: the limit is the service's, per process.
+const REGISTRY = Symbol.for('faceverify.core.createSessionPacers.v1');
+const encoder = new TextEncoder();
+
+function registry(): Map<string, SlidingWindowPacer> {
+  const scope = globalThis as { [REGISTRY]?: Map<string, SlidingWindowPacer> };
+  scope[REGISTRY] ??= new Map();
+  return scope[REGISTRY];
+}
+
+// The map is keyed by a digest so that the key itself is never stored outside the client
+// that was given it.
+async function keyDigest(apiKey: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(apiKey)));
+  return Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/** The process-wide pacer of `POST /v1/verify` for one API key. */
+export async function pacerForKey(apiKey: string): Promise<SlidingWindowPacer> {
+  const digest = await keyDigest(apiKey);
+  const pacers = registry();
+  let pacer = pacers.get(digest);
+  if (!pacer) {
+    pacer = new SlidingWindowPacer();
+    pacers.set(digest, pacer);
+  }
+  return pacer;
+}

@@ -1,0 +1,101 @@
+import { ENV, readEnv } from '../config/env.js';
+import { ConfigurationError } from '../errors.js';
+import { createLog, type Log } from '../logging/logger.js';
+import { assertApiKey } from './api-key-guard.js';
+import type { ClientOptions } from './types.js';
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_MAX_RETRIES = 3;
+// The service allows 60 `POST /v1/verify` per minute per key, in a sliding window.
+const DEFAULT_CREATE_SESSIONS_PER_MINUTE = 60;
+const DEFAULT_PACE_WINDOW_MS = 60_000;
+
+/** Client options with every default applied and checked. */
+export interface ResolvedClientOptions {
+  apiKey: string;
+  /** Origin and path of the base URL, without a trailing slash, so paths can be appended. */
+  baseUrl: string;
+  fetch: typeof fetch;
+  timeoutMs: number;
+  maxRetries: number;
+  createSessionsPerMinute: number;
+  paceWindowMs: number;
+  log: Log;
+}
+
+function resolveApiKey(option: string | undefined): string {
+  const source = option === undefined ? ENV.apiKey : 'the apiKey option';
+  const apiKey = option ?? readEnv(ENV.apiKey);
+  if (apiKey === undefined || apiKey === '') {
+    throw new ConfigurationError(`No API key: pass the apiKey option or set ${ENV.apiKey}.`);
+  }
+  assertApiKey(apiKey, source);
+  return apiKey;
+}
+
+function parseHttpUrl(value: string): URL | undefined {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function resolveBaseUrl(option: string | undefined): string {
+  const value = option ?? readEnv(ENV.baseUrl);
+  if (value === undefined || value === '') {
+    throw new ConfigurationError(`No base URL: pass the baseUrl option or set ${ENV.baseUrl}.`);
+  }
+  const url = parseHttpUrl(value);
+  if (!url) {
+    throw new ConfigurationError(
+      `The base URL (baseUrl option or ${ENV.baseUrl}) must be an absolute http(s) URL.`,
+    );
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/** Checks a duration or rate option; per-call options are checked with it too. */
+export function positiveNumber(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new ConfigurationError(`${name} must be a positive number, got ${value}.`);
+  }
+  return value;
+}
+
+function count(name: string, value: number | undefined, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min) {
+    throw new ConfigurationError(`${name} must be an integer of at least ${min}, got ${value}.`);
+  }
+  return value;
+}
+
+function resolveFetch(option: typeof fetch | undefined): typeof fetch {
+  const fetchImpl = option ?? globalThis.fetch;
+  if (typeof fetchImpl !== 'function') {
+    throw new ConfigurationError('No fetch in this runtime: pass the fetch option.');
+  }
+  return fetchImpl;
+}
+
+/** Applies defaults (credentials from the environment) and refuses anything unusable. */
+export function resolveClientOptions(options: ClientOptions): ResolvedClientOptions {
+  return {
+    apiKey: resolveApiKey(options.apiKey),
+    baseUrl: resolveBaseUrl(options.baseUrl),
+    fetch: resolveFetch(options.fetch),
+    timeoutMs: positiveNumber('timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS),
+    maxRetries: count('maxRetries', options.maxRetries, DEFAULT_MAX_RETRIES, 0),
+    createSessionsPerMinute: count(
+      'createSessionsPerMinute',
+      options.createSessionsPerMinute,
+      DEFAULT_CREATE_SESSIONS_PER_MINUTE,
+      1,
+    ),
+    paceWindowMs: positiveNumber('paceWindowMs', options.paceWindowMs, DEFAULT_PACE_WINDOW_MS),
+    log: createLog(options.logger),
+  };
+}

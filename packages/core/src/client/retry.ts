@@ -1,0 +1,79 @@
+import { ApiError, NetworkError, RateLimitError, TimeoutError } from '../errors.js';
+import type { Log } from '../logging/logger.js';
+import { delay } from './delay.js';
+
+const BACKOFF_BASE_MS = 200;
+const BACKOFF_CAP_MS = 5_000;
+// The service's windows last one minute, so a longer wait is not a rate limit worth waiting
+// out inside one call: it is thrown for the caller to schedule.
+const MAX_RATE_LIMIT_WAIT_MS = 60_000;
+
+/** How one call is retried. */
+export interface RetryPolicy {
+  /** The endpoint, for log lines. */
+  endpoint: string;
+  maxRetries: number;
+  /** Whether network errors, timeouts and `5xx` may be retried: only for requests safe to resend. */
+  resendable: boolean;
+  signal: AbortSignal | undefined;
+  log: Log;
+  /** Waits out a `429` before the next attempt; sleeping is the default. */
+  waitAfterRateLimit?: (delayMs: number) => Promise<void>;
+}
+
+// A 429 means the request was not processed: wait what the service asked, plus a little
+// jitter so that callers told the same time do not all return at the same instant.
+function rateLimitDelay(retryAfterMs: number): number {
+  return Math.round(retryAfterMs * (1.05 + Math.random() * 0.1));
+}
+
+// Exponential backoff with full jitter: a random wait up to the growing bound.
+function backoffDelay(retry: number): number {
+  return Math.round(Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** retry));
+}
+
+function isTransient(error: unknown): boolean {
+  return (
+    error instanceof NetworkError ||
+    error instanceof TimeoutError ||
+    (error instanceof ApiError && error.status >= 500)
+  );
+}
+
+/** The wait before retrying after `error`, or `undefined` when it must be thrown. */
+function retryDelay(error: unknown, retry: number, policy: RetryPolicy): number | undefined {
+  if (error instanceof RateLimitError) {
+    return error.retryAfterMs <= MAX_RATE_LIMIT_WAIT_MS
+      ? rateLimitDelay(error.retryAfterMs)
+      : undefined;
+  }
+  return policy.resendable && isTransient(error) ? backoffDelay(retry) : undefined;
+}
+
+/**
+ * Runs `attempt` and retries it at most `maxRetries` times: after a `429` once the wait it
+ * asked for has passed, and after transient failures of resendable requests with backoff.
+ * The last error is thrown as it is; the caller's abort ends everything at once.
+ */
+export async function withRetries<T>(attempt: () => Promise<T>, policy: RetryPolicy): Promise<T> {
+  for (let retry = 0; ; retry++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (policy.signal?.aborted || retry >= policy.maxRetries) throw error;
+      const delayMs = retryDelay(error, retry, policy);
+      if (delayMs === undefined) throw error;
+      policy.log.warn('faceverify request retried', {
+        endpoint: policy.endpoint,
+        code: (error as { code?: unknown }).code,
+        retry: retry + 1,
+        delayMs,
+      });
+      if (error instanceof RateLimitError && policy.waitAfterRateLimit) {
+        await policy.waitAfterRateLimit(delayMs);
+      } else {
+        await delay(delayMs, policy.signal);
+      }
+    }
+  }
+}

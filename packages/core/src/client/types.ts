@@ -1,0 +1,102 @@
+import type { RateLimitInfo } from '../errors.js';
+import type { Logger } from '../logging/logger.js';
+import type { VerificationPayload } from '../payload/types.js';
+
+/** Options of `createClient`. Every option has a default; the credentials default from the environment. */
+export interface ClientOptions {
+  /** API key sent as `Authorization: Bearer <key>`. Defaults to `FACEVERIFY_API_KEY`. */
+  apiKey?: string | undefined;
+  /** Base address of the service, e.g. `https://verify.example.com`. Defaults to `FACEVERIFY_BASE_URL`. */
+  baseUrl?: string | undefined;
+  /** The `fetch` to use. Defaults to `globalThis.fetch`. */
+  fetch?: typeof fetch | undefined;
+  /** Time limit of one attempt, in milliseconds, until the whole response body has arrived. Default 10 000. */
+  timeoutMs?: number | undefined;
+  /** Retries after a `429` (both methods) and after network errors, timeouts and `5xx` (`getSession` only). Default 3. */
+  maxRetries?: number | undefined;
+  /**
+   * Client-side pacing of `POST /v1/verify`, shared by every client in the process that uses
+   * the same API key. Default 60, the service's limit per key.
+   */
+  createSessionsPerMinute?: number | undefined;
+  /**
+   * Length of the pacing window in milliseconds. Default 60 000. Meant for tests, which need a
+   * window short enough to observe; in production leave it alone and set `createSessionsPerMinute`.
+   */
+  paceWindowMs?: number | undefined;
+  /**
+   * Allows creating the client where `window` and `document` exist. Only for environments that
+   * look like a browser but are not one (jsdom tests): an API key must never reach a browser.
+   */
+  dangerouslyAllowBrowser?: boolean | undefined;
+  /** Where the client writes what it does. API keys are never written. */
+  logger?: Logger | undefined;
+}
+
+/** Per-call options. */
+export interface RequestOptions {
+  /** Aborting rejects the call at once with the signal's reason, also while it waits to be sent. */
+  signal?: AbortSignal | undefined;
+  /** Overrides the client's `timeoutMs` for this call. */
+  timeoutMs?: number | undefined;
+}
+
+/** What `POST /v1/verify` is asked for. */
+export interface CreateSessionParams {
+  /** Identifier of the user on your side; the result carries it back as `external_user_id`. */
+  externalUserId: string;
+  /** Where the hosted page sends the user back. The redirect is never the result. */
+  redirectUrl?: string | undefined;
+  /** Further request fields, sent as they are. `external_user_id` and `redirect_url` above take precedence. */
+  extra?: Record<string, unknown> | undefined;
+}
+
+/** A session the service has just created. */
+export interface CreatedSession {
+  /** The hosted session token: the key of `getSession` and of tracking. */
+  token: string;
+  /** Address of the hosted verification page; the only thing to send to the browser. */
+  verifyUrl: string;
+  /** The response body as received. */
+  raw: unknown;
+}
+
+/**
+ * State of a session as the service reports it. `verified` and `failed` are completed and
+ * carry `result`; `expired` means the service gave the session up; anything else is `pending`.
+ */
+export interface SessionSnapshot {
+  token: string;
+  status: 'pending' | 'verified' | 'failed' | 'expired';
+  /** The result in the shape of the `verification.completed` webhook, present when completed. */
+  result?: VerificationPayload;
+  /** The response body as received. */
+  raw: unknown;
+  /** The `X-RateLimit-*` headers of the response, when it had any. */
+  rateLimit?: RateLimitInfo;
+}
+
+/** The service's API, as used by a backend. */
+export interface Client {
+  /**
+   * Starts a verification with `POST /v1/verify`. Calls are paced under the per-key limit and
+   * queue in order; a `429` is waited out and retried. Any other failure is thrown at once and
+   * never resent, because the session may already exist.
+   *
+   * @example
+   * const { token, verifyUrl } = await client.createSession({ externalUserId: user.id });
+   * await db.saveVerification(user.id, token);
+   * res.redirect(verifyUrl);
+   */
+  createSession(params: CreateSessionParams, options?: RequestOptions): Promise<CreatedSession>;
+
+  /**
+   * Reads a session with `GET /v1/sessions/:token`: the source of truth for its result.
+   * Network errors, timeouts, `5xx` and `429` are retried with backoff.
+   *
+   * @example
+   * const session = await client.getSession(token, { signal: AbortSignal.timeout(30_000) });
+   * if (session.result) await recordResult(session.result);
+   */
+  getSession(token: string, options?: RequestOptions): Promise<SessionSnapshot>;
+}

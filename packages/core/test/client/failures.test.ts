@@ -1,0 +1,150 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createClient } from '../../src/client/index.js';
+import { ApiError, NetworkError, TimeoutError } from '../../src/errors.js';
+import { type Reply, type ScriptedServer, startScriptedServer } from './scripted-server.js';
+
+let server: ScriptedServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const pending = { status: 200, json: { token: 'tok_1', status: 'pending' } } satisfies Reply;
+const serverError = {
+  status: 503,
+  json: { success: false, message: 'Try later.' },
+} satisfies Reply;
+
+async function clientFor(
+  script: (index: number) => Reply,
+  options: { timeoutMs?: number; maxRetries?: number } = {},
+) {
+  server = await startScriptedServer((_request, index) => script(index));
+  return createClient({ apiKey: 'fv_test_failures', baseUrl: server.url, ...options });
+}
+
+describe('getSession retries transient failures', () => {
+  it('retries 5xx with backoff until it succeeds', async () => {
+    const client = await clientFor((index) => (index < 2 ? serverError : pending));
+    expect((await client.getSession('tok_1')).status).toBe('pending');
+    expect(server?.requests).toHaveLength(3);
+  });
+
+  it('retries a timed-out attempt', async () => {
+    const client = await clientFor(
+      (index) => (index === 0 ? { hang: 'before-headers' } : pending),
+      {
+        timeoutMs: 150,
+      },
+    );
+    expect((await client.getSession('tok_1')).status).toBe('pending');
+    expect(server?.requests).toHaveLength(2);
+  });
+
+  it('retries a dropped connection', async () => {
+    const client = await clientFor((index) => (index === 0 ? { destroy: true } : pending));
+    expect((await client.getSession('tok_1')).status).toBe('pending');
+    expect(server?.requests).toHaveLength(2);
+  });
+
+  it('throws the last error after maxRetries', async () => {
+    const client = await clientFor(() => serverError, { maxRetries: 2 });
+    const error = await client.getSession('tok_1').catch((e) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.status).toBe(503);
+    expect(server?.requests).toHaveLength(3);
+  });
+
+  it('does not retry 4xx answers', async () => {
+    const client = await clientFor(() => ({ status: 401, json: { error: 'invalid_api_key' } }));
+    const error = await client.getSession('tok_1').catch((e) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.status).toBe(401);
+    expect(error.message).toBe('GET /v1/sessions/:token failed with status 401: invalid_api_key');
+    expect(server?.requests).toHaveLength(1);
+  });
+});
+
+describe('createSession never resends what may have reached the service', () => {
+  it('throws a 5xx at once', async () => {
+    const client = await clientFor(() => serverError);
+    const error = await client.createSession({ externalUserId: 'user-1' }).catch((e) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.status).toBe(503);
+    expect(error.message).toMatch(/was not resent/);
+    expect(server?.requests).toHaveLength(1);
+  });
+
+  it('throws a timeout at once, with code "timeout"', async () => {
+    const client = await clientFor(() => ({ hang: 'before-headers' }), { timeoutMs: 150 });
+    const started = performance.now();
+    const error = await client.createSession({ externalUserId: 'user-1' }).catch((e) => e);
+    const elapsed = performance.now() - started;
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error.code).toBe('timeout');
+    expect(error.timeoutMs).toBe(150);
+    expect(error.message).toMatch(/did not complete within 150 ms\. .*was not resent/);
+    expect(elapsed).toBeGreaterThanOrEqual(145);
+    expect(elapsed).toBeLessThan(1_000);
+    expect(server?.requests).toHaveLength(1);
+  });
+
+  it('throws a dropped connection at once, with code "network_error"', async () => {
+    const client = await clientFor(() => ({ destroy: true }));
+    const error = await client.createSession({ externalUserId: 'user-1' }).catch((e) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.code).toBe('network_error');
+    expect(error.cause).toBeDefined();
+    expect(server?.requests).toHaveLength(1);
+  });
+});
+
+describe('timeouts and aborts', () => {
+  it('times out a body that never finishes', async () => {
+    const client = await clientFor(() => ({ hang: 'mid-body' }), { timeoutMs: 150, maxRetries: 0 });
+    const error = await client.getSession('tok_1').catch((e) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+  });
+
+  it('lets a call override the timeout', async () => {
+    const client = await clientFor(() => ({ hang: 'before-headers' }), { maxRetries: 0 });
+    const started = performance.now();
+    const error = await client.getSession('tok_1', { timeoutMs: 100 }).catch((e) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error.timeoutMs).toBe(100);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it('rejects with the abort reason, promptly, while a request hangs', async () => {
+    const client = await clientFor(() => ({ hang: 'before-headers' }));
+    const controller = new AbortController();
+    const reason = new Error('shutting down');
+    setTimeout(() => controller.abort(reason), 100);
+    const started = performance.now();
+    const error = await client.getSession('tok_1', { signal: controller.signal }).catch((e) => e);
+    expect(error).toBe(reason);
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(server?.requests).toHaveLength(1);
+  });
+
+  it('rejects at once, sending nothing, when the signal is already aborted', async () => {
+    const client = await clientFor(() => pending);
+    const signal = AbortSignal.abort(new Error('too late'));
+    await expect(client.getSession('tok_1', { signal })).rejects.toThrow('too late');
+    await expect(client.createSession({ externalUserId: 'u' }, { signal })).rejects.toThrow(
+      'too late',
+    );
+    expect(server?.requests).toHaveLength(0);
+  });
+
+  it('throws NetworkError when nothing listens', async () => {
+    const client = await clientFor(() => pending, { maxRetries: 1 });
+    await server?.close();
+    const error = await client.getSession('tok_1').catch((e) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.message).toMatch(
+      /^GET \/v1\/sessions\/:token failed without a response \(ECONNREFUSED\)/,
+    );
+    server = undefined;
+  });
+});

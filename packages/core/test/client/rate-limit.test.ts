@@ -1,0 +1,145 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createClient } from '../../src/client/index.js';
+import { RateLimitError } from '../../src/errors.js';
+import {
+  createdReply,
+  type Reply,
+  type ScriptedServer,
+  startScriptedServer,
+} from './scripted-server.js';
+
+let server: ScriptedServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+function tooManyRequests(retryAfterMs?: number, headers: Record<string, string> = {}): Reply {
+  return {
+    status: 429,
+    json: {
+      success: false,
+      message: 'Rate limit exceeded.',
+      ...(retryAfterMs === undefined ? {} : { retry_after_ms: retryAfterMs }),
+    },
+    headers,
+  };
+}
+
+const pending = { status: 200, json: { token: 'tok_1', status: 'pending' } } satisfies Reply;
+
+/** Milliseconds between consecutive requests, as the server saw them. */
+function gaps(scripted: ScriptedServer): number[] {
+  return scripted.requests
+    .slice(1)
+    .map((request, i) => request.at - (scripted.requests[i]?.at ?? 0));
+}
+
+describe('429 handling', () => {
+  it('waits retry_after_ms before resending createSession, then succeeds', async () => {
+    server = await startScriptedServer((_request, index) =>
+      index < 2 ? tooManyRequests(150) : createdReply('tok_after_429'),
+    );
+    const client = createClient({ apiKey: 'fv_test_429_create', baseUrl: server.url });
+    const session = await client.createSession({ externalUserId: 'user-1' });
+    expect(session.token).toBe('tok_after_429');
+    expect(server.requests).toHaveLength(3);
+    for (const gap of gaps(server)) expect(gap).toBeGreaterThanOrEqual(150);
+  });
+
+  it('waits retry_after_ms before resending getSession, then succeeds', async () => {
+    server = await startScriptedServer((_request, index) =>
+      index === 0 ? tooManyRequests(200) : pending,
+    );
+    const client = createClient({ apiKey: 'fv_test_429_get', baseUrl: server.url });
+    expect((await client.getSession('tok_1')).status).toBe('pending');
+    expect(server.requests).toHaveLength(2);
+    expect(gaps(server)[0]).toBeGreaterThanOrEqual(200);
+  });
+
+  it('throws the RateLimitError after the last retry, with its wait and limits', async () => {
+    server = await startScriptedServer(() =>
+      tooManyRequests(60, { 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '0' }),
+    );
+    const client = createClient({
+      apiKey: 'fv_test_429_exhausted',
+      baseUrl: server.url,
+      maxRetries: 2,
+    });
+    const error = await client.createSession({ externalUserId: 'user-1' }).catch((e) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error.code).toBe('rate_limited');
+    expect(error.status).toBe(429);
+    expect(error.retryAfterMs).toBe(60);
+    expect(error.rateLimit).toEqual({ limit: 60, remaining: 0 });
+    expect(error.message).toBe('POST /v1/verify was rate limited (429): Rate limit exceeded.');
+    expect(server.requests).toHaveLength(3);
+    for (const gap of gaps(server)) expect(gap).toBeGreaterThanOrEqual(60);
+  });
+
+  it('falls back to the Retry-After header, in seconds', async () => {
+    server = await startScriptedServer(() => tooManyRequests(undefined, { 'Retry-After': '2' }));
+    const client = createClient({
+      apiKey: 'fv_test_retry_after',
+      baseUrl: server.url,
+      maxRetries: 0,
+    });
+    const error = await client.getSession('tok_1').catch((e) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error.retryAfterMs).toBe(2_000);
+    expect(error.rateLimit).toEqual({});
+  });
+
+  it('falls back to the Retry-After header as an HTTP date', async () => {
+    const at = new Date(Date.now() + 5_000).toUTCString();
+    server = await startScriptedServer(() => tooManyRequests(undefined, { 'Retry-After': at }));
+    const client = createClient({
+      apiKey: 'fv_test_retry_date',
+      baseUrl: server.url,
+      maxRetries: 0,
+    });
+    const error = await client.getSession('tok_1').catch((e) => e);
+    expect(error.retryAfterMs).toBeGreaterThan(3_000);
+    expect(error.retryAfterMs).toBeLessThanOrEqual(5_000);
+  });
+
+  it('waits one second when the 429 says nothing about when to retry', async () => {
+    server = await startScriptedServer(() => ({ status: 429, text: '' }));
+    const client = createClient({
+      apiKey: 'fv_test_retry_default',
+      baseUrl: server.url,
+      maxRetries: 0,
+    });
+    const error = await client.getSession('tok_1').catch((e) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error.retryAfterMs).toBe(1_000);
+  });
+
+  it('throws at once when asked to wait longer than the service window', async () => {
+    server = await startScriptedServer(() => tooManyRequests(3_600_000));
+    const client = createClient({ apiKey: 'fv_test_retry_too_long', baseUrl: server.url });
+    const error = await client.getSession('tok_1').catch((e) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error.retryAfterMs).toBe(3_600_000);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('stops waiting at once when the caller aborts', async () => {
+    server = await startScriptedServer(() => tooManyRequests(5_000));
+    const client = createClient({ apiKey: 'fv_test_429_abort', baseUrl: server.url });
+    const controller = new AbortController();
+    const reason = new Error('caller gave up');
+    const started = performance.now();
+    setTimeout(() => controller.abort(reason), 100);
+    const [createError, getError] = await Promise.all([
+      client
+        .createSession({ externalUserId: 'user-1' }, { signal: controller.signal })
+        .catch((e) => e),
+      client.getSession('tok_1', { signal: controller.signal }).catch((e) => e),
+    ]);
+    expect(createError).toBe(reason);
+    expect(getError).toBe(reason);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(server.requests).toHaveLength(2);
+  });
+});
