@@ -117,6 +117,7 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
       return { token: created.token, verifyUrl: created.verifyUrl };
     },
     async track(token, externalUserId) {
+      requireClient(context, 'track()');
       const now = context.now();
       const session: TrackedSession = {
         key: token,
@@ -152,7 +153,6 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
     sweep: runSweep,
     start() {
       if (timer) return;
-      requireClient(context, 'start()');
       timer = setInterval(() => {
         if (running) return;
         running = runSweep()

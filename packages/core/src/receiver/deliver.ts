@@ -16,6 +16,7 @@ export function completedEvent(session: TrackedSession, result: StoredResult) {
   const attempt = session.state === 'delivering' ? session.attempts + 1 : 1;
   const event: VerificationCompletedEvent = {
     type: 'verification.completed',
+    id: session.key,
     source: result.source,
     receivedAt: new Date(result.receivedAt),
     data: result.payload,

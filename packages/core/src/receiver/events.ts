@@ -3,6 +3,11 @@ import type { VerificationPayload } from '../payload/types.js';
 /** A verification result, from the webhook or from polling, delivered to your handlers. */
 export interface VerificationCompletedEvent {
   type: 'verification.completed';
+  /**
+   * Stable identity of this result: the same on every delivery attempt, from webhook or
+   * poll. Use it to make handlers idempotent, e.g. as a unique key in your database.
+   */
+  id: string;
   /** How the result reached faceverify: the signed webhook, or the polling fallback. */
   source: 'webhook' | 'poll';
   /** The hosted session token, when the result was matched to a tracked session. */
