@@ -15,4 +15,5 @@ export default defineConfig({
   sourcemap: true,
   target: 'es2022',
   external: ['#hmac'],
+  removeNodeProtocol: false,
 });

@@ -1,8 +1,31 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 
-/** HMAC-SHA256 with node:crypto: synchronous under the hood, the fastest path on Node, Bun and Deno. */
-export async function hmacSha256(key: string, data: Uint8Array): Promise<Uint8Array> {
-  return createHmac('sha256', key).update(data).digest();
+const keyCache = new Map<string, KeyObject>();
+const KEY_CACHE_LIMIT = 32;
+const HEX_64 = /^[0-9a-fA-F]{64}$/;
+
+function keyFor(secret: string): KeyObject {
+  let key = keyCache.get(secret);
+  if (!key) {
+    // A KeyObject skips re-encoding the secret on every HMAC; secrets are few and long-lived.
+    if (keyCache.size >= KEY_CACHE_LIMIT) keyCache.clear();
+    key = createSecretKey(Buffer.from(secret, 'utf8'));
+    keyCache.set(secret, key);
+  }
+  return key;
+}
+
+/** HMAC-SHA256 with node:crypto. Synchronous: the caller skips an await on the hot path. */
+export function hmacSha256(secret: string, data: Uint8Array): Uint8Array {
+  return createHmac('sha256', keyFor(secret)).update(data).digest();
+}
+
+/**
+ * Decodes a 64-digit hex digest into a Buffer, or `undefined` for anything else. A Buffer
+ * (off the JS heap) is what `timingSafeEqual` compares without copying.
+ */
+export function decodeDigestHex(text: string): Uint8Array | undefined {
+  return HEX_64.test(text) ? Buffer.from(text, 'hex') : undefined;
 }
 
 /** Constant-time equality of two byte arrays of the same length. */

@@ -1,3 +1,5 @@
+import { fromHex } from './hex.js';
+
 const encoder = new TextEncoder();
 const keyCache = new Map<string, Promise<CryptoKey>>();
 const KEY_CACHE_LIMIT = 32;
@@ -14,15 +16,22 @@ function importKey(secret: string): Promise<CryptoKey> {
       false,
       ['sign'],
     );
+    // A failed import must not stay cached and fail every later call.
+    key.catch(() => keyCache.delete(secret));
     keyCache.set(secret, key);
   }
   return key;
 }
 
 /** HMAC-SHA256 with Web Crypto, for Cloudflare Workers, browsers and any runtime without node:crypto. */
-export async function hmacSha256(key: string, data: Uint8Array): Promise<Uint8Array> {
-  const signature = await crypto.subtle.sign('HMAC', await importKey(key), data as BufferSource);
+export async function hmacSha256(secret: string, data: Uint8Array): Promise<Uint8Array> {
+  const signature = await crypto.subtle.sign('HMAC', await importKey(secret), data as BufferSource);
   return new Uint8Array(signature);
+}
+
+/** Decodes a 64-digit hex digest, or `undefined` for anything else. */
+export function decodeDigestHex(text: string): Uint8Array | undefined {
+  return fromHex(text, 32);
 }
 
 /** Constant-time equality: the loop always visits every byte, whatever differs. */

@@ -1,21 +1,24 @@
-import { equalBytes, hmacSha256 } from '#hmac';
+import { decodeDigestHex, equalBytes, hmacSha256 } from '#hmac';
 import { bodyBytes } from './bytes.js';
-import { fromHex, toHex } from './hex.js';
+import { toHex } from './hex.js';
 import { type LabeledSecret, normalizeSecrets, type WebhookSecrets } from './secrets.js';
-
-const DIGEST_BYTES = 32;
 
 /**
  * Signs a body the way the service does: lowercase hex HMAC-SHA256 of the exact bytes.
+ * The secret must be non-empty (Web Crypto refuses empty HMAC keys, so the same rule holds
+ * on every runtime).
  *
  * @example
  * const signature = await sign(rawBody, process.env.FACEVERIFY_WEBHOOK_SECRET!);
  */
 export async function sign(body: string | Uint8Array, secret: string): Promise<string> {
+  if (typeof secret !== 'string' || secret.length === 0) {
+    throw new TypeError('sign() needs a non-empty signing secret.');
+  }
   return toHex(await hmacSha256(secret, bodyBytes(body)));
 }
 
-/** Which secret a signature matched: its position in the list (0 is the newest) and its label. */
+/** Which secret a signature was made with: its position (0 is the newest) and its label. */
 export interface SecretMatch {
   index: number;
   label: string;
@@ -32,7 +35,7 @@ export async function matchSignature(
   secrets: WebhookSecrets | readonly LabeledSecret[],
 ): Promise<SecretMatch | null> {
   if (typeof signature !== 'string') return null;
-  const expected = fromHex(signature.trim(), DIGEST_BYTES);
+  const expected = decodeDigestHex(signature.trim());
   if (!expected) return null;
   const bytes = bodyBytes(body);
   const list = normalizeSecrets(secrets);
@@ -50,7 +53,7 @@ export async function matchSignature(
 /**
  * Checks an `X-Webhook-Signature` value against the raw body with one or several secrets.
  * Returns `false`, never throws, for a missing, empty, short, long, non-hex or prefixed
- * signature.
+ * signature, and for an empty secret.
  *
  * @example
  * if (!(await verify(rawBody, req.headers['x-webhook-signature'], secrets))) reply(401);
@@ -61,13 +64,11 @@ export async function verify(
   secrets: WebhookSecrets,
 ): Promise<boolean> {
   if (typeof secrets === 'string' && typeof signature === 'string') {
-    // Single-secret fast path: no list allocation on the hot path.
-    const expected = fromHex(signature.trim(), DIGEST_BYTES);
-    return (
-      expected !== undefined &&
-      secrets.length > 0 &&
-      equalBytes(await hmacSha256(secrets, bodyBytes(body)), expected)
-    );
+    // Single-secret fast path: no list allocation, and no await where the HMAC is synchronous.
+    const expected = decodeDigestHex(signature.trim());
+    if (expected === undefined || secrets.length === 0) return false;
+    const digest = hmacSha256(secrets, bodyBytes(body));
+    return equalBytes(digest instanceof Uint8Array ? digest : await digest, expected);
   }
   return (await matchSignature(body, signature, secrets)) !== null;
 }

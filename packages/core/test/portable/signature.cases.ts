@@ -1,6 +1,6 @@
 import { matchSignature, sign, verify } from '../../src/index.js';
 import vectorFile from '../fixtures/signature-vectors.json' with { type: 'json' };
-import { check, checkEqual, type PortableCase } from './case.js';
+import { check, checkEqual, checkRejects, type PortableCase } from './case.js';
 
 interface Vector {
   name: string;
@@ -80,11 +80,13 @@ export const signatureCases: PortableCase[] = [
     },
   },
   {
-    name: 'an empty secret never verifies anything',
+    name: 'an empty secret never verifies anything and cannot sign',
     async run() {
-      const signature = await sign(BODY, '');
+      const signature = await sign(BODY, SECRET);
       checkEqual(await verify(BODY, signature, ''), false, 'empty string secret');
       checkEqual(await verify(BODY, signature, []), false, 'no secrets');
+      checkEqual(await verify(BODY, signature, ['', '']), false, 'only empty secrets');
+      await checkRejects(() => sign(BODY, ''), (error) => error instanceof TypeError, 'sign');
     },
   },
   {
