@@ -1,1 +1,22 @@
-export {};
+export { EmulatorRequestError } from './emulator-request-error.js';
+export type {
+  DelayFault,
+  FaultSchedule,
+  FaultSettings,
+  FaultTrigger,
+  RateLimitStormFault,
+  ServerErrorFault,
+  ServerErrorStatus,
+} from './faults/fault-settings.js';
+export type { EmulatorLogger } from './logger.js';
+export type { EmulatorOptions, RateLimitOptions } from './options.js';
+export type { CompletionResponse } from './routes/complete.js';
+export { OUTCOMES, type Outcome, type SessionStatus } from './sessions/session-record.js';
+export type { SessionResultView, SessionView } from './sessions/session-view.js';
+export {
+  type CreatedSession,
+  type CreateSessionParams,
+  type Emulator,
+  startEmulator,
+} from './start-emulator.js';
+export type { EmulatorStats, WebhookStats } from './stats.js';

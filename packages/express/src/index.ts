@@ -1,1 +1,4 @@
-export {};
+export { captureRawBody } from './raw-body/captured-body.js';
+export { verificationWebhook } from './webhook/index.js';
+export type { VerificationWebhookOptions } from './webhook/options.js';
+export type { VerificationWebhookMiddleware } from './webhook/types.js';

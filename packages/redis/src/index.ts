@@ -1,1 +1,3 @@
-export {};
+export { type RedisStoreFailure, RedisStoreError } from './errors.js';
+export type { RedisStoreOptions } from './options.js';
+export { RedisStore } from './redis-store.js';

@@ -86,7 +86,11 @@ export const signatureCases: PortableCase[] = [
       checkEqual(await verify(BODY, signature, ''), false, 'empty string secret');
       checkEqual(await verify(BODY, signature, []), false, 'no secrets');
       checkEqual(await verify(BODY, signature, ['', '']), false, 'only empty secrets');
-      await checkRejects(() => sign(BODY, ''), (error) => error instanceof TypeError, 'sign');
+      await checkRejects(
+        () => sign(BODY, ''),
+        (error) => error instanceof TypeError,
+        'sign',
+      );
     },
   },
   {
