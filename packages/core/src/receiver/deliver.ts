@@ -87,7 +87,7 @@ export async function deliverLeased(
     const settled = await store.settle(
       session.key,
       owner,
-      { state: 'completed', retainMs: context.replayWindowMs },
+      { state: 'completed', retainMs: context.replayWindowMs, result },
       now,
     );
     log.info('Verification result delivered.', {

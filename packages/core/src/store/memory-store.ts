@@ -141,6 +141,7 @@ export class MemoryStore implements Store {
     delete record.lease;
     if (!('dueAt' in update)) {
       record.state = update.state;
+      if (update.result && !record.result) record.result = { ...update.result };
       record.purgeAt = now + update.retainMs;
       this.recordExpiries.push({ at: record.purgeAt, key });
       return true;

@@ -56,6 +56,8 @@ export type SettleUpdate =
       state: 'completed' | 'expired';
       /** How long the closed record is kept, so late duplicates are recognised. */
       retainMs: number;
+      /** The result delivered, kept with the closed record when it had none yet. */
+      result?: StoredResult;
     };
 
 /** Outcome of `attachResult`. */
@@ -78,7 +80,9 @@ export type AttachOutcome = 'attached' | 'already-attached' | 'closed' | 'missin
  * 4. `attachResult` stores the first result of an open record and makes it due at once; it
  *    never replaces a result and never reopens a closed record.
  * 5. `remember` records a digest for `ttlMs` and resolves `true` only for the first caller.
- * 6. Closed records stay readable for their `retainMs`, then disappear.
+ * 6. Closed records stay readable for their `retainMs`, then disappear. A record completed
+ *    with a `result` keeps it (unless it already had one), so a late webhook of a result
+ *    that came by polling is recognised as a duplicate.
  * 7. `leaseDue` costs time in proportion to the due records, not to all tracked records.
  */
 export interface Store {

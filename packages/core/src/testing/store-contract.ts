@@ -236,6 +236,27 @@ export function storeContractCases(createStore: () => Store | Promise<Store>): S
         );
       },
     ),
+    withStore('a record completed with a result keeps it', async (store) => {
+      const record = session();
+      await store.insert(record);
+      await store.lease(record.key, 'a', Date.now(), 5000);
+      const delivered = result();
+      await store.settle(
+        record.key,
+        'a',
+        { state: 'completed', retainMs: 60_000, result: delivered },
+        Date.now(),
+      );
+      const read = await store.get(record.key);
+      expect(read?.state === 'completed', 'completed');
+      expect(
+        read?.result?.payload.external_user_id === delivered.payload.external_user_id &&
+          read.result.source === delivered.source,
+        'the result is kept with the closed record',
+      );
+      const [byUser] = await store.findByUser(record.externalUserId);
+      expect(byUser?.result?.payload.status === delivered.payload.status, 'findByUser sees it');
+    }),
     withStore('closed records disappear after their retention', async (store) => {
       const record = session();
       await store.insert(record);
