@@ -1,0 +1,82 @@
+#!/usr/bin/env node
+import { ConfigurationError } from '@faceverify/core';
+import { renderBanner } from './cli/banner.js';
+import { cliRequest } from './cli/cli-options.js';
+import { CliUsageError } from './cli/cli-usage-error.js';
+import { renderHelp } from './cli/help.js';
+import { parseArgs } from './cli/parse-args.js';
+import type { EmulatorLogger } from './logger.js';
+import { startEmulator } from './start-emulator.js';
+import { EMULATOR_VERSION } from './version.js';
+
+const USAGE_ERROR_EXIT = 2;
+
+function timestamp(): string {
+  return new Date().toISOString().slice(11, 19);
+}
+
+const consoleLogger: EmulatorLogger = {
+  info: (message) => console.log(`${timestamp()} ${message}`),
+  warn: (message) => console.error(`${timestamp()} ${message}`),
+};
+
+function failUsage(message: string): never {
+  console.error(`faceverify-emulator: ${message}\nRun faceverify-emulator --help for usage.`);
+  process.exit(USAGE_ERROR_EXIT);
+}
+
+async function main(): Promise<void> {
+  let request: ReturnType<typeof cliRequest>;
+  try {
+    request = cliRequest(parseArgs(process.argv.slice(2), process.env));
+  } catch (error) {
+    if (error instanceof CliUsageError) failUsage(error.message);
+    throw error;
+  }
+  if (request.help) {
+    process.stdout.write(renderHelp());
+    return;
+  }
+  if (request.version) {
+    console.log(EMULATOR_VERSION);
+    return;
+  }
+
+  let emulator: Awaited<ReturnType<typeof startEmulator>>;
+  try {
+    emulator = await startEmulator({
+      ...request.options,
+      logger: request.quiet ? undefined : consoleLogger,
+    });
+  } catch (error) {
+    if (error instanceof ConfigurationError) failUsage(error.message);
+    console.error(`faceverify-emulator: could not start: ${String(error)}`);
+    process.exit(1);
+  }
+  process.stdout.write(renderBanner(emulator));
+  if (!['127.0.0.1', 'localhost', '::1'].includes(request.options.host ?? '127.0.0.1')) {
+    console.error(
+      'Warning: the emulator listens beyond this machine, and its /__emulator control ' +
+        'endpoints need no credentials.',
+    );
+  }
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    // A second signal while closing means "now".
+    if (stopping) process.exit(1);
+    stopping = true;
+    console.log(`\n${signal}: stopping.`);
+    emulator.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(`faceverify-emulator: error while stopping: ${String(error)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+await main();

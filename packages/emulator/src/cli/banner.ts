@@ -1,0 +1,28 @@
+import type { Emulator } from '../start-emulator.js';
+import { EMULATOR_VERSION } from '../version.js';
+
+/** What an integrator needs to copy once the emulator runs, with the control endpoints. */
+export function renderBanner(emulator: Emulator): string {
+  const keys =
+    emulator.apiKeys.length === 1
+      ? `  API key          ${emulator.apiKey}`
+      : emulator.apiKeys.map((key, index) => `  API key ${index + 1}        ${key}`).join('\n');
+  const callback =
+    emulator.callbackUrl ?? 'not set: use --callback-url or PUT /__emulator/settings';
+  const faults = JSON.stringify(emulator.faults());
+  return `faceverify emulator ${EMULATOR_VERSION} is running.
+
+  Base URL         ${emulator.url}
+${keys}
+  Signing secret   ${emulator.signingSecret}
+  Callback URL     ${callback}
+
+Environment for your application:
+  FACEVERIFY_BASE_URL=${emulator.url}
+  FACEVERIFY_API_KEY=${emulator.apiKey}
+  FACEVERIFY_WEBHOOK_SECRET=${emulator.signingSecret}
+${faults === '{}' ? '' : `\nFaults: ${faults}\n`}
+Control: ${emulator.url}/__emulator/stats, /__emulator/faults, /__emulator/settings
+Press Ctrl+C to stop.
+`;
+}

@@ -1,0 +1,10 @@
+import type { HttpBindings } from '@hono/node-server';
+
+/** What the emulator's handlers find on the Hono context. */
+export interface AppEnv {
+  Bindings: HttpBindings;
+  Variables: {
+    /** Which configured API key authenticated the request, as `key-1`, `key-2`…, never the key. */
+    apiKeyId: string;
+  };
+}

@@ -1,0 +1,171 @@
+import { ConfigurationError } from '@faceverify/core';
+import { generateApiKey, generateSigningSecret, looksLikeJwt } from './credentials.js';
+import type { FaultSettings } from './faults/fault-settings.js';
+import { isHttpUrl } from './http-url.js';
+import type { EmulatorLogger } from './logger.js';
+
+/** A request limit over a sliding window. */
+export interface RateLimitOptions {
+  limit?: number | undefined;
+  windowMs?: number | undefined;
+}
+
+/**
+ * Options of {@link startEmulator}. Every option has a default, so `startEmulator()` runs a
+ * working emulator on a random port with a generated API key and signing secret.
+ */
+export interface EmulatorOptions {
+  /** Port to listen on; `0` (the default) picks a free one. */
+  port?: number | undefined;
+  /** Address to listen on; default `127.0.0.1`. */
+  host?: string | undefined;
+  /**
+   * Base URL the emulator announces in `verify_url` and image links, when it is reached
+   * through another address (a proxy, a container port); default the address it listens on.
+   */
+  publicUrl?: string | undefined;
+  /** Where webhooks are POSTed; without one, completions send no webhook. */
+  callbackUrl?: string | null | undefined;
+  /** Accepted API keys, each with its own rate limit; default one generated `fv_test_…` key. */
+  apiKeys?: readonly string[] | undefined;
+  /** Webhook signing secret; default a generated `whsec_…` secret. */
+  signingSecret?: string | undefined;
+  /** Lifetime of a hosted session token; default 15 minutes. */
+  sessionTtlMs?: number | undefined;
+  /** Lifetime of a signed front image link; default 15 minutes. */
+  imageUrlTtlMs?: number | undefined;
+  /** How long a webhook receiver may take to answer; default 5 seconds. */
+  webhookTimeoutMs?: number | undefined;
+  rateLimits?:
+    | {
+        /** `POST /v1/verify` per API key; default 60 per minute. */
+        verify?: RateLimitOptions | undefined;
+        /** `POST /v1/sessions/:token/complete` per client IP; default 20 per minute. */
+        complete?: RateLimitOptions | undefined;
+      }
+    | undefined;
+  /** Faults to inject from the start; see {@link FaultSettings}. */
+  faults?: FaultSettings | undefined;
+  /**
+   * Seed of the randomness behind fault probabilities, simulated confidence values and
+   * webhook layouts, so that a run can be repeated. Tokens and keys stay truly random.
+   */
+  seed?: string | number | undefined;
+  /** Clock in epoch milliseconds, for tests that move time by hand; default `Date.now`. */
+  now?: (() => number) | undefined;
+  /** Receives one line per notable event; default silent. */
+  logger?: EmulatorLogger | undefined;
+}
+
+interface ResolvedRateLimit {
+  limit: number;
+  windowMs: number;
+}
+
+/** Options with their defaults applied and checked. */
+export interface EmulatorConfig {
+  port: number;
+  host: string;
+  publicUrl: string | null;
+  callbackUrl: string | null;
+  apiKeys: readonly string[];
+  signingSecret: string;
+  sessionTtlMs: number;
+  imageUrlTtlMs: number;
+  webhookTimeoutMs: number;
+  rateLimits: { verify: ResolvedRateLimit; complete: ResolvedRateLimit };
+  faults: FaultSettings;
+  seed: string | number | undefined;
+  now: () => number;
+  logger: EmulatorLogger | undefined;
+}
+
+const MINUTE_MS = 60_000;
+
+function positiveInteger(value: number | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new ConfigurationError(`${name} must be a whole number of at least 1, not ${value}.`);
+  }
+  return value;
+}
+
+function rateLimit(
+  options: RateLimitOptions | undefined,
+  name: string,
+  fallback: ResolvedRateLimit,
+): ResolvedRateLimit {
+  return {
+    limit: positiveInteger(options?.limit, `rateLimits.${name}.limit`, fallback.limit),
+    windowMs: positiveInteger(options?.windowMs, `rateLimits.${name}.windowMs`, fallback.windowMs),
+  };
+}
+
+/**
+ * Checks a callback URL: an absolute http(s) URL, or `null` for none.
+ *
+ * @throws ConfigurationError otherwise.
+ */
+export function checkCallbackUrl(value: string | null | undefined): string | null {
+  if (value === undefined || value === null) return null;
+  if (!isHttpUrl(value)) {
+    throw new ConfigurationError('callbackUrl must be an absolute http or https URL.');
+  }
+  return value;
+}
+
+function checkApiKeys(keys: readonly string[] | undefined): readonly string[] {
+  if (keys === undefined) return [generateApiKey()];
+  if (keys.length === 0) throw new ConfigurationError('apiKeys must hold at least one key.');
+  keys.forEach((key, index) => {
+    if (typeof key !== 'string' || !/^[\x21-\x7e]+$/.test(key)) {
+      throw new ConfigurationError(`apiKeys[${index}] must be a non-empty string without spaces.`);
+    }
+    // The emulator refuses JWTs as keys; accepting one here would make that key unusable.
+    if (looksLikeJwt(key)) {
+      throw new ConfigurationError(
+        `apiKeys[${index}] looks like a JWT, which is never an API key.`,
+      );
+    }
+  });
+  if (new Set(keys).size !== keys.length)
+    throw new ConfigurationError('apiKeys holds a key twice.');
+  return [...keys];
+}
+
+/** Applies defaults and checks every option. @throws ConfigurationError naming the option. */
+export function resolveOptions(options: EmulatorOptions): EmulatorConfig {
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new ConfigurationError(`port must be a whole number from 0 to 65535, not ${port}.`);
+  }
+  const host = options.host ?? '127.0.0.1';
+  if (host.trim() === '') throw new ConfigurationError('host must not be empty.');
+  if (options.publicUrl !== undefined && !isHttpUrl(options.publicUrl)) {
+    throw new ConfigurationError('publicUrl must be an absolute http or https URL.');
+  }
+  const signingSecret = options.signingSecret ?? generateSigningSecret();
+  if (signingSecret === '') throw new ConfigurationError('signingSecret must not be empty.');
+  return {
+    port,
+    host,
+    publicUrl: options.publicUrl === undefined ? null : options.publicUrl.replace(/\/+$/, ''),
+    callbackUrl: checkCallbackUrl(options.callbackUrl),
+    apiKeys: checkApiKeys(options.apiKeys),
+    signingSecret,
+    sessionTtlMs: positiveInteger(options.sessionTtlMs, 'sessionTtlMs', 15 * MINUTE_MS),
+    imageUrlTtlMs: positiveInteger(options.imageUrlTtlMs, 'imageUrlTtlMs', 15 * MINUTE_MS),
+    webhookTimeoutMs: positiveInteger(options.webhookTimeoutMs, 'webhookTimeoutMs', 5_000),
+    rateLimits: {
+      verify: rateLimit(options.rateLimits?.verify, 'verify', { limit: 60, windowMs: MINUTE_MS }),
+      complete: rateLimit(options.rateLimits?.complete, 'complete', {
+        limit: 20,
+        windowMs: MINUTE_MS,
+      }),
+    },
+    faults: options.faults ?? {},
+    seed: options.seed,
+    now: options.now ?? Date.now,
+    logger: options.logger,
+  };
+}

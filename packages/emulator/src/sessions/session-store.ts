@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import { createSessionToken, hashSessionToken } from '../tokens.js';
+import type { SessionRecord, SessionStatus, SimulatedResult } from './session-record.js';
+
+/**
+ * Sessions stay readable this long after their token expires, so polling still answers for
+ * them; after that they are forgotten, so a long-running emulator does not grow without bound.
+ */
+const RETENTION_AFTER_EXPIRY_MS = 24 * 60 * 60 * 1000;
+
+/** In-memory sessions, keyed by the SHA-256 of their token: the token itself is never kept. */
+export class SessionStore {
+  private readonly sessions = new Map<string, SessionRecord>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly now: () => number,
+  ) {}
+
+  /** Opens a pending session. The token is returned once, to be handed to the caller. */
+  create(
+    externalUserId: string,
+    redirectUrl: string | null,
+  ): { token: string; record: SessionRecord } {
+    const now = this.now();
+    this.forgetOld(now);
+    const token = createSessionToken();
+    const record: SessionRecord = {
+      tokenHash: hashSessionToken(token),
+      externalUserId,
+      redirectUrl,
+      createdAt: now,
+      expiresAt: now + this.ttlMs,
+      completedAt: null,
+      result: null,
+      frontImageId: null,
+    };
+    this.sessions.set(record.tokenHash, record);
+    return { token, record };
+  }
+
+  find(token: string): SessionRecord | undefined {
+    return this.sessions.get(hashSessionToken(token));
+  }
+
+  statusOf(record: SessionRecord): SessionStatus {
+    if (record.result) return record.result.status;
+    return this.now() >= record.expiresAt ? 'expired' : 'pending';
+  }
+
+  /**
+   * Records the result and names the session's front image. Callers check the session is
+   * pending first, with no `await` in between, so two concurrent completions cannot both win.
+   */
+  complete(record: SessionRecord, result: SimulatedResult): { frontImageId: string } {
+    const frontImageId = randomBytes(16).toString('base64url');
+    record.result = result;
+    record.completedAt = this.now();
+    record.frontImageId = frontImageId;
+    return { frontImageId };
+  }
+
+  countByStatus(): Record<SessionStatus, number> {
+    const counts: Record<SessionStatus, number> = {
+      pending: 0,
+      verified: 0,
+      failed: 0,
+      expired: 0,
+    };
+    for (const record of this.sessions.values()) counts[this.statusOf(record)] += 1;
+    return counts;
+  }
+
+  private forgetOld(now: number): void {
+    for (const [hash, record] of this.sessions) {
+      if (now - record.expiresAt > RETENTION_AFTER_EXPIRY_MS) this.sessions.delete(hash);
+    }
+  }
+}

@@ -1,0 +1,167 @@
+import { createServer, type Server } from 'node:http';
+import { isIPv6 } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import { createApp } from './app.js';
+import { createEmulatorContext } from './emulator-context.js';
+import type { FaultSettings } from './faults/fault-settings.js';
+import { checkCallbackUrl, type EmulatorOptions, resolveOptions } from './options.js';
+import { requestJson } from './request-json.js';
+import type { CompletionResponse } from './routes/complete.js';
+import type { Outcome } from './sessions/session-record.js';
+import { dumpToPlainData } from './state-dump.js';
+import { type EmulatorStats, snapshotStats } from './stats.js';
+
+/** What `POST /v1/verify` answers: the new session. */
+export interface CreatedSession {
+  token: string;
+  verify_url: string;
+  status: 'pending';
+  external_user_id: string;
+  expires_at: string;
+}
+
+/** Parameters of {@link Emulator.createSession}. */
+export interface CreateSessionParams {
+  externalUserId: string;
+  /** Where the hosted page sends the browser once the session is completed. */
+  redirectUrl?: string | undefined;
+  /** The API key to call with; default the emulator's first key. */
+  apiKey?: string | undefined;
+}
+
+/** A running emulator. */
+export interface Emulator {
+  /** Base URL of the service, without a trailing slash, e.g. `http://127.0.0.1:41234`. */
+  readonly url: string;
+  /** The port it listens on. */
+  readonly port: number;
+  /** The first accepted API key. */
+  readonly apiKey: string;
+  /** Every accepted API key. */
+  readonly apiKeys: readonly string[];
+  /** The secret webhooks are signed with. */
+  readonly signingSecret: string;
+  /** Where webhooks go now, or `null`. */
+  readonly callbackUrl: string | null;
+  /**
+   * Sends the webhooks of completions from now on to `url`; `null` sends none.
+   * @throws ConfigurationError when `url` is not an absolute http(s) URL.
+   */
+  setCallbackUrl(url: string | null): void;
+  /**
+   * Replaces every fault setting; `setFaults({})` turns all faults off.
+   * @throws ConfigurationError naming an invalid setting.
+   */
+  setFaults(faults: FaultSettings): void;
+  /** The faults now on, with what is left of their `next` counts. */
+  faults(): FaultSettings;
+  /** Webhook, fault and rate-limit counts since the start, and sessions by their state now. */
+  stats(): EmulatorStats;
+  /** Calls `POST /v1/verify` over HTTP, as an integrator's backend would. */
+  createSession(params: CreateSessionParams): Promise<CreatedSession>;
+  /**
+   * Completes a session with `outcome` by making the very HTTP call the hosted page makes,
+   * `POST /v1/sessions/:token/complete`, so it is subject to the same checks and limits.
+   * @throws EmulatorRequestError when the call is refused (for instance `409` on reuse).
+   */
+  completeSession(token: string, outcome: Outcome): Promise<CompletionResponse>;
+  /** Resolves once every webhook delivery started so far has ended, delayed ones included. */
+  webhooksSettled(): Promise<void>;
+  /** Everything the emulator holds in memory, as plain JSON data, for debugging and audits. */
+  dumpState(): unknown;
+  /** Stops listening, closes open connections and abandons pending webhooks. */
+  close(): Promise<void>;
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address();
+      resolve(typeof address === 'object' && address !== null ? address.port : port);
+    });
+  });
+}
+
+/** How `host` appears in a URL; a wildcard host is reached through `wildcardAs`. */
+function urlHost(host: string, wildcardAs: string): string {
+  if (host === '0.0.0.0' || host === '::') return wildcardAs;
+  return isIPv6(host) ? `[${host}]` : host;
+}
+
+/**
+ * Starts a local emulator of the face verification service: the `/v1` API, the hosted
+ * verification page, signed webhooks, rate limits, and fault injection.
+ *
+ * @throws ConfigurationError for an invalid option, or the listen error (such as
+ * `EADDRINUSE`) when the port cannot be used.
+ *
+ * @example
+ * import { startEmulator } from '@faceverify/emulator';
+ *
+ * const emulator = await startEmulator({ callbackUrl: 'http://127.0.0.1:3000/webhooks/faceverify' });
+ * const session = await emulator.createSession({ externalUserId: 'user-42' });
+ * await emulator.completeSession(session.token, 'verified'); // the webhook is on its way
+ * await emulator.close();
+ */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const config = resolveOptions(options);
+  let baseUrl = '';
+  const ctx = createEmulatorContext(config, () => baseUrl);
+  const app = createApp(ctx);
+  // Hono's Node adapter would otherwise replace the global Request and Response classes.
+  const server = createServer(getRequestListener(app.fetch, { overrideGlobalObjects: false }));
+  const port = await listen(server, config.port, config.host);
+  baseUrl = config.publicUrl ?? `http://${urlHost(config.host, 'localhost')}:${port}`;
+  // The helpers below call the server directly, even when it is announced through a proxy.
+  const directUrl = `http://${urlHost(config.host, '127.0.0.1')}:${port}/`;
+  const url = (path: string) => new URL(path, directUrl);
+  let closing: Promise<void> | undefined;
+
+  return {
+    url: baseUrl,
+    port,
+    apiKey: config.apiKeys[0] ?? '',
+    apiKeys: config.apiKeys,
+    signingSecret: config.signingSecret,
+    get callbackUrl() {
+      return ctx.settings.callbackUrl;
+    },
+    setCallbackUrl(callbackUrl) {
+      ctx.settings.callbackUrl = checkCallbackUrl(callbackUrl);
+    },
+    setFaults(faults) {
+      ctx.faults.set(faults);
+    },
+    faults: () => ctx.faults.current(),
+    stats: () => snapshotStats(ctx.counters, ctx.sessions.countByStatus()),
+    async createSession({ externalUserId, redirectUrl, apiKey }) {
+      const body = await requestJson(
+        'POST',
+        url('v1/verify'),
+        { authorization: `Bearer ${apiKey ?? config.apiKeys[0]}` },
+        {
+          external_user_id: externalUserId,
+          ...(redirectUrl === undefined ? {} : { redirect_url: redirectUrl }),
+        },
+      );
+      return body as CreatedSession;
+    },
+    async completeSession(token, outcome) {
+      const path = `v1/sessions/${encodeURIComponent(token)}/complete`;
+      return (await requestJson('POST', url(path), {}, { outcome })) as CompletionResponse;
+    },
+    webhooksSettled: () => ctx.webhooks.settled(),
+    dumpState: () => dumpToPlainData(ctx),
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        ctx.webhooks.close();
+        server.close(() => resolve());
+        // Keep-alive connections (browsers, fetch) would otherwise hold the server open.
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
