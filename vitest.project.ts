@@ -13,7 +13,9 @@ export function faceverifyProject(
   const conditions = ['@faceverify/source'];
   return defineProject({
     resolve: { conditions: [...conditions, 'module', 'node', 'import', 'default'] },
-    ssr: { resolve: { conditions: [...conditions, 'node', 'import', 'default'] } },
+    // Only 'node' here: Vitest hands these to Node as --conditions, and 'import' would make
+    // require() of dual packages load their ESM build (Express 5's router breaks on it).
+    ssr: { resolve: { conditions: [...conditions, 'node'] } },
     test: {
       name,
       include: ['test/**/*.test.ts'],

@@ -1,12 +1,12 @@
 export type { ConformanceCase } from './case.js';
 export { conformanceCases } from './conformance-cases.js';
-export { createFixture, type Fixture, LIMIT, OLD_SECRET, SECRET } from './fixture.js';
-export { assertAccepted, assertError, ROUTE_PATH, withApp } from './harness.js';
+export { createFixture, type Fixture, LIMIT, SECRET } from './fixture.js';
+export { assertAccepted, assertError } from './harness.js';
+export { type Listening, listen } from './http/listen.js';
 export {
   type AppSpec,
   type BodyParserSetup,
   type ConformanceTarget,
-  DEFAULT_WEBHOOK_PATH,
   type LaterMiddlewareAnswer,
   type MountStyle,
   OWN_ROUTE_PATH,
@@ -15,4 +15,3 @@ export {
   type WebhookHandle,
   type WebhookOptionsUnderTest,
 } from './target.js';
-export { closeServer, type Listening, listen } from './http/listen.js';

@@ -1,3 +1,5 @@
+export { exactTextBytes, type TextProof } from './adapter/exact-text-bytes.js';
+export { toReceiver } from './adapter/to-receiver.js';
 export * from './client/index.js';
 export * from './errors.js';
 export {
@@ -25,6 +27,7 @@ export type {
   VerificationExpiredEvent,
 } from './receiver/events.js';
 export type { HeadersLike } from './receiver/headers.js';
+export { readHeader } from './receiver/headers.js';
 export type { ReceiverErrorCode, ReceiverResponse } from './receiver/http-response.js';
 export type { ReceiverOptions } from './receiver/options.js';
 export { SIGNATURE_HEADER, type WebhookRequest } from './receiver/receive-webhook.js';

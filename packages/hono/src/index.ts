@@ -1,1 +1,7 @@
-export {};
+export { verificationWebhook } from './webhook/index.js';
+export type { VerificationWebhookOptions } from './webhook/options.js';
+export type {
+  VerificationEnv,
+  VerificationVariables,
+  VerificationWebhookMiddleware,
+} from './webhook/types.js';

@@ -1,1 +1,3 @@
-export {};
+export { verificationWebhook } from './webhook/index.js';
+export type { VerificationWebhookOptions } from './webhook/options.js';
+export type { VerificationState, VerificationWebhookMiddleware } from './webhook/types.js';

@@ -23,7 +23,10 @@ export interface ConfirmedSession {
 }
 
 /** Why an adapter answers without calling `receive`. */
-export type RejectReason = 'payload_too_large' | 'raw_body_unavailable';
+export type RejectReason = 'payload_too_large' | 'raw_body_unavailable' | 'body_unreadable';
+
+// Hints are fixed sentences chosen by adapters; the cap only guards against a misuse.
+const MAX_HINTS_LOGGED = 64;
 
 /** Receives webhooks, tracks sessions, polls for missed results and delivers each one once. */
 export interface Receiver {
@@ -37,9 +40,10 @@ export interface Receiver {
    */
   receive(request: WebhookRequest): Promise<ReceiverResponse>;
   /**
-   * The answer for a request an adapter could not hand over: too large, or a body a
-   * parser consumed before the adapter ran (`hint` says how to fix the mount order; it is
-   * logged once).
+   * The answer for a request an adapter could not hand over: too large (`413`), a body a
+   * parser consumed before the adapter ran (`500 raw_body_unavailable`; `hint` says how
+   * to fix the mount order and is logged once), or a body that ended early or was aborted
+   * (`400 body_unreadable`; `hint` says what happened).
    */
   reject(reason: RejectReason, hint?: string): ReceiverResponse;
   /** Creates a session (`POST /v1/verify`) and tracks it until its result is delivered. */
@@ -103,8 +107,15 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
     },
     reject(reason, hint) {
       if (reason === 'payload_too_large') return payloadTooLarge(context.maxBodyBytes);
+      if (reason === 'body_unreadable') {
+        return errorResponse(
+          400,
+          'body_unreadable',
+          hint ?? 'The request body could not be read to its end; nothing was verified.',
+        );
+      }
       const message = `The raw request body is not available, so its signature cannot be checked. ${hint ?? 'Read the body as raw bytes before any JSON parser runs.'}`;
-      if (!hintsLogged.has(message)) {
+      if (!hintsLogged.has(message) && hintsLogged.size < MAX_HINTS_LOGGED) {
         hintsLogged.add(message);
         context.log.error(message);
       }

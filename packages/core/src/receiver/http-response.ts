@@ -21,6 +21,7 @@ export type ReceiverErrorCode =
   | 'payload_invalid'
   | 'handler_failed'
   | 'raw_body_unavailable'
+  | 'body_unreadable'
   | 'store_unavailable';
 
 const JSON_HEADERS = {

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
+import type { ConformanceCase } from '../case.js';
+import { createFixture, SECRET } from '../fixture.js';
+import { assertAccepted, assertError, withApp } from '../harness.js';
+import { chunkedBody } from '../http/slow-chunked-body.js';
+import type { ConformanceTarget, MountStyle } from '../target.js';
+
+export function bodyParserCases(target: ConformanceTarget, mount: MountStyle): ConformanceCase[] {
+  return [
+    {
+      name: 'a body parser that ran first and kept no exact bytes: 500 raw_body_unavailable with the fix, logged once',
+      async run() {
+        const fixture = createFixture();
+        await withApp(target, { mount, bodyParser: 'parser-first' }, fixture, async (app) => {
+          const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
+          for (let attempt = 0; attempt < 2; attempt++) {
+            // Chunked: without Content-Length no parser's text can be proven to be the bytes.
+            const answer = await app.send(app.webhookPath, {
+              method: 'POST',
+              headers: delivery.headers,
+              body: chunkedBody(delivery.body),
+              duplex: 'half',
+            });
+            const message = assertError(answer, 500, 'raw_body_unavailable');
+            assert.ok(
+              message.includes('verificationWebhook()'),
+              `names the middleware: ${message}`,
+            );
+            assert.ok(message.includes(target.bodyParserFix), `says how to fix it: ${message}`);
+          }
+          assert.equal(fixture.events.length, 0, 'never verified against parsed JSON');
+          const logged = fixture.logs.filter(
+            (line) => line.level === 'error' && line.message.includes('verificationWebhook()'),
+          );
+          assert.equal(logged.length, 1, 'the fix is logged once');
+        });
+      },
+    },
+    {
+      name: 'a body parser that kept the exact bytes: the webhook is verified against them',
+      async run() {
+        const fixture = createFixture();
+        await withApp(
+          target,
+          { mount, bodyParser: 'parser-keeping-bytes' },
+          fixture,
+          async (app) => {
+            // Pretty-printed and multibyte: re-serialized JSON would not match the signature.
+            const payload = fixturePayload({ external_user_id: 'ユーザー😀' });
+            const delivery = await signedDelivery(payload, {
+              secret: SECRET,
+              rawBody: JSON.stringify(payload, null, 2),
+            });
+            assertAccepted(await app.post(delivery));
+            assert.equal(fixture.events.length, 1);
+            assert.deepEqual(fixture.events[0]?.data, payload);
+          },
+        );
+      },
+    },
+  ];
+}

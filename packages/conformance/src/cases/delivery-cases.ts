@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
+import type { ConformanceCase } from '../case.js';
+import { createFixture, SECRET } from '../fixture.js';
+import { assertAccepted, assertError, eventually, withApp } from '../harness.js';
+import type { ConformanceTarget, MountStyle } from '../target.js';
+
+export function deliveryCases(target: ConformanceTarget, mount: MountStyle): ConformanceCase[] {
+  return [
+    {
+      name: 'a correctly signed body that is not JSON is 400 payload_invalid',
+      async run() {
+        const fixture = createFixture();
+        await withApp(target, { mount }, fixture, async (app) => {
+          const delivery = await signedDelivery(fixturePayload(), {
+            secret: SECRET,
+            rawBody: '{"event":"verification.completed","status":',
+          });
+          assertError(await app.post(delivery), 400, 'payload_invalid');
+          assert.equal(fixture.events.length, 0);
+        });
+      },
+    },
+    {
+      name: 'a handler that throws makes it 500 handler_failed',
+      async run() {
+        const fixture = createFixture({ handler: { kind: 'throw' } });
+        await withApp(target, { mount }, fixture, async (app) => {
+          const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
+          assertError(await app.post(delivery), 500, 'handler_failed');
+          assert.equal(fixture.events.length, 1, 'the handler was called');
+        });
+      },
+    },
+    {
+      name: 'a slow handler is acknowledged with 202 and still finishes',
+      async run() {
+        const fixture = createFixture({
+          handler: { kind: 'slow', ms: 600 },
+          receiver: { ackAfterMs: 150 },
+        });
+        await withApp(target, { mount }, fixture, async (app) => {
+          const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
+          const answer = await app.post(delivery);
+          assert.equal(answer.status, 202, `status (body: ${answer.text})`);
+          assert.deepEqual(answer.json, { received: true, processing: true });
+          assert.equal(fixture.finished.length, 0, 'answered before the handler finished');
+          await eventually(() => fixture.finished.length === 1, 'the handler finishes');
+        });
+      },
+    },
+    {
+      name: 'the same delivery twice is handled once; the second is 200 duplicate',
+      async run() {
+        const fixture = createFixture();
+        await withApp(target, { mount }, fixture, async (app) => {
+          const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
+          assertAccepted(await app.post(delivery));
+          assertAccepted(await app.post(delivery), { duplicate: true });
+          assert.equal(fixture.events.length, 1);
+        });
+      },
+    },
+  ];
+}

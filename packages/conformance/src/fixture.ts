@@ -1,0 +1,86 @@
+import {
+  createReceiver,
+  MemoryStore,
+  type Receiver,
+  type ReceiverOptions,
+  type VerificationCompletedEvent,
+  type WebhookSecrets,
+} from '@faceverify/core';
+
+export const SECRET = 'whsec_conformance_current_5a1f0c';
+export const OLD_SECRET = 'whsec_conformance_previous_9c3e7b';
+/** Small enough that "ten times the limit" stays a quick test. */
+export const LIMIT = 64 * 1024;
+
+export interface LogLine {
+  level: 'debug' | 'info' | 'warn' | 'error';
+  message: string;
+  fields: Record<string, unknown>;
+}
+
+/** What handlers do in a case. */
+export type HandlerBehaviour =
+  | { kind: 'record' }
+  | { kind: 'throw' }
+  | { kind: 'slow'; ms: number };
+
+export interface FixtureOptions {
+  secret?: WebhookSecrets;
+  handler?: HandlerBehaviour;
+  /** Register the handler through the middleware's `.on` instead of the receiver's. */
+  registerLater?: boolean;
+  receiver?: Partial<ReceiverOptions>;
+}
+
+/** A receiver whose handler calls, errors and log lines a case can inspect. */
+export interface Fixture {
+  receiver: Receiver;
+  events: VerificationCompletedEvent[];
+  /** Handler runs that finished (slow handlers finish after the answer). */
+  finished: VerificationCompletedEvent[];
+  logs: LogLine[];
+  /** Every secret the receiver knows: none may appear in an answer or a log line. */
+  secrets: string[];
+  handler: (event: VerificationCompletedEvent) => Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function secretStrings(secret: WebhookSecrets): string[] {
+  const list = typeof secret === 'string' ? [secret] : secret;
+  return list.map((entry) => (typeof entry === 'string' ? entry : entry.secret));
+}
+
+export function createFixture(options: FixtureOptions = {}): Fixture {
+  const secret = options.secret ?? SECRET;
+  const behaviour = options.handler ?? { kind: 'record' };
+  const logs: LogLine[] = [];
+  const write =
+    (level: LogLine['level']) =>
+    (message: string, fields: Record<string, unknown> = {}) => {
+      logs.push({ level, message, fields });
+    };
+  const receiver = createReceiver({
+    secret,
+    client: false,
+    store: new MemoryStore(),
+    maxBodyBytes: LIMIT,
+    logger: {
+      debug: write('debug'),
+      info: write('info'),
+      warn: write('warn'),
+      error: write('error'),
+    },
+    ...options.receiver,
+  });
+  const events: VerificationCompletedEvent[] = [];
+  const finished: VerificationCompletedEvent[] = [];
+  const handler = async (event: VerificationCompletedEvent) => {
+    events.push(event);
+    if (behaviour.kind === 'throw') throw new Error('the handler failed on purpose');
+    if (behaviour.kind === 'slow') await sleep(behaviour.ms);
+    finished.push(event);
+  };
+  if (!options.registerLater) receiver.on('verification.completed', handler);
+  return { receiver, events, finished, logs, secrets: secretStrings(secret), handler };
+}

@@ -1,0 +1,82 @@
+import type { Receiver, ReceiverEventMap, ReceiverEventName } from '@faceverify/core';
+
+/** Where `verificationWebhook()` listens when it is given no `path`. */
+export const DEFAULT_WEBHOOK_PATH = '/webhooks/verification';
+
+/** A route of the app itself: requests to it must pass the webhook middleware untouched. */
+export const OWN_ROUTE_PATH = '/app/own-route';
+/** What the app's own route answers (status 200, text) for GET and POST. */
+export const OWN_ROUTE_TEXT = 'own route';
+
+/**
+ * `use`: app-level middleware (`app.use(verificationWebhook(...))`) that checks the path.
+ * `route`: mounted on a route of the framework's router, which already chose the path.
+ */
+export type MountStyle = 'use' | 'route';
+
+/**
+ * `parser-first`: the framework's usual JSON body parser runs before the webhook
+ * middleware, as users often mount it (Express `express.json()`, Koa `@koa/bodyparser`,
+ * Hono `c.req.json()` in an earlier middleware).
+ * `parser-keeping-bytes`: the same parser set up so the exact bytes survive
+ * (`express.json({ verify: captureRawBody })`, `@koa/bodyparser`'s `rawBody`, Hono
+ * `c.req.arrayBuffer()`).
+ */
+export type BodyParserSetup = 'none' | 'parser-first' | 'parser-keeping-bytes';
+
+/** The options handed to the adapter's `verificationWebhook(receiver, options)`. */
+export interface WebhookOptionsUnderTest {
+  path?: string;
+  passThrough?: boolean;
+}
+
+/** The app a target must start for one case. */
+export interface AppSpec {
+  receiver: Receiver;
+  mount: MountStyle;
+  /**
+   * Where webhooks are posted. With `mount: 'route'` the target registers a POST route
+   * here; with `use` it equals `options.path`, or the default path when that is unset.
+   */
+  webhookPath: string;
+  options: WebhookOptionsUnderTest;
+  bodyParser: BodyParserSetup;
+}
+
+/**
+ * With `passThrough`, the app answers POST `webhookPath` after the webhook middleware with
+ * status 200 and this JSON, read from the framework's `verification` value
+ * (`req.verification`, `ctx.state.verification`, `c.get('verification')`).
+ */
+export interface LaterMiddlewareAnswer {
+  later: true;
+  externalUserId: string;
+  source: string;
+}
+
+/** What every adapter's middleware carries besides being a middleware. */
+export interface WebhookHandle {
+  readonly receiver: Receiver;
+  on<Name extends ReceiverEventName>(name: Name, handler: ReceiverEventMap[Name]): WebhookHandle;
+}
+
+export interface RunningApp {
+  /** `http://127.0.0.1:<port>`, no trailing slash. */
+  url: string;
+  /** The middleware the app mounted. */
+  webhook: WebhookHandle;
+  /** Stops listening and drops open connections. */
+  close(): Promise<void>;
+}
+
+/** One framework (and version) under test, able to start real servers on loopback. */
+export interface ConformanceTarget {
+  name: string;
+  /**
+   * Text that the `raw_body_unavailable` message must contain for this framework: the
+   * concrete fix (e.g. `captureRawBody`).
+   */
+  bodyParserFix: string;
+  /** Starts an app for `spec` listening on 127.0.0.1 with an OS-chosen port. */
+  start(spec: AppSpec): Promise<RunningApp>;
+}

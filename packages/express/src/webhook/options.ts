@@ -1,0 +1,29 @@
+/** Where the middleware listens when it is mounted with `app.use()` and given no `path`. */
+export const DEFAULT_PATH = '/webhooks/verification';
+
+/** Options of `verificationWebhook()`. */
+export interface VerificationWebhookOptions {
+  /**
+   * The path webhooks are posted to, compared with the whole request path
+   * (`req.baseUrl + req.path`). Other requests pass on untouched. Ignored when the
+   * middleware is mounted on a route, where the route chose the path. Default
+   * `/webhooks/verification`.
+   *
+   * @example
+   * app.use(verificationWebhook(receiver, { path: '/hooks/faceverify' }));
+   */
+  path?: string;
+  /**
+   * Lets later middleware answer an accepted webhook: instead of writing the Receiver's
+   * `200`, the middleware calls `next()` with the event on `req.verification`. Rejected
+   * webhooks (bad signature, too large, ...) and duplicates, which carry no event, are
+   * still answered by the Receiver. Body parsers behind it leave the spent body alone:
+   * read the payload from `req.verification.data`. Default `false`.
+   *
+   * @example
+   * app.post('/webhooks/verification', verificationWebhook(receiver, { passThrough: true }), (req, res) => {
+   *   res.json({ received: req.verification?.data.external_user_id });
+   * });
+   */
+  passThrough?: boolean;
+}

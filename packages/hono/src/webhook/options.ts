@@ -1,0 +1,28 @@
+/** Where the middleware listens when it is mounted with `app.use()` and given no `path`. */
+export const DEFAULT_PATH = '/webhooks/verification';
+
+/** Options of `verificationWebhook()`. */
+export interface VerificationWebhookOptions {
+  /**
+   * The path webhooks are posted to, compared with `c.req.path`. Other requests pass on
+   * untouched. Ignored when the middleware is mounted on a route without a wildcard
+   * (`app.post(path, ...)`), where the route chose the path. Default
+   * `/webhooks/verification`.
+   *
+   * @example
+   * app.use(verificationWebhook(receiver, { path: '/hooks/faceverify' }));
+   */
+  path?: string;
+  /**
+   * Lets later handlers answer an accepted webhook: instead of returning the Receiver's
+   * `200`, the middleware calls `next()` with the event in `c.get('verification')`.
+   * Rejected webhooks (bad signature, too large, ...) and duplicates, which carry no event,
+   * are still answered by the Receiver. Default `false`.
+   *
+   * @example
+   * app.post('/webhooks/verification', verificationWebhook(receiver, { passThrough: true }), (c) =>
+   *   c.json({ received: c.get('verification').data.external_user_id }),
+   * );
+   */
+  passThrough?: boolean;
+}

@@ -1,0 +1,41 @@
+import type {
+  Receiver,
+  ReceiverEventMap,
+  ReceiverEventName,
+  VerificationCompletedEvent,
+} from '@faceverify/core';
+import type { MiddlewareHandler } from 'hono';
+
+/** What `verificationWebhook()` sets for later handlers: `c.get('verification')`. */
+export type VerificationVariables = {
+  /** The verified `verification.completed` event of an accepted webhook. */
+  verification: VerificationCompletedEvent;
+};
+
+/**
+ * The Hono env of the middleware; declare your app with it to type `c.get('verification')`.
+ *
+ * @example
+ * const app = new Hono<VerificationEnv>();
+ */
+export type VerificationEnv = { Variables: VerificationVariables };
+
+/** The Hono middleware `verificationWebhook()` returns. */
+export interface VerificationWebhookMiddleware extends MiddlewareHandler<VerificationEnv> {
+  /** The Receiver that checks and delivers the webhooks. */
+  readonly receiver: Receiver;
+  /**
+   * Registers a handler on the Receiver; returns the middleware, so it chains.
+   *
+   * @example
+   * app.use(
+   *   verificationWebhook(receiver).on('verification.completed', async ({ data }) => {
+   *     await users.markVerified(data.external_user_id, data.status === 'verified');
+   *   }),
+   * );
+   */
+  on<Name extends ReceiverEventName>(
+    name: Name,
+    handler: ReceiverEventMap[Name],
+  ): VerificationWebhookMiddleware;
+}

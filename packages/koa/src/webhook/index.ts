@@ -1,0 +1,94 @@
+import {
+  ConfigurationError,
+  type Receiver,
+  type ReceiverEventMap,
+  type ReceiverEventName,
+  type ReceiverOptions,
+  toReceiver,
+} from '@faceverify/core';
+import type { Next, ParameterizedContext } from 'koa';
+import { readWebhookBody } from '../raw-body/read-webhook-body.js';
+
+import { closeAfterAnswer, writeAnswer } from '../response/write-answer.js';
+import { isRouteHandler } from './mounting.js';
+import { DEFAULT_PATH, type VerificationWebhookOptions } from './options.js';
+import type { VerificationState, VerificationWebhookMiddleware } from './types.js';
+
+const NO_BODY = new Uint8Array(0);
+
+/**
+ * Koa 2 and 3 middleware that receives the signed `verification.completed` webhook: it
+ * reads the exact raw body (size-limited, before any JSON parsing), lets the Receiver
+ * verify and deliver it, and writes back the Receiver's answer. Mount it before
+ * `bodyParser()`.
+ *
+ * The first argument is a Receiver, or options to create one; without it the Receiver is
+ * configured from the environment (`FACEVERIFY_WEBHOOK_SECRET`, ...) and a missing secret
+ * throws a `ConfigurationError` right here.
+ *
+ * @example
+ * const router = new Router();
+ * router.post(
+ *   '/webhooks/verification',
+ *   verificationWebhook().on('verification.completed', async ({ data }) => {
+ *     await users.markVerified(data.external_user_id, data.status === 'verified');
+ *   }),
+ * );
+ * app.use(router.routes());
+ * app.use(bodyParser()); // after the webhook
+ *
+ * @example
+ * // Without a router: listens on `path` (default /webhooks/verification).
+ * app.use(verificationWebhook(receiver));
+ */
+export function verificationWebhook(
+  receiverOrOptions?: Receiver | ReceiverOptions,
+  options: VerificationWebhookOptions = {},
+): VerificationWebhookMiddleware {
+  const receiver = toReceiver(receiverOrOptions);
+  const path = options.path ?? DEFAULT_PATH;
+  if (!path.startsWith('/')) {
+    throw new ConfigurationError(
+      `verificationWebhook(): "path" must start with "/", got ${JSON.stringify(path)}.`,
+    );
+  }
+  const passThrough = options.passThrough === true;
+
+  async function handle(ctx: ParameterizedContext<VerificationState>, next: Next): Promise<void> {
+    if (!isRouteHandler(ctx, middleware) && ctx.path !== path) {
+      await next();
+      return;
+    }
+    let body: Uint8Array = NO_BODY;
+    // Other methods get the Receiver's 405 without their body being read.
+    if (ctx.method === 'POST') {
+      const read = await readWebhookBody(ctx, receiver);
+      if (read.kind === 'refused') {
+        if (read.leftUnread) closeAfterAnswer(ctx);
+        writeAnswer(ctx, read.answer);
+        return;
+      }
+      body = read.bytes;
+    }
+    const answer = await receiver.receive({ method: ctx.method, headers: ctx.req.headers, body });
+    if (answer.event) {
+      ctx.state.verification = answer.event;
+      if (passThrough) {
+        await next();
+        return;
+      }
+    }
+    writeAnswer(ctx, answer);
+  }
+
+  function on<Name extends ReceiverEventName>(
+    name: Name,
+    handler: ReceiverEventMap[Name],
+  ): VerificationWebhookMiddleware {
+    receiver.on(name, handler);
+    return middleware;
+  }
+
+  const middleware: VerificationWebhookMiddleware = Object.assign(handle, { receiver, on });
+  return middleware;
+}

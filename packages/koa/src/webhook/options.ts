@@ -1,0 +1,28 @@
+/** Where the middleware listens when it is mounted with `app.use()` and given no `path`. */
+export const DEFAULT_PATH = '/webhooks/verification';
+
+/** Options of `verificationWebhook()`. */
+export interface VerificationWebhookOptions {
+  /**
+   * The path webhooks are posted to, compared with `ctx.path`. Other requests pass on
+   * untouched. Ignored on a @koa/router route, where the route chose the path. Default
+   * `/webhooks/verification`.
+   *
+   * @example
+   * app.use(verificationWebhook(receiver, { path: '/hooks/faceverify' }));
+   */
+  path?: string;
+  /**
+   * Lets later middleware answer an accepted webhook: instead of writing the Receiver's
+   * `200`, the middleware calls `next()` with the event on `ctx.state.verification`.
+   * Rejected webhooks (bad signature, too large, ...) and duplicates, which carry no event,
+   * are still answered by the Receiver. Body parsers behind it leave the spent body
+   * alone: read the payload from `ctx.state.verification.data`. Default `false`.
+   *
+   * @example
+   * router.post('/webhooks/verification', verificationWebhook(receiver, { passThrough: true }), (ctx) => {
+   *   ctx.body = { received: ctx.state.verification.data.external_user_id };
+   * });
+   */
+  passThrough?: boolean;
+}
