@@ -249,6 +249,16 @@ export const receiverCases: PortableCase[] = [
     },
   },
   {
+    name: 'a body that ended early is 400 body_unreadable',
+    async run() {
+      const { receiver } = setup();
+      const response = receiver.reject('body_unreadable', 'The request was aborted.');
+      checkEqual(response.status, 400, 'status');
+      checkEqual(body(response).error, 'body_unreadable', 'code');
+      checkEqual(body(response).message, 'The request was aborted.', 'message');
+    },
+  },
+  {
     name: 'logs never contain the secret or the signed image URL query',
     async run() {
       const { receiver, logs } = setup({ retryScheduleMs: [10] });
