@@ -9,7 +9,8 @@ export type FaceverifyErrorCode =
   | 'network_error'
   | 'timeout'
   | 'browser_refused'
-  | 'image_error';
+  | 'image_error'
+  | 'store_error';
 
 /** Base class of every faceverify error: `code` is stable and safe to switch on. */
 export class FaceverifyError extends Error {

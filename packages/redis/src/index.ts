@@ -1,3 +1,3 @@
-export { type RedisStoreFailure, RedisStoreError } from './errors.js';
+export { RedisStoreError, type RedisStoreFailure } from './errors.js';
 export type { RedisStoreOptions } from './options.js';
 export { RedisStore } from './redis-store.js';

@@ -56,7 +56,9 @@ export class MemoryStore implements Store {
       this.byUser.set(record.externalUserId, keys);
     }
     keys.add(record.key);
-    if (isOpen(record.state)) this.schedule(record, record.dueAt);
+    // A record inserted with a live lease becomes due when the lease ends, as leasing would.
+    if (isOpen(record.state))
+      this.schedule(record, Math.max(record.dueAt, record.lease?.until ?? 0));
     return true;
   }
 

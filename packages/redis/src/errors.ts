@@ -1,0 +1,64 @@
+import { FaceverifyError } from '@faceverify/core';
+
+/**
+ * Why a store operation failed:
+ * - `unreachable`: no answer from Redis (down, connection lost, retries exhausted, offline
+ *   queue disabled, command timeout). Retrying later is safe.
+ * - `rejected`: Redis answered with an error (for example out of memory, or a key of the
+ *   wrong type under the store's prefix).
+ * - `malformed`: a record under the prefix is not one this store wrote.
+ */
+export type RedisStoreFailure = 'unreachable' | 'rejected' | 'malformed';
+
+/** A RedisStore operation could not be carried out. Never carries a connection password. */
+export class RedisStoreError extends FaceverifyError {
+  /** The Store method that failed, such as `leaseDue`. */
+  readonly operation: string;
+  readonly failure: RedisStoreFailure;
+
+  constructor(operation: string, failure: RedisStoreFailure, message: string) {
+    super('store_error', message);
+    this.operation = operation;
+    this.failure = failure;
+  }
+}
+
+const URL_CREDENTIALS = /(\w+:\/\/)[^@/\s]*@/g;
+
+/** Removes passwords, and credentials written into a connection URL, from a message. */
+export function redact(message: string, secrets: readonly string[]): string {
+  let text = message.replace(URL_CREDENTIALS, '$1***@');
+  for (const secret of secrets) text = text.split(secret).join('***');
+  return text;
+}
+
+function failureOf(error: unknown): RedisStoreFailure {
+  // ioredis marks an error reply from the server with this name; everything else it raises
+  // (connection closed, retries exhausted, offline queue disabled, timeouts) means no answer.
+  return error instanceof Error && error.name === 'ReplyError' ? 'rejected' : 'unreachable';
+}
+
+const DESCRIPTION: Record<RedisStoreFailure, string> = {
+  unreachable: 'Redis did not answer',
+  rejected: 'Redis answered with an error',
+  malformed: 'Redis holds a record this store cannot read',
+};
+
+/**
+ * Wraps what went wrong in one operation. The original error is not attached as `cause`:
+ * ioredis errors carry the command and its arguments, and nothing that could hold a
+ * credential may leave the store. Its message is kept, redacted.
+ */
+export function storeError(
+  operation: string,
+  error: unknown,
+  secrets: readonly string[],
+  failure: RedisStoreFailure = failureOf(error),
+): RedisStoreError {
+  const detail = redact(error instanceof Error ? error.message : String(error), secrets);
+  return new RedisStoreError(
+    operation,
+    failure,
+    `RedisStore.${operation} failed: ${DESCRIPTION[failure]} (${detail})`,
+  );
+}

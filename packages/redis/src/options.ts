@@ -1,0 +1,51 @@
+import { ConfigurationError } from '@faceverify/core';
+import { clientKeyPrefix, type RedisClient } from './client.js';
+
+/** Options of `new RedisStore(...)`. */
+export interface RedisStoreOptions {
+  /**
+   * The ioredis client to work through: `new Redis(...)` for a single node or Sentinel, or
+   * `new Cluster(...)`. The application owns it: the store never connects, quits or
+   * reconfigures it, and several stores may share it.
+   */
+  redis: RedisClient;
+  /**
+   * Put before every key the store writes, so several applications or environments can
+   * share one Redis. On a Cluster it must hold a hash tag (`{faceverify}:`), which puts
+   * every key of the store in one slot. Default `'faceverify:'`.
+   */
+  prefix?: string;
+}
+
+export interface ResolvedRedisStoreOptions {
+  redis: RedisClient;
+  prefix: string;
+}
+
+/** Whether Redis Cluster would hash every key starting with `keyStart` by the same tag. */
+function hasHashTag(keyStart: string): boolean {
+  // Redis hashes only what lies between the first '{' and the next '}', when not empty.
+  const open = keyStart.indexOf('{');
+  return open >= 0 && keyStart.indexOf('}', open + 1) > open + 1;
+}
+
+export function resolveRedisStoreOptions(options: RedisStoreOptions): ResolvedRedisStoreOptions {
+  const redis: RedisClient | undefined = options?.redis;
+  if (!redis || typeof redis.evalsha !== 'function') {
+    throw new ConfigurationError(
+      'RedisStore needs `redis`: an ioredis client, e.g. new RedisStore({ redis: new Redis(url) }).',
+    );
+  }
+  const prefix = options.prefix ?? 'faceverify:';
+  if (prefix === '') {
+    throw new ConfigurationError('RedisStore `prefix` must not be empty: keys would collide.');
+  }
+  // Scripts touch many records at once, which Redis Cluster allows only within one slot.
+  if (redis.isCluster && !hasHashTag(clientKeyPrefix(redis) + prefix)) {
+    throw new ConfigurationError(
+      `RedisStore on a Redis Cluster needs a hash tag in \`prefix\` (e.g. '{faceverify}:'), ` +
+        `so that all its keys share one slot; got '${prefix}'.`,
+    );
+  }
+  return { redis, prefix };
+}

@@ -1,0 +1,75 @@
+import { ConfigurationError } from '@faceverify/core';
+import { storeContractCases } from '@faceverify/core/testing';
+import { Cluster } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisStore } from '../src/index.js';
+import { connect, uniquePrefix } from './support/clients.js';
+import { storedResult, trackedSession } from './support/records.js';
+import { useRedisServer } from './support/redis-server.js';
+
+// A cluster of one node that owns every slot: enough to run the store through ioredis'
+// Cluster client and to check where its keys land.
+const server = useRedisServer({
+  args: [
+    '--cluster-enabled',
+    'yes',
+    '--cluster-config-file',
+    'nodes.conf',
+    '--cluster-announce-ip',
+    '127.0.0.1',
+  ],
+});
+let cluster: Cluster;
+
+beforeAll(async () => {
+  const node = connect(server().url);
+  await node.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
+  for (let i = 0; i < 100 && !(await node.cluster('INFO')).includes('cluster_state:ok'); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  cluster = new Cluster([{ host: '127.0.0.1', port: server().port }], {
+    redisOptions: { maxRetriesPerRequest: 1 },
+  });
+});
+
+afterAll(() => {
+  cluster?.disconnect();
+});
+
+const taggedPrefix = () => `{${uniquePrefix('cluster').slice(0, -1)}}:`;
+
+describe('RedisStore on a Redis Cluster', () => {
+  it('refuses a prefix without a hash tag', () => {
+    expect(() => new RedisStore({ redis: cluster, prefix: 'faceverify:' })).toThrow(
+      ConfigurationError,
+    );
+    expect(() => new RedisStore({ redis: cluster, prefix: 'fv:{}:' })).toThrow(/hash tag/);
+    expect(() => new RedisStore({ redis: cluster })).toThrow(/hash tag/);
+  });
+
+  it('keeps every key of the store in one slot', async () => {
+    const prefix = taggedPrefix();
+    const store = new RedisStore({ redis: cluster, prefix });
+    const record = trackedSession();
+    await store.insert(record);
+    await store.insert(trackedSession({ externalUserId: record.externalUserId }));
+    await store.attachResult(record.key, storedResult(), Date.now());
+    await store.leaseDue(Date.now(), 10, 'w', 5000);
+    await store.settle(record.key, 'w', { state: 'completed', retainMs: 60_000 }, Date.now());
+    await store.remember('digest', 60_000, Date.now());
+
+    const node = connect(server().url);
+    const keys = await node.keys(`${prefix.replace(/[{}*?[\]]/g, '\\$&')}*`);
+    expect(keys.length).toBeGreaterThanOrEqual(7);
+    const slots = new Set(await Promise.all(keys.map((key) => node.cluster('KEYSLOT', key))));
+    expect(slots.size).toBe(1);
+  });
+
+  describe('keeps the Store contract', () => {
+    for (const check of storeContractCases(
+      () => new RedisStore({ redis: cluster, prefix: taggedPrefix() }),
+    )) {
+      it(check.name, check.run);
+    }
+  });
+});

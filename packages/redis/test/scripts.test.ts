@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { RedisStore } from '../src/index.js';
+import { connect, uniquePrefix } from './support/clients.js';
+import { storedResult, trackedSession } from './support/records.js';
+import { useRedisServer } from './support/redis-server.js';
+import { commandCalls } from './support/stats.js';
+
+// SCRIPT FLUSH and command statistics are per server, so this file has a server of its own.
+const server = useRedisServer();
+
+/** One call of every scripted operation, on a fresh record. */
+async function everyScript(store: RedisStore): Promise<void> {
+  const record = trackedSession();
+  expect(await store.insert(record)).toBe(true);
+  expect(await store.findByUser(record.externalUserId)).toHaveLength(1);
+  expect((await store.leaseDue(Date.now(), 1, 'w', 5000)).map((r) => r.key)).toEqual([record.key]);
+  expect(await store.lease(record.key, 'w', Date.now(), 5000)).toBeDefined();
+  expect(await store.attachResult(record.key, storedResult(), Date.now())).toBe('attached');
+  expect(
+    await store.settle(record.key, 'w', { state: 'completed', retainMs: 1000 }, Date.now()),
+  ).toBe(true);
+  expect((await store.counts()).completed).toBe(1);
+}
+
+describe('Lua scripts', () => {
+  it('are sent again when Redis has forgotten them, then run by their SHA1', async () => {
+    const redis = connect(server().url);
+    const store = new RedisStore({ redis, prefix: uniquePrefix('flush') });
+    await redis.script('FLUSH');
+    await redis.config('RESETSTAT');
+
+    await everyScript(store);
+    const first = await commandCalls(redis);
+    // Seven scripts: each EVALSHA answered NOSCRIPT and was followed by an EVAL.
+    expect(first.get('eval')).toBe(7);
+    expect(first.get('evalsha')).toBe(7);
+
+    await redis.config('RESETSTAT');
+    await everyScript(new RedisStore({ redis, prefix: uniquePrefix('flush') }));
+    const second = await commandCalls(redis);
+    expect(second.has('eval')).toBe(false);
+    expect(second.get('evalsha')).toBe(7);
+  });
+});
