@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStore } from '../src/index.js';
 import { connect, uniquePrefix } from './support/clients.js';
 import { storedResult, trackedSession } from './support/records.js';
-import { useRedisServer } from './support/redis-server.js';
+import { useRedisServer } from '@faceverify/test-support';
 
 // A cluster of one node that owns every slot: enough to run the store through ioredis'
 // Cluster client and to check where its keys land.

@@ -5,7 +5,7 @@ import { storeError } from '../src/errors.js';
 import { RedisStore, RedisStoreError } from '../src/index.js';
 import { connect, uniquePrefix } from './support/clients.js';
 import { trackedSession } from './support/records.js';
-import { freePort, useRedisServer } from './support/redis-server.js';
+import { freePort, useRedisServer } from '@faceverify/test-support';
 
 const PASSWORD = 'pw-Zq81-never-shown';
 const secured = useRedisServer({ args: ['--requirepass', PASSWORD] });

@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { startRedisServer } from './support/redis-server.js';
+import { startRedisServer } from '@faceverify/test-support';
 
 declare module 'vitest' {
   export interface ProvidedContext {

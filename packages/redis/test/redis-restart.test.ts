@@ -7,7 +7,7 @@ import { RedisStore, RedisStoreError } from '../src/index.js';
 import { LEASE_DUE } from '../src/scripts/lease-due.js';
 import { connect, uniquePrefix } from './support/clients.js';
 import { storedResult, trackedSession } from './support/records.js';
-import { type RedisServer, startRedisServer } from './support/redis-server.js';
+import { type RedisServer, startRedisServer } from '@faceverify/test-support';
 
 const dir = mkdtempSync(join(tmpdir(), 'faceverify-redis-aof-'));
 const persistent = ['--appendonly', 'yes'];

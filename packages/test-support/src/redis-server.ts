@@ -40,9 +40,9 @@ export function requireRedisServer(): void {
   const install = 'apt-get install -y redis-server';
   throw new Error(
     process.env.CI === 'true'
-      ? `redis-server is not on PATH. The @faceverify/redis tests need a real Redis; the CI ` +
+      ? `redis-server is not on PATH. These tests need a real Redis; the CI ` +
           `image must provide it (${install}).`
-      : `redis-server is not on PATH. The @faceverify/redis tests need a real Redis: ` +
+      : `redis-server is not on PATH. These tests need a real Redis: ` +
           `install it with \`sudo ${install}\` (or run \`node scripts/ensure-system-deps.mjs\`).`,
   );
 }

@@ -1,0 +1,134 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Emulator, OUTCOMES, startEmulator } from '@faceverify/emulator';
+import { type RedisServer, startRedisServer } from '@faceverify/test-support';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DeliveryLedger } from './support/delivery-ledger.js';
+import { inBatches, type ReceiverInstance, startRedisInstance } from './support/redis-instances.js';
+import { startRoundRobinProxy } from './support/round-robin-proxy.js';
+import { waitFor } from './support/wait-for.js';
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const GENEROUS = {
+  verify: { limit: 100_000, windowMs: 60_000 },
+  complete: { limit: 100_000, windowMs: 60_000 },
+};
+
+async function emulatorWith(faults: Parameters<Emulator['setFaults']>[0]) {
+  const emulator = await startEmulator({ seed: 'redis-instances', rateLimits: GENEROUS, faults });
+  cleanups.push(() => emulator.close());
+  return emulator;
+}
+
+async function redisServer(args: string[] = [], dir?: string): Promise<RedisServer> {
+  const server = await startRedisServer({ args, ...(dir ? { dir } : {}) });
+  cleanups.push(() => server.stop());
+  return server;
+}
+
+describe('several instances on one Redis', () => {
+  it('three instances, 1,000 sessions, faults on: each delivered exactly once', async () => {
+    const redis = await redisServer();
+    const emulator = await emulatorWith({
+      dropWebhooks: 0.2,
+      duplicateWebhooks: 0.05,
+      corruptWebhooks: 0.02,
+      delayWebhooks: { ms: 200, probability: 0.1 },
+      poll429: { probability: 0.1, retryAfterMs: 50 },
+      poll5xx: { probability: 0.05 },
+    });
+    const ledger = new DeliveryLedger();
+    const instances: ReceiverInstance[] = [];
+    for (let i = 0; i < 3; i++) {
+      const instance = await startRedisInstance({
+        emulator,
+        redisUrl: redis.url,
+        prefix: 'fv3:',
+        ledger,
+      });
+      instances.push(instance);
+      cleanups.push(() => instance.stop());
+    }
+    const proxy = await startRoundRobinProxy(() => instances.map((i) => i.server.url));
+    cleanups.push(() => proxy.close());
+    emulator.setCallbackUrl(`${proxy.url}/webhooks/verification`);
+
+    const tokens: string[] = [];
+    await inBatches(
+      Array.from({ length: 1000 }, (_, i) => i),
+      20,
+      async (i) => {
+        const instance = instances[i % instances.length]!;
+        const { token } = await instance.receiver.startVerification({ externalUserId: `u${i}` });
+        tokens.push(token);
+      },
+    );
+    await inBatches([...tokens], 20, (token) =>
+      emulator.completeSession(token, OUTCOMES[tokens.indexOf(token) % OUTCOMES.length]!),
+    );
+    await waitFor(() => ledger.missing(tokens).length === 0, 'every session delivered', 90_000);
+    await emulator.webhooksSettled();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+
+    const stats = emulator.stats();
+    expect(stats.webhooks.dropped).toBeGreaterThan(100);
+    expect(stats.webhooks.duplicated).toBeGreaterThan(10);
+    expect(stats.pollFaults.rateLimited + stats.pollFaults.serverErrors).toBeGreaterThan(0);
+    expect(ledger.duplicates()).toEqual([]);
+    expect(ledger.completed).toHaveLength(1000);
+    const sources = new Set(ledger.completed.map((event) => event.source));
+    expect(sources).toEqual(new Set(['webhook', 'poll']));
+  });
+
+  it('Redis restarted mid-run (appendonly yes): the receiver reconnects and nothing is lost', async () => {
+    // A directory of the test's own, so the data outlives the first server process.
+    const dir = mkdtempSync(join(tmpdir(), 'faceverify-restart-'));
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const redis = await redisServer(['--appendonly', 'yes', '--appendfsync', 'always'], dir);
+    const emulator = await emulatorWith({});
+    const ledger = new DeliveryLedger();
+    const instance = await startRedisInstance({
+      emulator,
+      redisUrl: redis.url,
+      prefix: 'fvr:',
+      ledger,
+    });
+    cleanups.push(() => instance.stop());
+    emulator.setCallbackUrl(instance.server.webhookUrl);
+
+    const tokens: string[] = [];
+    for (let i = 0; i < 60; i++) {
+      tokens.push((await instance.receiver.startVerification({ externalUserId: `r${i}` })).token);
+    }
+    await inBatches(tokens.slice(0, 30), 10, (token) =>
+      emulator.completeSession(token, 'verified'),
+    );
+    await waitFor(() => ledger.missing(tokens.slice(0, 30)).length === 0, 'first half delivered');
+
+    await redis.stop();
+    // While Redis is down, webhooks cannot be stored: they are refused (503), not lost for good.
+    await inBatches(tokens.slice(30), 10, (token) => emulator.completeSession(token, 'verified'));
+    await emulator.webhooksSettled();
+    expect(emulator.stats().webhooks.failed).toBeGreaterThan(0);
+    const restarted = await startRedisServer({
+      port: redis.port,
+      dir: redis.dir,
+      args: ['--appendonly', 'yes'],
+    });
+    cleanups.push(() => restarted.stop());
+
+    await waitFor(
+      () => ledger.missing(tokens).length === 0,
+      'second half delivered by polling',
+      60_000,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(ledger.duplicates()).toEqual([]);
+    expect(ledger.completed).toHaveLength(60);
+  });
+});
