@@ -1,5 +1,13 @@
 export { exactTextBytes, type TextProof } from './adapter/exact-text-bytes.js';
 export { toReceiver } from './adapter/to-receiver.js';
+export {
+  DEFAULT_WEBHOOK_PATH,
+  setUpWebhookMiddleware,
+  type WebhookMiddlewareOptions,
+  type WebhookMiddlewareSetup,
+  type WithReceiver,
+  withReceiver,
+} from './adapter/webhook-middleware.js';
 export * from './client/index.js';
 export * from './errors.js';
 export {

@@ -1,17 +1,15 @@
 import {
-  ConfigurationError,
   type Receiver,
-  type ReceiverEventMap,
-  type ReceiverEventName,
   type ReceiverOptions,
-  toReceiver,
+  setUpWebhookMiddleware,
+  withReceiver,
 } from '@faceverify/core';
 import type { NextFunction, Request, Response } from 'express';
 import { readWebhookBody } from '../raw-body/read-webhook-body.js';
 
 import { closeAfterAnswer, writeAnswer } from '../response/write-answer.js';
 import { fullPath, isRouteHandler } from './mounting.js';
-import { DEFAULT_PATH, type VerificationWebhookOptions } from './options.js';
+import type { VerificationWebhookOptions } from './options.js';
 import type { VerificationWebhookMiddleware } from './types.js';
 
 const NO_BODY = new Uint8Array(0);
@@ -43,14 +41,7 @@ export function verificationWebhook(
   receiverOrOptions?: Receiver | ReceiverOptions,
   options: VerificationWebhookOptions = {},
 ): VerificationWebhookMiddleware {
-  const receiver = toReceiver(receiverOrOptions);
-  const path = options.path ?? DEFAULT_PATH;
-  if (!path.startsWith('/')) {
-    throw new ConfigurationError(
-      `verificationWebhook(): "path" must start with "/", got ${JSON.stringify(path)}.`,
-    );
-  }
-  const passThrough = options.passThrough === true;
+  const { receiver, path, passThrough } = setUpWebhookMiddleware(receiverOrOptions, options);
 
   async function handle(req: Request, res: Response, next: NextFunction): Promise<void> {
     if (!isRouteHandler(req, middleware) && fullPath(req) !== path) {
@@ -79,21 +70,13 @@ export function verificationWebhook(
     writeAnswer(res, answer);
   }
 
-  function on<Name extends ReceiverEventName>(
-    name: Name,
-    handler: ReceiverEventMap[Name],
-  ): VerificationWebhookMiddleware {
-    receiver.on(name, handler);
-    return middleware;
-  }
-
-  const middleware: VerificationWebhookMiddleware = Object.assign(
+  // Express 4 ignores returned promises: failures (such as a response already sent by
+  // someone else) go to the app's error handler explicitly.
+  const middleware: VerificationWebhookMiddleware = withReceiver(
     (req: Request, res: Response, next: NextFunction): void => {
-      // Express 4 ignores returned promises: failures (such as a response already sent by
-      // someone else) go to the app's error handler explicitly.
       handle(req, res, next).catch(next);
     },
-    { receiver, on },
+    receiver,
   );
   return middleware;
 }

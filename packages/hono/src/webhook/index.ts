@@ -1,10 +1,8 @@
 import {
-  ConfigurationError,
   type Receiver,
-  type ReceiverEventMap,
-  type ReceiverEventName,
   type ReceiverOptions,
-  toReceiver,
+  setUpWebhookMiddleware,
+  withReceiver,
 } from '@faceverify/core';
 import type { Context, Next } from 'hono';
 import { readWebhookBody } from '../body/read-webhook-body.js';
@@ -12,7 +10,7 @@ import { readWebhookBody } from '../body/read-webhook-body.js';
 import { toResponse } from '../response/to-response.js';
 import { waitUntilOf } from '../runtime/wait-until.js';
 import { isRouteHandler } from './mounting.js';
-import { DEFAULT_PATH, type VerificationWebhookOptions } from './options.js';
+import type { VerificationWebhookOptions } from './options.js';
 import type { VerificationEnv, VerificationWebhookMiddleware } from './types.js';
 
 const NO_BODY = new Uint8Array(0);
@@ -46,14 +44,7 @@ export function verificationWebhook(
   receiverOrOptions?: Receiver | ReceiverOptions,
   options: VerificationWebhookOptions = {},
 ): VerificationWebhookMiddleware {
-  const receiver = toReceiver(receiverOrOptions);
-  const path = options.path ?? DEFAULT_PATH;
-  if (!path.startsWith('/')) {
-    throw new ConfigurationError(
-      `verificationWebhook(): "path" must start with "/", got ${JSON.stringify(path)}.`,
-    );
-  }
-  const passThrough = options.passThrough === true;
+  const { receiver, path, passThrough } = setUpWebhookMiddleware(receiverOrOptions, options);
 
   async function handle(c: Context<VerificationEnv>, next: Next): Promise<Response | undefined> {
     if (!isRouteHandler(c) && c.req.path !== path) {
@@ -85,14 +76,6 @@ export function verificationWebhook(
     return toResponse(answer);
   }
 
-  function on<Name extends ReceiverEventName>(
-    name: Name,
-    handler: ReceiverEventMap[Name],
-  ): VerificationWebhookMiddleware {
-    receiver.on(name, handler);
-    return middleware;
-  }
-
-  const middleware: VerificationWebhookMiddleware = Object.assign(handle, { receiver, on });
+  const middleware: VerificationWebhookMiddleware = withReceiver(handle, receiver);
   return middleware;
 }

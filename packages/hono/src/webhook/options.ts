@@ -1,6 +1,3 @@
-/** Where the middleware listens when it is mounted with `app.use()` and given no `path`. */
-export const DEFAULT_PATH = '/webhooks/verification';
-
 /** Options of `verificationWebhook()`. */
 export interface VerificationWebhookOptions {
   /**

@@ -1,17 +1,15 @@
 import {
-  ConfigurationError,
   type Receiver,
-  type ReceiverEventMap,
-  type ReceiverEventName,
   type ReceiverOptions,
-  toReceiver,
+  setUpWebhookMiddleware,
+  withReceiver,
 } from '@faceverify/core';
 import type { Next, ParameterizedContext } from 'koa';
 import { readWebhookBody } from '../raw-body/read-webhook-body.js';
 
 import { closeAfterAnswer, writeAnswer } from '../response/write-answer.js';
 import { isRouteHandler } from './mounting.js';
-import { DEFAULT_PATH, type VerificationWebhookOptions } from './options.js';
+import type { VerificationWebhookOptions } from './options.js';
 import type { VerificationState, VerificationWebhookMiddleware } from './types.js';
 
 const NO_BODY = new Uint8Array(0);
@@ -45,14 +43,7 @@ export function verificationWebhook(
   receiverOrOptions?: Receiver | ReceiverOptions,
   options: VerificationWebhookOptions = {},
 ): VerificationWebhookMiddleware {
-  const receiver = toReceiver(receiverOrOptions);
-  const path = options.path ?? DEFAULT_PATH;
-  if (!path.startsWith('/')) {
-    throw new ConfigurationError(
-      `verificationWebhook(): "path" must start with "/", got ${JSON.stringify(path)}.`,
-    );
-  }
-  const passThrough = options.passThrough === true;
+  const { receiver, path, passThrough } = setUpWebhookMiddleware(receiverOrOptions, options);
 
   async function handle(ctx: ParameterizedContext<VerificationState>, next: Next): Promise<void> {
     if (!isRouteHandler(ctx, middleware) && ctx.path !== path) {
@@ -81,14 +72,6 @@ export function verificationWebhook(
     writeAnswer(ctx, answer);
   }
 
-  function on<Name extends ReceiverEventName>(
-    name: Name,
-    handler: ReceiverEventMap[Name],
-  ): VerificationWebhookMiddleware {
-    receiver.on(name, handler);
-    return middleware;
-  }
-
-  const middleware: VerificationWebhookMiddleware = Object.assign(handle, { receiver, on });
+  const middleware: VerificationWebhookMiddleware = withReceiver(handle, receiver);
   return middleware;
 }
