@@ -7,6 +7,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     projects: ['packages/*', 'examples/*'],
-    reporters: process.env.CI ? ['default', ['json', { outputFile: '.vitest-report.json' }]] : ['default'],
+    reporters: process.env.CI
+      ? ['default', ['json', { outputFile: '.vitest-report.json' }]]
+      : ['default'],
   },
 });

@@ -1,11 +1,11 @@
 import { ConfigurationError } from '@faceverify/core';
 import { storeContractCases } from '@faceverify/core/testing';
+import { useRedisServer } from '@faceverify/test-support';
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStore } from '../src/index.js';
 import { connect, uniquePrefix } from './support/clients.js';
 import { storedResult, trackedSession } from './support/records.js';
-import { useRedisServer } from '@faceverify/test-support';
 
 // A cluster of one node that owns every slot: enough to run the store through ioredis'
 // Cluster client and to check where its keys land.

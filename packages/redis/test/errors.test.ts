@@ -1,11 +1,11 @@
 import { ConfigurationError } from '@faceverify/core';
+import { freePort, useRedisServer } from '@faceverify/test-support';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { storeError } from '../src/errors.js';
 import { RedisStore, RedisStoreError } from '../src/index.js';
 import { connect, uniquePrefix } from './support/clients.js';
 import { trackedSession } from './support/records.js';
-import { freePort, useRedisServer } from '@faceverify/test-support';
 
 const PASSWORD = 'pw-Zq81-never-shown';
 const secured = useRedisServer({ args: ['--requirepass', PASSWORD] });

@@ -1,5 +1,5 @@
-import type { TestProject } from 'vitest/node';
 import { startRedisServer } from '@faceverify/test-support';
+import type { TestProject } from 'vitest/node';
 
 declare module 'vitest' {
   export interface ProvidedContext {

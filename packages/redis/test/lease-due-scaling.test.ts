@@ -1,8 +1,8 @@
+import { useRedisServer } from '@faceverify/test-support';
 import { describe, expect, it } from 'vitest';
 import { RedisStore } from '../src/index.js';
 import { connect, uniquePrefix } from './support/clients.js';
 import { trackedSession } from './support/records.js';
-import { useRedisServer } from '@faceverify/test-support';
 import { commandCalls } from './support/stats.js';
 
 // Command statistics are per server, so this file has a server of its own.

@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type RedisServer, startRedisServer } from '@faceverify/test-support';
 import type { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RedisStore, RedisStoreError } from '../src/index.js';
 import { LEASE_DUE } from '../src/scripts/lease-due.js';
 import { connect, uniquePrefix } from './support/clients.js';
 import { storedResult, trackedSession } from './support/records.js';
-import { type RedisServer, startRedisServer } from '@faceverify/test-support';
 
 const dir = mkdtempSync(join(tmpdir(), 'faceverify-redis-aof-'));
 const persistent = ['--appendonly', 'yes'];
