@@ -1,6 +1,7 @@
 import type { StoredResult, TrackedSession } from '../store/store.js';
 import type { ReceiverContext } from './context.js';
 import type { VerificationCompletedEvent } from './events.js';
+import { keepLease, stillLeased } from './keep-lease.js';
 import { delayAt } from './options.js';
 
 export type DeliveryOutcome = 'delivered' | 'failed' | 'lease-lost';
@@ -42,11 +43,14 @@ export async function deliverLeased(
   const { store, handlers, log } = context;
   const event = completedEvent(session, result);
   const { attempt } = event;
+  if (!(await stillLeased(context, session.key, owner, session.lease?.until))) {
+    log.warn('A lease lapsed before delivery; another worker delivers this result.', {
+      sessionToken: session.token,
+    });
+    return { outcome: 'lease-lost', event };
+  }
   // Long handlers keep their lease alive, so no other worker starts the same delivery.
-  const renewal = setInterval(() => {
-    store.lease(session.key, owner, context.now(), context.leaseMs).catch(() => undefined);
-  }, context.leaseMs / 3);
-  (renewal as { unref?: () => void }).unref?.();
+  const stopRenewal = keepLease(context, session.key, owner);
   let handlerError: unknown;
   let failed = false;
   try {
@@ -60,7 +64,7 @@ export async function deliverLeased(
     failed = true;
     handlerError = error;
   } finally {
-    clearInterval(renewal);
+    stopRenewal();
   }
   const now = context.now();
   try {

@@ -3,6 +3,7 @@ import { ApiError, RateLimitError } from '../errors.js';
 import type { VerificationPayload } from '../payload/types.js';
 import { type ReceiverContext, requireClient } from '../receiver/context.js';
 import { type DeliveryOutcome, deliverLeased, tokenOf } from '../receiver/deliver.js';
+import { keepLease } from '../receiver/keep-lease.js';
 import { delayAt } from '../receiver/options.js';
 import type { TrackedSession } from '../store/store.js';
 import { expireLeased } from './expire-session.js';
@@ -36,9 +37,12 @@ export async function pollLeased(
   }
   const client = requireClient(context, 'Polling a session');
   let snapshot: SessionSnapshot;
+  // A poll may wait out 429s and retries for longer than a lease lasts.
+  const stopRenewal = keepLease(context, session.key, owner);
   try {
     snapshot = await client.getSession(session.token);
   } catch (error) {
+    stopRenewal();
     const now = context.now();
     if (error instanceof ApiError && error.status === 404) {
       await expireLeased(context, session, owner);
@@ -62,6 +66,7 @@ export async function pollLeased(
     );
     return { outcome: 'retry-later', status: 'unknown' };
   }
+  stopRenewal();
   const now = context.now();
   if (snapshot.result) {
     const result = { payload: snapshot.result, source: 'poll' as const, receivedAt: now };

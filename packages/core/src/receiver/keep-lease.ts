@@ -1,0 +1,29 @@
+import type { ReceiverContext } from './context.js';
+
+/**
+ * Renews a lease in the background while slow work runs (a poll with retries, a long
+ * handler), so no other worker takes the session over meanwhile. Returns the stop function.
+ */
+export function keepLease(context: ReceiverContext, key: string, owner: string): () => void {
+  const renewal = setInterval(() => {
+    context.store.lease(key, owner, context.now(), context.leaseMs).catch(() => undefined);
+  }, context.leaseMs / 3);
+  (renewal as { unref?: () => void }).unref?.();
+  return () => clearInterval(renewal);
+}
+
+/**
+ * Confirms the lease is still this worker's right before handlers run. A lease granted a
+ * moment ago is trusted; an older one is renewed, which fails when it lapsed and another
+ * worker took the session: then this worker must not deliver.
+ */
+export async function stillLeased(
+  context: ReceiverContext,
+  key: string,
+  owner: string,
+  leaseUntil: number | undefined,
+): Promise<boolean> {
+  const now = context.now();
+  if (leaseUntil !== undefined && leaseUntil - now > context.leaseMs / 2) return true;
+  return (await context.store.lease(key, owner, now, context.leaseMs)) !== undefined;
+}

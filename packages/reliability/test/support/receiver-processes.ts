@@ -1,0 +1,57 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const SCRIPT = fileURLToPath(new URL('./receiver-process.mjs', import.meta.url));
+
+/** A receiver running as its own OS process (see receiver-process.mjs). */
+export interface ReceiverProcess {
+  readonly child: ChildProcess;
+  /** Peak resident set size so far, in bytes (Linux: VmHWM). */
+  peakRss(): number;
+  kill(signal: NodeJS.Signals): Promise<void>;
+}
+
+function vmHwm(pid: number | undefined): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = /VmHWM:\s+(\d+) kB/.exec(status)?.[1];
+    return kib ? Number(kib) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Starts a receiver process and resolves once it listens. */
+export function startReceiverProcess(env: Record<string, string>): Promise<ReceiverProcess> {
+  const child = spawn(process.execPath, [SCRIPT], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let peak = 0;
+  const handle: ReceiverProcess = {
+    child,
+    peakRss() {
+      peak = Math.max(peak, vmHwm(child.pid));
+      return peak;
+    },
+    async kill(signal) {
+      handle.peakRss();
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill(signal);
+      await exited;
+    },
+  };
+  return new Promise((resolve, reject) => {
+    const early = (code: number | null) =>
+      reject(new Error(`receiver process exited early (${code})`));
+    child.once('exit', early);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('ready')) {
+        child.off('exit', early);
+        resolve(handle);
+      }
+    });
+  });
+}
