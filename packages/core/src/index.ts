@@ -41,6 +41,7 @@ export type { ReceiverOptions } from './receiver/options.js';
 export { SIGNATURE_HEADER, type WebhookRequest } from './receiver/receive-webhook.js';
 export type { LabeledSecret, WebhookSecrets } from './signature/secrets.js';
 export { matchSignature, type SecretMatch, sign, verify } from './signature/verify.js';
+export { verifyWebhook } from './signature/verify-webhook.js';
 export { MemoryStore } from './store/memory-store.js';
 export type {
   AttachOutcome,

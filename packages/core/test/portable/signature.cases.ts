@@ -1,4 +1,12 @@
-import { matchSignature, sign, verify } from '../../src/index.js';
+import {
+  matchSignature,
+  sign,
+  verify,
+  verifyWebhook,
+  WebhookPayloadError,
+  WebhookVerificationError,
+} from '../../src/index.js';
+import { fixturePayload } from '../../src/testing/index.js';
 import vectorFile from '../fixtures/signature-vectors.json' with { type: 'json' };
 import { check, checkEqual, checkRejects, type PortableCase } from './case.js';
 
@@ -113,6 +121,31 @@ export const signatureCases: PortableCase[] = [
     async run() {
       const signature = await sign(BODY, SECRET);
       checkEqual(await verify(BODY, ` ${signature.toUpperCase()} `, SECRET), true, 'upper');
+    },
+  },
+  {
+    name: 'verifyWebhook returns the payload, or throws a typed error saying which check failed',
+    async run() {
+      const body = JSON.stringify(fixturePayload());
+      const signature = await sign(body, SECRET);
+      const payload = await verifyWebhook(body, signature, SECRET);
+      checkEqual(payload.external_user_id, 'user_123', 'payload');
+      const code = (error: unknown) => (error as { code?: string }).code;
+      await checkRejects(
+        () => verifyWebhook(body, undefined, SECRET),
+        (error) => error instanceof WebhookVerificationError && code(error) === 'signature_missing',
+        'missing',
+      );
+      await checkRejects(
+        () => verifyWebhook(`${body} `, signature, SECRET),
+        (error) => error instanceof WebhookVerificationError && code(error) === 'signature_invalid',
+        'invalid',
+      );
+      await checkRejects(
+        async () => verifyWebhook('{}', await sign('{}', SECRET), SECRET),
+        (error) => error instanceof WebhookPayloadError,
+        'payload',
+      );
     },
   },
 ];
