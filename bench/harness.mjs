@@ -2,8 +2,8 @@
 // baseline and our code, in one process, alternating which goes first in each round so that
 // warm-up drift, frequency scaling and GC pressure fall on both alike.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { cpus, release, totalmem, type } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -104,6 +104,56 @@ export async function compare({ baseline, candidate }, { rounds, sampleMs, warmu
   return { baseline: base, candidate: cand, ratio: cand / base, samples, roundRatios };
 }
 
+/**
+ * Compares several candidates with one `baseline` in the same rounds: each round samples the
+ * baseline and every candidate once, in an order rotated by one each round, so drift falls on
+ * all alike. Every function must return truthy for the benchmarked input (checked first).
+ *
+ * @param {{ baseline: () => unknown, candidates: Record<string, () => unknown> }} fns
+ * @returns {Promise<{ baseline: number, candidates: Record<string, { opsPerSec: number,
+ *   ratio: number, roundRatios: number[], samples: number[] }>, samples: number[] }>}
+ */
+export async function compareMany({ baseline, candidates }, { rounds, sampleMs, warmupMs }) {
+  const fns = { baseline, ...candidates };
+  const names = Object.keys(fns);
+  const kinds = {};
+  const batches = {};
+  for (const name of names) {
+    const first = fns[name]();
+    kinds[name] = typeof first?.then === 'function';
+    if (!(await first)) throw new Error(`${name} returned a falsy result for the benchmark input`);
+    batches[name] = await warmUp(fns[name], kinds[name], warmupMs);
+  }
+  const samples = Object.fromEntries(names.map((name) => [name, []]));
+  for (let round = 0; round < rounds; round++) {
+    const shift = round % names.length;
+    const order = [...names.slice(shift), ...names.slice(0, shift)];
+    for (const name of order) {
+      samples[name].push(await sample(fns[name], kinds[name], sampleMs, batches[name]));
+    }
+  }
+  const base = median(samples.baseline);
+  if (sink === -1) console.log(sink);
+  return {
+    baseline: base,
+    samples: samples.baseline,
+    candidates: Object.fromEntries(
+      Object.keys(candidates).map((name) => {
+        const ops = median(samples[name]);
+        return [
+          name,
+          {
+            opsPerSec: ops,
+            ratio: ops / base,
+            roundRatios: samples[name].map((value, i) => value / samples.baseline[i]),
+            samples: samples[name],
+          },
+        ];
+      }),
+    ),
+  };
+}
+
 /** What a reader needs to compare numbers between machines and commits. */
 export function machineInfo(root) {
   let commit = null;
@@ -122,12 +172,32 @@ export function machineInfo(root) {
     cpuCount: cpuList.length,
     memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
     platform: `${process.platform}-${process.arch}`,
+    os: `${type()} ${release()}`,
     node: process.version,
     v8: process.versions.v8,
     openssl: process.versions.openssl,
     date: new Date().toISOString(),
     commit,
   };
+}
+
+/**
+ * Versions of the packages a benchmark compares, as installed (read from their package.json
+ * under the root's node_modules); `@faceverify/*` names are read from packages/.
+ */
+export function packageVersions(root, names) {
+  const versions = {};
+  for (const name of names) {
+    const file = name.startsWith('@faceverify/')
+      ? join(root, 'packages', name.slice('@faceverify/'.length), 'package.json')
+      : join(root, 'node_modules', name, 'package.json');
+    try {
+      versions[name] = JSON.parse(readFileSync(file, 'utf8')).version;
+    } catch {
+      versions[name] = null;
+    }
+  }
+  return versions;
 }
 
 /** Writes `bench/results/<name>.json` whole or not at all (readers never see half a file). */

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Runs every bench/*.bench.mjs one after another (never in parallel: they would compete for
-// the CPU and skew each other), then lists the results each one wrote to bench/results/.
+// the CPU and skew each other), lists the results each one wrote to bench/results/, and
+// writes BENCHMARKS.md and bench/results/ratios.svg from them.
 //
 // usage: node bench/run-all.mjs [--quick] [other options, passed to every benchmark]
 import { spawn } from 'node:child_process';
@@ -8,8 +9,10 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { table } from './harness.mjs';
+import { writeReport } from './lib/report.mjs';
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SUFFIX = '.bench.mjs';
 
 function run(file, args) {
@@ -67,6 +70,8 @@ async function main() {
       ]),
     )}`,
   );
+  const { mdFile, svgFile } = writeReport(BENCH_DIR, ROOT);
+  console.log(`\nreport: ${mdFile.slice(ROOT.length)}, ${svgFile.slice(ROOT.length)}`);
   // A benchmark that crashed is an error; a slow result is not (benchmarks are not tests).
   return runs.every((r) => r.code === 0) ? 0 : 1;
 }
