@@ -8,6 +8,7 @@ export type {
   ServerErrorFault,
   ServerErrorStatus,
 } from './faults/fault-settings.js';
+export { SERVER_ERROR_STATUSES } from './faults/fault-settings.js';
 export type { EmulatorLogger } from './logger.js';
 export type { EmulatorOptions, RateLimitOptions } from './options.js';
 export type { CompletionResponse } from './routes/complete.js';

@@ -1,3 +1,4 @@
+export type { RedisClient } from './client.js';
 export { RedisStoreError, type RedisStoreFailure } from './errors.js';
 export type { RedisStoreOptions } from './options.js';
 export { RedisStore } from './redis-store.js';

@@ -48,7 +48,9 @@ export function createLog(logger: Logger | undefined) {
   const write =
     (level: keyof Logger) =>
     (message: string, fields: Record<string, unknown> = {}): void => {
-      logger?.[level]?.(message, redact(fields));
+      const write = logger?.[level];
+      // Without a logger for this level, the fields are not even redacted.
+      if (write) write.call(logger, message, redact(fields));
     };
   return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
 }

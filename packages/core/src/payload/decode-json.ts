@@ -21,7 +21,8 @@ export function decodeJson(body: string | Uint8Array): unknown {
     }
   }
   try {
-    return JSON.parse(text, withoutProtoKeys);
+    // A reviver slows every parse; only a body that spells the key needs one.
+    return text.includes('__proto__') ? JSON.parse(text, withoutProtoKeys) : JSON.parse(text);
   } catch {
     throw new WebhookPayloadError('The body is not valid JSON.');
   }

@@ -1,4 +1,6 @@
-import type { StoredResult, TrackedSession } from '../store/store.js';
+import { hmacSha256 } from '#hmac';
+import { toHex } from '../signature/hex.js';
+import type { SettleUpdate, StoredResult, TrackedSession } from '../store/store.js';
 import type { ReceiverContext } from './context.js';
 import type { VerificationCompletedEvent } from './events.js';
 import { keepLease, stillLeased } from './keep-lease.js';
@@ -12,12 +14,25 @@ export interface Delivery {
   event: VerificationCompletedEvent;
 }
 
+const encoder = new TextEncoder();
+
+/**
+ * A stable id for a result that does not reveal the session token (a credential): the
+ * first 128 bits of a SHA-256-based digest of the record key, the same in every process.
+ */
+async function eventId(key: string): Promise<string> {
+  return `evt_${toHex(await hmacSha256('faceverify.event-id', encoder.encode(key))).slice(0, 32)}`;
+}
+
 /** The event handlers receive for a session's result. */
-export function completedEvent(session: TrackedSession, result: StoredResult) {
+export async function completedEvent(
+  session: TrackedSession,
+  result: StoredResult,
+): Promise<VerificationCompletedEvent> {
   const attempt = session.state === 'delivering' ? session.attempts + 1 : 1;
   const event: VerificationCompletedEvent = {
     type: 'verification.completed',
-    id: session.key,
+    id: await eventId(session.key),
     source: result.source,
     receivedAt: new Date(result.receivedAt),
     data: result.payload,
@@ -41,7 +56,7 @@ export async function deliverLeased(
   result: StoredResult,
 ): Promise<Delivery> {
   const { store, handlers, log } = context;
-  const event = completedEvent(session, result);
+  const event = await completedEvent(session, result);
   const { attempt } = event;
   if (!(await stillLeased(context, session.key, owner, session.lease?.until))) {
     log.warn('A lease lapsed before delivery; another worker delivers this result.', {
@@ -88,11 +103,16 @@ export async function deliverLeased(
       );
       return { outcome: 'failed', event };
     }
-    const settled = await store.settle(
+    // A session's record is kept for the replay window so a late webhook of a result that
+    // came by polling is recognised; a delivery matched to no session has nothing to poll,
+    // and its digest alone already stops replays.
+    const settled = await settleAfterSuccess(
+      context,
       session.key,
       owner,
-      { state: 'completed', retainMs: context.replayWindowMs, result },
-      now,
+      session.token
+        ? { state: 'completed', retainMs: context.replayWindowMs, result }
+        : { state: 'completed', retainMs: 0 },
     );
     log.info('Verification result delivered.', {
       sessionToken: session.token,
@@ -103,6 +123,28 @@ export async function deliverLeased(
   } catch (error) {
     handlers.reportError(error, { stage: 'store', event, ...tokenOf(session) });
     return { outcome: 'failed', event };
+  }
+}
+
+/**
+ * Records a success. Handlers already ran, so giving up here would let the lease lapse and
+ * the result be delivered again: a store outage (Redis restarting) is waited out, with
+ * backoff, for as long as the lease keeps other workers away.
+ */
+async function settleAfterSuccess(
+  context: ReceiverContext,
+  key: string,
+  owner: string,
+  update: SettleUpdate,
+): Promise<boolean> {
+  const giveUpAt = context.now() + context.leaseMs;
+  for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
+    try {
+      return await context.store.settle(key, owner, update, context.now());
+    } catch (error) {
+      if (context.now() + wait >= giveUpAt) throw error;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
   }
 }
 

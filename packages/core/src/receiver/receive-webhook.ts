@@ -3,7 +3,7 @@ import { decodeJson } from '../payload/decode-json.js';
 import { COMPLETED_EVENT, validateVerificationPayload } from '../payload/parse.js';
 import type { VerificationPayload } from '../payload/types.js';
 import { matchSignature } from '../signature/verify.js';
-import type { StoredResult, TrackedSession } from '../store/store.js';
+import { isOpen, type StoredResult, type TrackedSession } from '../store/store.js';
 import { pollLeased } from '../tracker/poll-session.js';
 import type { ReceiverContext } from './context.js';
 import { correlate } from './correlate.js';
@@ -29,12 +29,18 @@ export interface WebhookRequest {
 const accepted = (extra: Record<string, unknown> = {}) =>
   jsonResponse(200, { received: true, ...extra });
 
-/** Waits briefly for a lease another worker holds, such as a poll already in flight. */
+/**
+ * Waits briefly for a lease another worker holds, such as a poll already in flight.
+ * Resolves `'closed'` as soon as that worker has completed the session.
+ */
 async function leaseWithPatience(context: ReceiverContext, key: string, owner: string) {
   const deadline = context.now() + Math.min(context.ackAfterMs / 2, 2000);
   for (let wait = 25; ; wait = Math.min(wait * 2, 400)) {
     const session = await context.store.lease(key, owner, context.now(), context.leaseMs);
-    if (session || context.now() + wait > deadline) return session;
+    if (session) return session;
+    const current = await context.store.get(key);
+    if (!current || !isOpen(current.state)) return 'closed';
+    if (context.now() + wait > deadline) return undefined;
     await new Promise((resolve) => setTimeout(resolve, wait));
   }
 }
@@ -91,35 +97,43 @@ async function storeAndDeliver(
     request.waitUntil?.(settling);
     return jsonResponse(202, { received: true, settling: correlation.keys.length });
   }
-  let key: string;
+  const owner = context.newOwner();
+  let session: TrackedSession | 'closed' | undefined;
   if (correlation.kind === 'session') {
-    key = correlation.key;
-    const attached = await store.attachResult(key, result, context.now());
+    const attached = await store.attachResult(correlation.key, result, context.now());
     if (attached === 'closed' || attached === 'already-attached') {
       return accepted({ duplicate: true });
     }
-    if (attached === 'missing') key = await insertUncorrelated(context, payload, result, digest);
+    session =
+      attached === 'missing'
+        ? await insertLeased(context, payload, result, digest, owner)
+        : await leaseWithPatience(context, correlation.key, owner);
   } else {
-    key = await insertUncorrelated(context, payload, result, digest);
+    session = await insertLeased(context, payload, result, digest, owner);
   }
-  const owner = context.newOwner();
-  const session = await leaseWithPatience(context, key, owner);
+  // Another worker delivered it meanwhile (a poll, or confirm() on the redirect).
+  if (session === 'closed') return accepted({ duplicate: true });
   if (!session) return jsonResponse(202, { received: true, queued: true });
   const stored = session.result ?? result;
   return deliverWithDeadline(
     context,
     deliverLeased(context, session, owner, stored),
-    completedEvent(session, stored),
+    await completedEvent(session, stored),
     request,
   );
 }
 
-async function insertUncorrelated(
+/**
+ * Stores a delivery matched to no session, already leased to `owner`: one store call
+ * instead of two on the common path, and no window in which another worker could take it.
+ */
+async function insertLeased(
   context: ReceiverContext,
   payload: VerificationPayload,
   result: StoredResult,
   digest: string,
-): Promise<string> {
+  owner: string,
+): Promise<TrackedSession | 'closed' | undefined> {
   const now = context.now();
   const record: TrackedSession = {
     key: `webhook:${digest}`,
@@ -130,9 +144,10 @@ async function insertUncorrelated(
     dueAt: now,
     attempts: 0,
     result,
+    lease: { owner, until: now + context.leaseMs },
   };
-  await context.store.insert(record);
-  return record.key;
+  if (await context.store.insert(record)) return record;
+  return leaseWithPatience(context, record.key, owner);
 }
 
 /**

@@ -2,11 +2,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** The built CLI: the tests run what gets published. */
-export const CLI_PATH = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+/** The installed command: the committed launcher, which runs the built dist/cli.js. */
+export const CLI_PATH = fileURLToPath(new URL('../../bin/faceverify-emulator.js', import.meta.url));
+const BUILT_CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
 export function assertCliBuilt(): void {
-  if (!existsSync(CLI_PATH)) {
+  if (!existsSync(BUILT_CLI)) {
     throw new Error(
       'dist/cli.js is missing: run `pnpm --filter @faceverify/emulator build` first.',
     );

@@ -27,7 +27,7 @@ const receiver = createReceiver({
   retryScheduleMs: [100, 200],
   sweepIntervalMs: Number(process.env.SWEEP_INTERVAL_MS ?? 50),
   sweepBatchSize: 200,
-  leaseMs: 1_000,
+  leaseMs: 5_000,
 });
 receiver.on('verification.completed', async (event) => {
   await redis.rpush(
