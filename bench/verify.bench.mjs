@@ -162,8 +162,10 @@ async function helpers() {
 
   const candidates = {
     '@faceverify/core verify': () => verify(body, hex, SECRET),
-    '@octokit/webhooks-methods verify': () => octokitVerify(SECRET, body.toString('utf8'), `sha256=${hex}`),
-    'stripe webhooks.constructEvent': () => stripe.webhooks.constructEvent(body, stripeHeader, SECRET),
+    '@octokit/webhooks-methods verify': () =>
+      octokitVerify(SECRET, body.toString('utf8'), `sha256=${hex}`),
+    'stripe webhooks.constructEvent': () =>
+      stripe.webhooks.constructEvent(body, stripeHeader, SECRET),
     'standardwebhooks verify': () => standard.verify(body, standardHeaders),
     'Web Crypto subtle.verify': () =>
       webcrypto.subtle.verify('HMAC', subtleKey, Buffer.from(hex, 'hex'), body),
@@ -176,12 +178,15 @@ async function helpers() {
     '@faceverify/core verify': async () => !(await verify(body, wrong, SECRET)),
     '@octokit/webhooks-methods verify': async () =>
       !(await octokitVerify(SECRET, text, `sha256=${wrong}`)),
-    'stripe webhooks.constructEvent': () => throws(() =>
-      stripe.webhooks.constructEvent(body, `t=${timestamp},v1=${wrong}`, SECRET),
-    ),
-    'standardwebhooks verify': () => throws(() =>
-      standard.verify(body, { ...standardHeaders, 'webhook-signature': `v1,${Buffer.from(wrong, 'hex').toString('base64')}` }),
-    ),
+    'stripe webhooks.constructEvent': () =>
+      throws(() => stripe.webhooks.constructEvent(body, `t=${timestamp},v1=${wrong}`, SECRET)),
+    'standardwebhooks verify': () =>
+      throws(() =>
+        standard.verify(body, {
+          ...standardHeaders,
+          'webhook-signature': `v1,${Buffer.from(wrong, 'hex').toString('base64')}`,
+        }),
+      ),
     'Web Crypto subtle.verify': async () =>
       !(await webcrypto.subtle.verify('HMAC', subtleKey, Buffer.from(wrong, 'hex'), body)),
     'hand-written + JSON.parse (reference)': () => !handWritten(body, wrong, SECRET),

@@ -16,12 +16,19 @@ export interface Delivery {
 
 const encoder = new TextEncoder();
 
+/** Key prefix of a delivery matched to no session: `webhook:<signature digest>`. */
+export const UNMATCHED_PREFIX = 'webhook:';
+
 /**
- * A stable id for a result that does not reveal the session token (a credential): the
- * first 128 bits of a SHA-256-based digest of the record key, the same in every process.
+ * A stable id for a result, the same in every process, that does not reveal the session
+ * token (a credential): 128 bits of an HMAC-SHA256 of the token. A delivery matched to no
+ * session is keyed by its signature digest, which is no secret, and used as it is.
  */
-async function eventId(key: string): Promise<string> {
-  return `evt_${toHex(await hmacSha256('faceverify.event-id', encoder.encode(key))).slice(0, 32)}`;
+async function eventId(session: TrackedSession): Promise<string> {
+  if (!session.token)
+    return `evt_${session.key.slice(session.key.indexOf(':') + 1, 33 + session.key.indexOf(':'))}`;
+  const digest = await hmacSha256('faceverify.event-id', encoder.encode(session.key));
+  return `evt_${toHex(digest).slice(0, 32)}`;
 }
 
 /** The event handlers receive for a session's result. */
@@ -32,7 +39,7 @@ export async function completedEvent(
   const attempt = session.state === 'delivering' ? session.attempts + 1 : 1;
   const event: VerificationCompletedEvent = {
     type: 'verification.completed',
-    id: await eventId(session.key),
+    id: await eventId(session),
     source: result.source,
     receivedAt: new Date(result.receivedAt),
     data: result.payload,
@@ -54,9 +61,11 @@ export async function deliverLeased(
   session: TrackedSession,
   owner: string,
   result: StoredResult,
+  /** The event, when the caller already built it (it hashes the key for the id). */
+  prepared?: VerificationCompletedEvent,
 ): Promise<Delivery> {
   const { store, handlers, log } = context;
-  const event = await completedEvent(session, result);
+  const event = prepared ?? (await completedEvent(session, result));
   const { attempt } = event;
   if (!(await stillLeased(context, session.key, owner, session.lease?.until))) {
     log.warn('A lease lapsed before delivery; another worker delivers this result.', {

@@ -7,7 +7,7 @@ import { isOpen, type StoredResult, type TrackedSession } from '../store/store.j
 import { pollLeased } from '../tracker/poll-session.js';
 import type { ReceiverContext } from './context.js';
 import { correlate } from './correlate.js';
-import { completedEvent, type Delivery, deliverLeased } from './deliver.js';
+import { completedEvent, type Delivery, deliverLeased, UNMATCHED_PREFIX } from './deliver.js';
 import type { VerificationCompletedEvent } from './events.js';
 import { type HeadersLike, readHeader } from './headers.js';
 import { errorResponse, jsonResponse, type ReceiverResponse } from './http-response.js';
@@ -51,7 +51,6 @@ async function deliverWithDeadline(
   event: VerificationCompletedEvent,
   request: WebhookRequest,
 ): Promise<ReceiverResponse> {
-  request.waitUntil?.(delivery);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<'deadline'>((resolve) => {
     timer = setTimeout(() => resolve('deadline'), context.ackAfterMs);
@@ -59,6 +58,8 @@ async function deliverWithDeadline(
   const outcome = await Promise.race([delivery, deadline]);
   clearTimeout(timer);
   if (outcome === 'deadline') {
+    // Only work that outlives the response needs the platform to keep it alive.
+    request.waitUntil?.(delivery);
     context.log.warn('Handlers are still running; acknowledged with 202 to keep the sender.', {
       ackAfterMs: context.ackAfterMs,
     });
@@ -115,10 +116,11 @@ async function storeAndDeliver(
   if (session === 'closed') return accepted({ duplicate: true });
   if (!session) return jsonResponse(202, { received: true, queued: true });
   const stored = session.result ?? result;
+  const event = await completedEvent(session, stored);
   return deliverWithDeadline(
     context,
-    deliverLeased(context, session, owner, stored),
-    await completedEvent(session, stored),
+    deliverLeased(context, session, owner, stored, event),
+    event,
     request,
   );
 }
@@ -136,7 +138,7 @@ async function insertLeased(
 ): Promise<TrackedSession | 'closed' | undefined> {
   const now = context.now();
   const record: TrackedSession = {
-    key: `webhook:${digest}`,
+    key: `${UNMATCHED_PREFIX}${digest}`,
     externalUserId: payload.external_user_id,
     createdAt: now,
     expiresAt: now + context.replayWindowMs,

@@ -59,12 +59,12 @@ export function verificationWebhook(
       if (read.kind === 'refused') return toResponse(read.answer);
       body = read.bytes;
     }
-    const waitUntil = waitUntilOf(c);
+
     const answer = await receiver.receive({
       method,
       headers: c.req.raw.headers,
       body,
-      ...(waitUntil ? { waitUntil } : {}),
+      waitUntil: waitUntilOf(c),
     });
     if (answer.event) {
       c.set('verification', answer.event);

@@ -14,6 +14,15 @@ import type { VerificationState, VerificationWebhookMiddleware } from './types.j
 
 const NO_BODY = new Uint8Array(0);
 
+/** `ctx.path`, or `undefined` for a request line Koa cannot parse as a URL (it throws). */
+function requestPath(ctx: ParameterizedContext<VerificationState>): string | undefined {
+  try {
+    return ctx.path;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Koa 2 and 3 middleware that receives the signed `verification.completed` webhook: it
  * reads the exact raw body (size-limited, before any JSON parsing), lets the Receiver
@@ -46,7 +55,7 @@ export function verificationWebhook(
   const { receiver, path, passThrough } = setUpWebhookMiddleware(receiverOrOptions, options);
 
   async function handle(ctx: ParameterizedContext<VerificationState>, next: Next): Promise<void> {
-    if (!isRouteHandler(ctx, middleware) && ctx.path !== path) {
+    if (!isRouteHandler(ctx, middleware) && requestPath(ctx) !== path) {
       await next();
       return;
     }

@@ -1,0 +1,349 @@
+#!/usr/bin/env node
+// Requests per second and p99 latency of each adapter against a hand-written receiver in the
+// same framework, over loopback with autocannon; then the server's RSS over 100k requests.
+//
+// Every request carries a distinct, correctly signed ~2 KiB body, so the Receiver verifies,
+// parses, stores and hands each one to its handler (none is a cheap replay duplicate), and the
+// baseline gets the very same bodies in the same order. Servers run in child processes, so the
+// load generator never shares their CPU time or memory.
+//
+// usage: node bench/http.bench.mjs [--quick] [--rounds=N] [--duration-s=N] [--warmup-s=N]
+//                                  [--connections=N] [--rss-requests=N] [--only=express,koa,...]
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { machineInfo, median, packageVersions, table, writeResults } from './harness.mjs';
+import { startServer } from './lib/child-server.mjs';
+import { requestSource } from './lib/webhook-bodies.mjs';
+
+const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const GOAL = 0.95;
+const MIB = 2 ** 20;
+
+const PAIRS = [
+  { id: 'express', name: 'Express 5', framework: 'express', candidate: 'library' },
+  { id: 'koa', name: 'Koa 3', framework: 'koa', candidate: 'library' },
+  { id: 'hono', name: 'Hono (@hono/node-server)', framework: 'hono', candidate: 'library' },
+  {
+    id: 'octokit',
+    name: 'Octokit createNodeMiddleware (reference)',
+    framework: 'node',
+    candidate: 'octokit',
+    reference: true,
+  },
+];
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      rounds: { type: 'string' },
+      'duration-s': { type: 'string' },
+      'warmup-s': { type: 'string' },
+      connections: { type: 'string' },
+      'rss-requests': { type: 'string' },
+      only: { type: 'string' },
+    },
+    strict: false,
+  });
+  const quick = values.quick === true;
+  const number = (text, fallback) => (text === undefined ? fallback : Number(text));
+  return {
+    rounds: number(values.rounds, quick ? 2 : 4),
+    durationS: number(values['duration-s'], quick ? 2 : 4),
+    warmupS: number(values['warmup-s'], quick ? 0.5 : 1),
+    connections: number(values.connections, 50),
+    rssRequests: number(values['rss-requests'], quick ? 20_000 : 100_000),
+    only: values.only ? String(values.only).split(',') : undefined,
+  };
+}
+
+function load(url, source, { connections, duration, amount }) {
+  return autocannon({
+    url,
+    connections,
+    pipelining: 1,
+    timeout: 10,
+    ...(amount ? { amount } : { duration }),
+    requests: source.requests,
+  });
+}
+
+/** One measurement: a fresh server, a warm-up, then `durationS` of load. */
+async function measure(framework, variant, settings) {
+  const server = await startServer(framework, variant);
+  try {
+    // Same tag, same sequence: the baseline and the candidate see identical bodies.
+    const source = requestSource({ tag: 'h' });
+    await load(server.url, source, {
+      connections: settings.connections,
+      duration: settings.warmupS,
+    });
+    const before = await server.stats();
+    const result = await load(server.url, source, {
+      connections: settings.connections,
+      duration: settings.durationS,
+    });
+    const after = await server.stats();
+    const ok = result['2xx'];
+    const handled = after.handled - before.handled;
+    const seconds = result.duration || settings.durationS;
+    if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
+      throw new Error(
+        `${framework}/${variant}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`,
+      );
+    }
+    // Each accepted request must have reached the handler: nothing was a cheap duplicate.
+    if (Math.abs(handled - ok) > settings.connections) {
+      throw new Error(`${framework}/${variant}: ${ok} answered 2xx but ${handled} were handled`);
+    }
+    return {
+      requestsPerSec: ok / seconds,
+      p50Ms: result.latency.p50,
+      p99Ms: result.latency.p99,
+      requests: ok,
+      handled,
+      serverCpuMicrosPerRequest: (after.cpuMicros - before.cpuMicros) / Math.max(1, handled),
+      // Share of one core the server used: well below 1, the load generator set the pace.
+      serverCpuLoad: (after.cpuMicros - before.cpuMicros) / (seconds * 1e6),
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+const round1 = (value, digits = 1) => Number(value.toFixed(digits));
+
+async function comparePair(pair, settings) {
+  const samples = { baseline: [], candidate: [] };
+  const roundRatios = [];
+  for (let round = 0; round < settings.rounds; round++) {
+    const order = round % 2 === 0 ? ['baseline', 'candidate'] : ['candidate', 'baseline'];
+    const result = {};
+    for (const side of order) {
+      const variant = side === 'baseline' ? 'baseline' : pair.candidate;
+      result[side] = await measure(pair.framework, variant, settings);
+      samples[side].push(result[side]);
+    }
+    roundRatios.push(result.candidate.requestsPerSec / result.baseline.requestsPerSec);
+    console.log(
+      `  ${pair.name}, round ${round + 1}/${settings.rounds}: baseline ${Math.round(result.baseline.requestsPerSec)} req/s, ` +
+        `${pair.candidate} ${Math.round(result.candidate.requestsPerSec)} req/s (${roundRatios.at(-1).toFixed(2)})`,
+    );
+  }
+  const med = (side, key) => median(samples[side].map((s) => s[key]));
+  const baseline = {
+    requestsPerSec: Math.round(med('baseline', 'requestsPerSec')),
+    p50Ms: med('baseline', 'p50Ms'),
+    p99Ms: med('baseline', 'p99Ms'),
+    serverCpuMicrosPerRequest: round1(med('baseline', 'serverCpuMicrosPerRequest')),
+    serverCpuLoad: round1(med('baseline', 'serverCpuLoad'), 2),
+  };
+  const candidate = {
+    requestsPerSec: Math.round(med('candidate', 'requestsPerSec')),
+    p50Ms: med('candidate', 'p50Ms'),
+    p99Ms: med('candidate', 'p99Ms'),
+    serverCpuMicrosPerRequest: round1(med('candidate', 'serverCpuMicrosPerRequest')),
+    serverCpuLoad: round1(med('candidate', 'serverCpuLoad'), 2),
+  };
+  const ratio = med('candidate', 'requestsPerSec') / med('baseline', 'requestsPerSec');
+  return {
+    id: pair.id,
+    name: pair.name,
+    reference: pair.reference === true,
+    candidate: pair.candidate,
+    baseline,
+    [pair.candidate]: candidate,
+    ratio: round1(ratio, 3),
+    roundRatioRange: [round1(Math.min(...roundRatios), 3), round1(Math.max(...roundRatios), 3)],
+    p99Ratio: round1(candidate.p99Ms / baseline.p99Ms, 3),
+    cpuPerRequestRatio: round1(
+      baseline.serverCpuMicrosPerRequest / candidate.serverCpuMicrosPerRequest,
+      3,
+    ),
+    samples,
+  };
+}
+
+/**
+ * RSS of one server over `amount` requests: sampled before (after a warm-up and a GC), every
+ * second under load, and after (idle, after a GC).
+ */
+async function rssRun(framework, variant, label, settings, args = []) {
+  const server = await startServer(framework, variant, { args, execArgv: ['--expose-gc'] });
+  try {
+    const source = requestSource({ tag: 'r' });
+    await load(server.url, source, { connections: settings.connections, amount: 5000 });
+    const before = await server.gc();
+    const start = source.sent;
+    const samples = [{ served: 0, rss: before.rss, heapUsed: before.heapUsed }];
+    let done = false;
+    const sampling = (async () => {
+      while (!done) {
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        if (done) break;
+        const stats = await server.stats();
+        samples.push({ served: source.sent - start, rss: stats.rss, heapUsed: stats.heapUsed });
+      }
+    })();
+    const result = await load(server.url, source, {
+      connections: settings.connections,
+      amount: settings.rssRequests,
+    });
+    done = true;
+    await sampling;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const after = await server.gc();
+    samples.push({ served: source.sent - start, rss: after.rss, heapUsed: after.heapUsed });
+    const mib = (bytes) => round1(bytes / MIB);
+    const row = {
+      framework,
+      variant,
+      label,
+      requests: result['2xx'],
+      non2xx: result.non2xx,
+      handled: after.handled - before.handled,
+      rssBeforeMiB: mib(before.rss),
+      rssAfterMiB: mib(after.rss),
+      rssPeakMiB: mib(Math.max(...samples.map((s) => s.rss))),
+      rssGrowthMiB: mib(after.rss - before.rss),
+      heapBeforeMiB: mib(before.heapUsed),
+      heapAfterMiB: mib(after.heapUsed),
+      heapGrowthMiB: mib(after.heapUsed - before.heapUsed),
+      heapBytesPerRequest: Math.round((after.heapUsed - before.heapUsed) / result['2xx']),
+      samples: samples.map((s) => ({
+        served: s.served,
+        rssMiB: mib(s.rss),
+        heapMiB: mib(s.heapUsed),
+      })),
+    };
+    console.log(
+      `  ${framework}/${label}: ${row.requests} requests, RSS ${row.rssBeforeMiB} → ${row.rssAfterMiB} MiB ` +
+        `(peak ${row.rssPeakMiB}), heap ${row.heapBeforeMiB} → ${row.heapAfterMiB} MiB`,
+    );
+    return row;
+  } finally {
+    await server.stop();
+  }
+}
+
+async function main() {
+  for (const name of ['core', 'express', 'koa', 'hono']) {
+    if (!existsSync(new URL(`../packages/${name}/dist/index.js`, import.meta.url))) {
+      console.error(
+        `packages/${name}/dist is missing: run \`pnpm build\` first (\`pnpm bench:http\` does).`,
+      );
+      process.exit(1);
+    }
+  }
+  const settings = options();
+  const machine = machineInfo(ROOT);
+  console.log(
+    `http: adapters vs hand-written receivers in the same framework (autocannon, 127.0.0.1)\n` +
+      `${machine.cpu} x${machine.cpuCount}, Node ${machine.node}; ${settings.rounds} rounds of ` +
+      `${settings.durationS} s after ${settings.warmupS} s warm-up, ${settings.connections} connections, ` +
+      `distinct signed 2 KiB bodies\n`,
+  );
+  const pairs = PAIRS.filter((pair) => !settings.only || settings.only.includes(pair.id));
+  const comparisons = [];
+  for (const pair of pairs) comparisons.push(await comparePair(pair, settings));
+
+  console.log(
+    `\n${table(
+      [
+        'framework',
+        'baseline req/s',
+        'ours req/s',
+        'ratio',
+        'rounds',
+        'p99 base ms',
+        'p99 ours ms',
+        'cpu µs/req base',
+        'cpu µs/req ours',
+      ],
+      comparisons.map((c) => [
+        c.name,
+        c.baseline.requestsPerSec.toLocaleString('en-US'),
+        c[c.candidate].requestsPerSec.toLocaleString('en-US'),
+        c.ratio.toFixed(2),
+        c.roundRatioRange.map((r) => r.toFixed(2)).join('–'),
+        String(c.baseline.p99Ms),
+        String(c[c.candidate].p99Ms),
+        c.baseline.serverCpuMicrosPerRequest.toFixed(0),
+        c[c.candidate].serverCpuMicrosPerRequest.toFixed(0),
+        c.cpuPerRequestRatio.toFixed(2),
+        `${c.baseline.serverCpuLoad.toFixed(2)}/${c[c.candidate].serverCpuLoad.toFixed(2)}`,
+      ]),
+    )}`,
+  );
+  const adapters = comparisons.filter((c) => !c.reference);
+  const goal = {
+    description: `every adapter at >= ${GOAL} of its framework's hand-written receiver (req/s)`,
+    ratio: GOAL,
+    measured: Object.fromEntries(adapters.map((c) => [c.id, c.ratio])),
+    met: adapters.every((c) => c.ratio >= GOAL),
+  };
+  console.log(`\ngoal: ${goal.description}: ${goal.met ? 'met' : 'NOT met'}`);
+
+  console.log(
+    `\nRSS of the server process over ${settings.rssRequests.toLocaleString('en-US')} requests`,
+  );
+  const rss = [];
+  for (const pair of pairs.filter((p) => !p.reference)) {
+    rss.push(await rssRun(pair.framework, 'baseline', 'baseline', settings));
+    rss.push(
+      await rssRun(pair.framework, 'library', 'library, default 24 h replay window', settings),
+    );
+    rss.push(
+      await rssRun(pair.framework, 'library', 'library, 1 s replay window', settings, [
+        '--replay-window-ms=1000',
+      ]),
+    );
+  }
+  console.log(
+    `\n${table(
+      [
+        'server',
+        'requests',
+        'RSS before MiB',
+        'RSS after MiB',
+        'growth MiB',
+        'heap growth MiB',
+        'heap B/req',
+      ],
+      rss.map((r) => [
+        `${r.framework} ${r.label}`,
+        String(r.requests),
+        r.rssBeforeMiB.toFixed(1),
+        r.rssAfterMiB.toFixed(1),
+        r.rssGrowthMiB.toFixed(1),
+        r.heapGrowthMiB.toFixed(1),
+        String(r.heapBytesPerRequest),
+      ]),
+    )}`,
+  );
+
+  const file = writeResults(BENCH_DIR, 'http', {
+    benchmark: 'http',
+    description:
+      'req/s and latency of each adapter (built dist, createReceiver with MemoryStore, client: false) vs a hand-written receiver in the same framework (raw body + createHmac + timingSafeEqual + JSON.parse); autocannon on 127.0.0.1, servers in child processes, distinct signed 2 KiB bodies; medians of alternating rounds. Octokit createNodeMiddleware vs a node:http hand-written receiver as a reference.',
+    machine,
+    versions: packageVersions(ROOT, [
+      'express',
+      'koa',
+      'hono',
+      '@hono/node-server',
+      '@octokit/webhooks',
+      'autocannon',
+    ]),
+    settings,
+    goal,
+    comparisons,
+    rss,
+  });
+  console.log(`results: ${file.slice(ROOT.length)}`);
+}
+
+await main();

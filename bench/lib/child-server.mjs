@@ -1,0 +1,53 @@
+// Starts bench/lib/http-server.mjs in a child process and talks to it over IPC.
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const SERVER = fileURLToPath(new URL('./http-server.mjs', import.meta.url));
+
+/**
+ * @returns {Promise<{ pid: number, url: string, stats(): Promise<object>, gc(): Promise<object>,
+ *   stop(): Promise<void> }>}
+ */
+export function startServer(framework, variant, { args = [], execArgv = [] } = {}) {
+  const child = fork(SERVER, [framework, variant, ...args], {
+    execArgv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const waiting = [];
+  child.on('message', (message) => {
+    if (message.type === 'stats') waiting.shift()?.(message);
+  });
+  const ask = (type) =>
+    new Promise((resolve, reject) => {
+      waiting.push(resolve);
+      child.send({ type }, (error) => error && reject(error));
+    });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill();
+      reject(new Error(`${framework}/${variant} server did not start within 15 s`));
+    }, 15_000);
+    child.once('exit', (code) => reject(new Error(`${framework}/${variant} exited (${code})`)));
+    child.once('message', (message) => {
+      clearTimeout(timer);
+      if (message.type !== 'ready') return reject(new Error(`unexpected ${message.type}`));
+      child.removeAllListeners('exit');
+      resolve({
+        pid: child.pid,
+        url: `http://127.0.0.1:${message.port}`,
+        stats: () => ask('stats'),
+        gc: () => ask('gc'),
+        stop: () =>
+          new Promise((done) => {
+            if (child.exitCode !== null) return done();
+            const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
+            child.once('exit', () => {
+              clearTimeout(kill);
+              done();
+            });
+            child.send({ type: 'stop' });
+          }),
+      });
+    });
+  });
+}

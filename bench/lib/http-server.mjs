@@ -1,0 +1,170 @@
+#!/usr/bin/env node
+// One webhook server for the HTTP benchmark, run as a child process so that its CPU time and
+// RSS are its own. It listens on 127.0.0.1 (a free port), tells the parent the port over IPC,
+// and answers `stats`, `gc` and `stop` messages.
+//
+// usage (by http.bench.mjs): node http-server.mjs <express|koa|hono|node> <baseline|library|octokit>
+//                                                  [--replay-window-ms=N]
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer } from 'node:http';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { SECRET, WEBHOOK_PATH } from './webhook-bodies.mjs';
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { 'replay-window-ms': { type: 'string' } },
+});
+const [framework, variant] = positionals;
+const packageEntry = (name) =>
+  pathToFileURL(fileURLToPath(new URL(`../../packages/${name}/dist/index.js`, import.meta.url)))
+    .href;
+
+let handled = 0;
+const LIMIT = 256 * 1024;
+
+/** The hand-written check every baseline uses: HMAC of the raw bytes, constant-time compare. */
+function signatureMatches(body, header) {
+  if (typeof header !== 'string') return false;
+  const expected = Buffer.from(header, 'hex');
+  const actual = createHmac('sha256', SECRET).update(body).digest();
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
+}
+
+/** Baseline logic shared by every framework: verify, parse, count; returns [status, body]. */
+function handWritten(body, header) {
+  if (!signatureMatches(body, header)) return [401, { error: 'signature_invalid' }];
+  try {
+    JSON.parse(body.toString('utf8'));
+  } catch {
+    return [400, { error: 'payload_invalid' }];
+  }
+  handled++;
+  return [200, { received: true }];
+}
+
+async function libraryReceiver() {
+  const { createReceiver, MemoryStore } = await import(packageEntry('core'));
+  const replayWindowMs = values['replay-window-ms'];
+  const receiver = createReceiver({
+    secret: SECRET,
+    client: false,
+    store: new MemoryStore(),
+    ...(replayWindowMs ? { replayWindowMs: Number(replayWindowMs) } : {}),
+  });
+  receiver.on('verification.completed', () => {
+    handled++;
+  });
+  return receiver;
+}
+
+async function expressServer() {
+  const { default: express } = await import('express');
+  const app = express();
+  if (variant === 'baseline') {
+    app.post(WEBHOOK_PATH, express.raw({ type: () => true, limit: LIMIT }), (req, res) => {
+      const [status, body] = handWritten(req.body, req.get('x-webhook-signature'));
+      res.status(status).json(body);
+    });
+  } else {
+    const { verificationWebhook } = await import(packageEntry('express'));
+    app.post(WEBHOOK_PATH, verificationWebhook(await libraryReceiver()));
+  }
+  return createServer(app);
+}
+
+async function koaServer() {
+  const { default: Koa } = await import('koa');
+  const app = new Koa();
+  if (variant === 'baseline') {
+    const { default: getRawBody } = await import('raw-body');
+    app.use(async (ctx, next) => {
+      if (ctx.path !== WEBHOOK_PATH || ctx.method !== 'POST') return next();
+      const raw = await getRawBody(ctx.req, {
+        limit: LIMIT,
+        length: ctx.get('content-length') || undefined,
+      });
+      const [status, body] = handWritten(raw, ctx.get('x-webhook-signature') || undefined);
+      ctx.status = status;
+      ctx.body = body;
+    });
+  } else {
+    const { verificationWebhook } = await import(packageEntry('koa'));
+    app.use(verificationWebhook(await libraryReceiver(), { path: WEBHOOK_PATH }));
+  }
+  return createServer(app.callback());
+}
+
+async function honoServer() {
+  const { Hono } = await import('hono');
+  const { createAdaptorServer } = await import('@hono/node-server');
+  const app = new Hono();
+  if (variant === 'baseline') {
+    app.post(WEBHOOK_PATH, async (c) => {
+      const raw = Buffer.from(await c.req.arrayBuffer());
+      const [status, body] = handWritten(raw, c.req.header('x-webhook-signature'));
+      return c.json(body, status);
+    });
+  } else {
+    const { verificationWebhook } = await import(packageEntry('hono'));
+    app.post(WEBHOOK_PATH, verificationWebhook(await libraryReceiver()));
+  }
+  return createAdaptorServer({ fetch: app.fetch });
+}
+
+async function nodeServer() {
+  if (variant === 'octokit') {
+    const { Webhooks, createNodeMiddleware } = await import('@octokit/webhooks');
+    const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+    const webhooks = new Webhooks({ secret: SECRET, log: quiet });
+    webhooks.on('ping', () => {
+      handled++;
+    });
+    return createServer(createNodeMiddleware(webhooks, { path: WEBHOOK_PATH, log: quiet }));
+  }
+  return createServer((req, res) => {
+    const chunks = [];
+    let size = 0;
+    req.on('data', (chunk) => {
+      size += chunk.length;
+      if (size > LIMIT) req.destroy();
+      else chunks.push(chunk);
+    });
+    req.on('end', () => {
+      const [status, body] = handWritten(Buffer.concat(chunks), req.headers['x-webhook-signature']);
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    });
+  });
+}
+
+const builders = { express: expressServer, koa: koaServer, hono: honoServer, node: nodeServer };
+if (!builders[framework] || !['baseline', 'library', 'octokit'].includes(variant)) {
+  console.error(`unknown server ${framework} ${variant}`);
+  process.exit(2);
+}
+const server = await builders[framework]();
+server.listen(0, '127.0.0.1', () => {
+  process.send({ type: 'ready', port: server.address().port });
+});
+
+process.on('message', (message) => {
+  if (message.type === 'gc') globalThis.gc?.();
+  if (message.type === 'stats' || message.type === 'gc') {
+    const memory = process.memoryUsage();
+    process.send({
+      type: 'stats',
+      handled,
+      rss: memory.rss,
+      heapUsed: memory.heapUsed,
+      cpuMicros: process.cpuUsage().user + process.cpuUsage().system,
+      gcExposed: typeof globalThis.gc === 'function',
+    });
+  }
+  if (message.type === 'stop') {
+    server.closeAllConnections?.();
+    server.close(() => process.exit(0));
+    setTimeout(() => process.exit(0), 2000).unref();
+  }
+});
+process.on('disconnect', () => process.exit(0));

@@ -1,0 +1,438 @@
+// Writes BENCHMARKS.md (at the repository root) and bench/results/ratios.svg from the results
+// the benchmarks left in bench/results/*.json. Everything shown is read from those files.
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const readJson = (file) => (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : null);
+
+function writeWhole(file, text) {
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, file);
+}
+
+const fixed = (value, digits = 2) => (typeof value === 'number' ? value.toFixed(digits) : '–');
+const int = (value) =>
+  typeof value === 'number' ? Math.round(value).toLocaleString('en-US') : '–';
+const range = (pair) => (Array.isArray(pair) ? pair.map((v) => fixed(v)).join('–') : '–');
+
+function mdTable(header, rows, align) {
+  const alignRow = header.map((_, i) => (align?.[i] === 'r' ? '---:' : '---'));
+  return [header, alignRow, ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n');
+}
+
+const escapeXml = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * A horizontal bar chart of ratios, grouped, with a line at 1.0 (the baseline) and a dashed
+ * line at each group's goal. Plain SVG, no fonts or scripts beyond the system sans-serif.
+ */
+export function ratioChart(groups) {
+  const width = 820;
+  const labelWidth = 330;
+  const valueWidth = 56;
+  const plotWidth = width - labelWidth - valueWidth - 20;
+  const rowHeight = 22;
+  const headHeight = 28;
+  const maxRatio = Math.max(
+    1.2,
+    ...groups.flatMap((group) => group.bars.map((bar) => bar.ratio ?? 0)),
+  );
+  const x = (ratio) => labelWidth + (Math.min(ratio, maxRatio) / maxRatio) * plotWidth;
+  const colors = { ours: '#2f6fb3', other: '#9aa5b1', reference: '#c9a227' };
+  const parts = [];
+  let y = 16;
+  parts.push(
+    `<text x="8" y="${y}" font-size="12" fill="#444">ratio to the hand-written baseline measured in the same run (1.00 = as fast; higher is faster)</text>`,
+  );
+  y += 12;
+  for (const group of groups) {
+    y += headHeight;
+    parts.push(
+      `<text x="8" y="${y - 8}" font-size="13" font-weight="bold" fill="#222">${escapeXml(group.title)}</text>`,
+    );
+    const top = y;
+    const bottom = top + group.bars.length * rowHeight;
+    // Reference lines first, so bars and figures are drawn over them.
+    parts.push(
+      `<line x1="${x(1).toFixed(1)}" y1="${top}" x2="${x(1).toFixed(1)}" y2="${bottom}" stroke="#222" stroke-width="1"/>`,
+    );
+    if (group.goal) {
+      parts.push(
+        `<line x1="${x(group.goal).toFixed(1)}" y1="${top}" x2="${x(group.goal).toFixed(1)}" y2="${bottom}" stroke="#c0392b" stroke-width="1" stroke-dasharray="4 3"/>`,
+        `<text x="${(x(group.goal) - 4).toFixed(1)}" y="${top - 2}" font-size="10" text-anchor="end" fill="#c0392b">goal ${group.goal.toFixed(2)}</text>`,
+      );
+    }
+    for (const bar of group.bars) {
+      const ratio = bar.ratio;
+      const barY = y + 4;
+      parts.push(
+        `<text x="${labelWidth - 8}" y="${y + 15}" font-size="12" text-anchor="end" fill="#222">${escapeXml(bar.label)}</text>`,
+      );
+      if (typeof ratio === 'number') {
+        parts.push(
+          `<rect x="${labelWidth}" y="${barY}" width="${(x(ratio) - labelWidth).toFixed(1)}" height="${rowHeight - 8}" fill="${colors[bar.kind] ?? colors.other}"/>`,
+          `<text x="${(x(ratio) + 6).toFixed(1)}" y="${y + 15}" font-size="12" fill="#222" stroke="#fff" stroke-width="3" paint-order="stroke">${ratio.toFixed(2)}</text>`,
+        );
+      } else {
+        parts.push(
+          `<text x="${labelWidth + 6}" y="${y + 15}" font-size="12" fill="#888">not measured</text>`,
+        );
+      }
+      y += rowHeight;
+    }
+  }
+  y += 16;
+  const legend = [
+    ['ours', '@faceverify'],
+    ['other', 'other libraries'],
+    ['reference', 'reference'],
+  ];
+  legend.forEach(([kind, text], i) => {
+    const lx = labelWidth + i * 150;
+    parts.push(
+      `<rect x="${lx}" y="${y - 10}" width="12" height="12" fill="${colors[kind]}"/>`,
+      `<text x="${lx + 18}" y="${y}" font-size="12" fill="#222">${text}</text>`,
+    );
+  });
+  y += 12;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${y}" viewBox="0 0 ${width} ${y}" font-family="-apple-system, 'Segoe UI', Helvetica, Arial, sans-serif">
+<rect width="100%" height="100%" fill="#fff"/>
+${parts.join('\n')}
+</svg>
+`;
+}
+
+function chartGroups({ verify, http }) {
+  const groups = [];
+  if (verify) {
+    groups.push({
+      title: 'verify, 2 KiB body: ops/s of each helper',
+      goal: verify.goal?.ratio,
+      bars: [
+        ...(verify.helpers?.results ?? []).map((r) => ({
+          label: r.helper,
+          ratio: r.ratio,
+          kind: r.helper.startsWith('@faceverify')
+            ? 'ours'
+            : r.helper.includes('reference')
+              ? 'reference'
+              : 'other',
+        })),
+      ],
+    });
+    groups.push({
+      title: 'verify, @faceverify/core by body size and secrets',
+      goal: verify.goal?.ratio,
+      bars: verify.results.map((r) => ({ label: r.scenario, ratio: r.ratio, kind: 'ours' })),
+    });
+  }
+  if (http) {
+    groups.push({
+      title: 'HTTP: req/s of each adapter vs a hand-written receiver in its framework',
+      goal: http.goal?.ratio,
+      bars: http.comparisons.map((c) => ({
+        label: c.reference ? 'Octokit createNodeMiddleware (node:http)' : c.name,
+        ratio: c.ratio,
+        kind: c.reference ? 'other' : 'ours',
+      })),
+    });
+  }
+  return groups;
+}
+
+function machineSection(machine) {
+  if (!machine) return '';
+  return `${mdTable(
+    ['', ''],
+    [
+      ['CPU', `${machine.cpu} (${machine.cpuCount} cores)`],
+      ['memory', `${machine.memoryGiB} GiB`],
+      ['OS', `${machine.os ?? machine.platform} (${machine.platform})`],
+      ['Node', `${machine.node} (V8 ${machine.v8}, OpenSSL ${machine.openssl})`],
+      ['date', `${machine.date.slice(0, 10)} (each section gives its own time and commit)`],
+      ['commit', `\`${machine.commit ?? 'unknown'}\``],
+    ],
+  )}\n`;
+}
+
+const measured = (data) =>
+  data
+    ? `Measured ${data.machine.date.slice(0, 16).replace('T', ' ')} UTC at commit \`${data.machine.commit ?? 'unknown'}\`.`
+    : '';
+
+function verifySection(verify) {
+  if (!verify) return '## verify\n\nNo results yet: run `pnpm bench`.\n';
+  const helpers = verify.helpers;
+  return `## verify: signature checks (\`bench/verify.bench.mjs\`)
+
+${measured(verify)} ${verify.settings.rounds} rounds of ${verify.settings.sampleMs} ms per function.
+Baseline: hand-written \`createHmac\` + \`Buffer.from(hex)\` + \`timingSafeEqual\` on the raw bytes.
+
+${mdTable(
+  ['scenario', 'core / baseline', 'per-round range'],
+  verify.results.map((r) => [r.scenario, fixed(r.ratio), range(r.roundRatioRange)]),
+  ['l', 'r', 'r'],
+)}
+
+Goal: ${verify.goal.scenario} at ≥ ${fixed(verify.goal.ratio)}: **${fixed(verify.goal.measured)}** (${verify.goal.met ? 'met' : 'not met'}).
+${
+  helpers
+    ? `
+Today's helpers on the same 2 KiB body, each called as its documentation shows with its own
+correctly built header, against the same baseline in the same rotating rounds. Stripe and
+Standard Webhooks also parse the JSON and check a timestamp, and Octokit's \`verify\` takes a
+string (the bytes are decoded in each call): that is what they cost users. The last row shows
+what parsing alone costs the baseline.
+
+${mdTable(
+  ['helper', 'ratio to baseline', 'per-round range'],
+  helpers.results.map((r) => [r.helper, fixed(r.ratio), range(r.roundRatioRange)]),
+  ['l', 'r', 'r'],
+)}
+`
+    : ''
+}`;
+}
+
+function httpSection(http) {
+  if (!http) return '## HTTP\n\nNo results yet: run `pnpm bench`.\n';
+  const s = http.settings;
+  const rows = http.comparisons.map((c) => {
+    const ours = c[c.candidate];
+    return [
+      c.name,
+      fixed(c.ratio),
+      range(c.roundRatioRange),
+      fixed(c.baseline.p99Ms, 0),
+      fixed(ours.p99Ms, 0),
+      fixed(c.p99Ratio),
+      fixed(c.baseline.serverCpuMicrosPerRequest, 0),
+      fixed(ours.serverCpuMicrosPerRequest, 0),
+      fixed(c.cpuPerRequestRatio),
+      `${fixed(c.baseline.serverCpuLoad)} / ${fixed(ours.serverCpuLoad)}`,
+    ];
+  });
+  const rss = (http.rss ?? []).map((r) => [
+    `${r.framework}, ${r.label}`,
+    int(r.requests),
+    fixed(r.rssBeforeMiB, 1),
+    fixed(r.rssAfterMiB, 1),
+    fixed(r.rssGrowthMiB, 1),
+    fixed(r.heapBeforeMiB, 1),
+    fixed(r.heapAfterMiB, 1),
+    int(r.heapBytesPerRequest),
+  ]);
+  return `## HTTP: adapters under load (\`bench/http.bench.mjs\`)
+
+${measured(http)} autocannon on 127.0.0.1, ${s.connections} connections, ${s.rounds} rounds of
+${s.durationS} s (after ${s.warmupS} s of warm-up) per side, alternating which side goes first;
+each server in its own child process, started fresh for each measurement. Every request is a
+distinct, correctly signed 2 KiB \`verification.completed\` body (so none is a replay the
+Receiver could skip), the same sequence for both sides; every answer was checked to be 2xx and
+every accepted request to have reached the handler. Ours: the built adapter with
+\`createReceiver({ secret, client: false, store: new MemoryStore() })\`. Baseline: the same
+framework reading the raw body (Express \`express.raw()\`, Koa \`raw-body\`, Hono
+\`c.req.arrayBuffer()\`, node:http chunks), \`createHmac\` + \`timingSafeEqual\`, \`JSON.parse\`,
+\`200\`. The Octokit row is \`@octokit/webhooks\` \`createNodeMiddleware\` against a node:http
+hand-written receiver, as a reference.
+
+"req/s ratio" is median req/s of ours over median req/s of the baseline. "CPU ratio" is the
+baseline's server CPU time per request over ours (1.00 = the same work per request): it does
+not depend on who set the pace. "server load" is the share of one core the server process
+used: near 1.00 the server was the bottleneck; well below, the load generator (which shares the
+machine's two cores and signs every request) set the pace, and the req/s ratio understates the
+difference in work, so read the CPU ratio there.
+
+${mdTable(
+  [
+    'framework',
+    'req/s ratio',
+    'per-round range',
+    'p99 ms baseline',
+    'p99 ms ours',
+    'p99 ratio',
+    'CPU µs/req baseline',
+    'CPU µs/req ours',
+    'CPU ratio',
+    'server load base / ours',
+  ],
+  rows,
+  ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+)}
+
+Goal: ${http.goal.description}: **${http.goal.met ? 'met' : 'not met'}**.
+
+### Server memory over ${int(s.rssRequests)} requests
+
+RSS and V8 heap of the server process after a 5,000-request warm-up and a GC ("before"), and
+after the requests and a GC ("after"). The Receiver remembers every accepted delivery for its
+replay window, 24 h by default, so memory grows with the deliveries of a day by design; the
+1 s window shows what remains once that retention is taken out.
+
+${mdTable(
+  [
+    'server',
+    'requests',
+    'RSS before MiB',
+    'RSS after MiB',
+    'RSS growth MiB',
+    'heap before MiB',
+    'heap after MiB',
+    'heap growth B/req',
+  ],
+  rss,
+  ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+)}
+`;
+}
+
+function trackerSection(tracker) {
+  if (!tracker) return '## Tracker\n\nNo results yet: run `pnpm bench`.\n';
+  const rows = tracker.rows.map((r) => [
+    r.store,
+    int(r.tracked),
+    int(r.due),
+    fixed(r.sweepMs),
+    fixed(r.naiveMs),
+    fixed(r.naiveOverSweep),
+    fixed(r.leaseDueMs),
+    fixed(r.naiveSelectMs),
+    fixed(r.naiveSelectOverLeaseDue),
+  ]);
+  const scaling = Object.entries(tracker.scaling ?? {}).flatMap(([store, factors]) =>
+    Object.entries(factors).map(([what, factor]) => [store, what, `×${fixed(factor)}`]),
+  );
+  return `## Tracker: one sweep (\`bench/tracker.bench.mjs\`)
+
+${measured(tracker)} Redis ${tracker.versions?.redis ?? ''} on loopback (started by the
+benchmark, no persistence). Median of ${tracker.settings.rounds} rounds per cell.
+
+The due sessions hold a stored result (state \`delivering\`: a webhook whose handler failed,
+due for a retry), so a sweep leases them, runs the handler and settles them: store work and
+handler calls only, no HTTP. The other tracked sessions are pending and due in an hour. The
+naive approach keeps the same sessions in one collection and scans all of them each time: a
+\`Map\` for memory, one hash per session read with \`SCAN\` + \`HMGET\` for Redis (in its own
+database); it delivers the due ones with the same concurrency (${tracker.settings.concurrency}).
+"leaseDue" and "scan" time the selection alone. Ratios above 1 mean the indexed store is faster.
+In memory a full scan costs nanoseconds per session, so the index pays off only when few of
+many sessions are due; with Redis every session scanned is a read over the network, and the
+index decides.
+
+${mdTable(
+  [
+    'store',
+    'tracked',
+    'due',
+    'sweep ms',
+    'naive ms',
+    'naive / sweep',
+    'leaseDue ms',
+    'scan ms',
+    'scan / leaseDue',
+  ],
+  rows,
+  ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+)}
+
+How the times grow (time at the larger count over time at the smaller):
+
+${mdTable(['store', 'change', 'time'], scaling, ['l', 'l', 'r'])}
+`;
+}
+
+function fuzzSection(fuzz) {
+  if (!fuzz) {
+    return '## Fuzz\n\nNo results yet: run `pnpm fuzz` (writes `bench/results/fuzz.json`).\n';
+  }
+  const statuses = [...new Set(fuzz.adapters.flatMap((a) => Object.keys(a.statuses)))].sort();
+  return `## Fuzz: the HTTP surface (\`pnpm fuzz\`, \`packages/fuzz\`)
+
+Run ${fuzz.date.slice(0, 16).replace('T', ' ')} UTC at commit \`${fuzz.commit ?? 'unknown'}\`, seed ${fuzz.seed},
+${int(fuzz.requestsPerAdapter)} requests per adapter. Counts per answer ("closed" = the
+connection ended without an HTTP answer, as for malformed HTTP; "aborted" = the fuzzer
+itself cut the connection; "node-400"/"node-431" = Node's HTTP parser refused the request
+before any adapter saw it; "other-N" = the framework's own answer, not the Receiver's, to a
+request-target it cannot parse or a request without a Host header, as listed in
+\`packages/fuzz/README.md\`). "handler calls" is "valid sent" plus the cases whose fate the
+design leaves open (a deep extra member, \`Content-Encoding\` on a plain body) that were
+answered 200; every call was checked against the requests that were valid, each once.
+
+${mdTable(
+  [
+    'adapter',
+    ...statuses,
+    'valid sent',
+    'handler calls',
+    'violations',
+    'heap growth MiB',
+    'RSS growth MiB',
+  ],
+  fuzz.adapters.map((a) => [
+    a.adapter,
+    ...statuses.map((s) => int(a.statuses[s] ?? 0)),
+    int(a.validSent),
+    int(a.handlerCalls),
+    int(a.violations.length),
+    fixed(a.memory?.heapGrowthMiB, 1),
+    fixed(a.memory?.rssGrowthMiB, 1),
+  ]),
+  ['l', ...statuses.map(() => 'r'), 'r', 'r', 'r', 'r', 'r'],
+)}
+`;
+}
+
+/** Writes BENCHMARKS.md and bench/results/ratios.svg; returns their paths. */
+export function writeReport(benchDir, rootDir) {
+  const results = join(benchDir, 'results');
+  const verify = readJson(join(results, 'verify.json'));
+  const http = readJson(join(results, 'http.json'));
+  const tracker = readJson(join(results, 'tracker.json'));
+  const fuzz = readJson(join(results, 'fuzz.json'));
+  const svgFile = join(results, 'ratios.svg');
+  writeWhole(svgFile, ratioChart(chartGroups({ verify, http })));
+  const latest = [verify, http, tracker]
+    .filter(Boolean)
+    .sort((a, b) => b.machine.date.localeCompare(a.machine.date))[0];
+  const versions = {
+    ...tracker?.versions,
+    ...http?.versions,
+    ...verify?.versions,
+  };
+  const faceverify = ['core', 'express', 'koa', 'hono', 'redis'].map((name) => {
+    const file = join(rootDir, 'packages', name, 'package.json');
+    return [`@faceverify/${name}`, readJson(file)?.version ?? '–'];
+  });
+  const others = Object.entries(versions)
+    .filter(([name]) => !name.startsWith('@faceverify/'))
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, version]) => [name === 'redis' ? 'redis-server' : name, version ?? '–']);
+  const markdown = `# Benchmarks
+
+Generated by \`pnpm bench\` (\`bench/run-all.mjs\`) from \`bench/results/*.json\`; regenerate this
+page alone with \`node bench/report.mjs\`. Every figure is a ratio to a hand-written baseline
+measured in the same run, in alternating rounds (how: \`bench/README.md\`), so that a busy or
+slow machine moves both sides alike. Benchmarks are not tests: a slow ratio never fails a run.
+
+## Machine
+
+${machineSection(latest?.machine)}
+The load generator, the servers and Redis share these cores, so the HTTP figures compare the
+two sides under the same conditions rather than measure the best throughput of the hardware.
+
+## Versions
+
+${mdTable(['package', 'version'], [...faceverify, ...others])}
+
+## Ratios at a glance
+
+![Ratios to the hand-written baselines](bench/results/ratios.svg)
+
+${verifySection(verify)}
+${httpSection(http)}
+${trackerSection(tracker)}
+${fuzzSection(fuzz)}`;
+  const mdFile = join(rootDir, 'BENCHMARKS.md');
+  writeWhole(mdFile, markdown);
+  return { mdFile, svgFile };
+}

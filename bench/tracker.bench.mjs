@@ -1,0 +1,481 @@
+#!/usr/bin/env node
+// Cost of one `receiver.sweep()` as the number of tracked and due sessions grows, on
+// MemoryStore and RedisStore, against the naive approach of scanning every tracked session.
+//
+// The due sessions are `delivering`: their result is already stored (a webhook whose handler
+// failed, due for a retry), so a sweep leases them, runs the handler and settles them — store
+// work and handler calls only. Polling pending sessions over HTTP would measure the emulator
+// and the API client rather than the store, so no client is configured (`client: false`).
+// The other tracked sessions are `pending` and due in an hour: a sweep must not touch them.
+//
+// usage: node bench/tracker.bench.mjs [--quick] [--rounds=N] [--stores=memory,redis]
+import { existsSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import { machineInfo, median, packageVersions, table, writeResults } from './harness.mjs';
+import { startRedisServer } from './lib/redis-server.mjs';
+
+const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const entry = (name) =>
+  pathToFileURL(fileURLToPath(new URL(`../packages/${name}/dist/index.js`, import.meta.url))).href;
+
+const SECRET = 'whsec_bench_tracker_2c8e4a6f0b1d';
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const TRACKED = [10_000, 100_000];
+const DUE = [100, 1000];
+const CONCURRENCY = 4; // the Receiver's default sweepConcurrency; the naive sweep uses it too
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      rounds: { type: 'string' },
+      stores: { type: 'string' },
+    },
+    strict: false,
+  });
+  return {
+    rounds: values.rounds === undefined ? (values.quick ? 3 : 7) : Number(values.rounds),
+    stores: values.stores ? String(values.stores).split(',') : ['memory', 'redis'],
+  };
+}
+
+function payload(userId) {
+  return {
+    event: 'verification.completed',
+    status: 'verified',
+    external_user_id: userId,
+    confidence: 0.97,
+    livenessPassed: true,
+    duplicate: false,
+    risk: 'low',
+    reason: null,
+    frontImageUrl: 'https://files.example.com/sessions/3f9a1c0e/front.jpg',
+  };
+}
+
+/** A tracked session not due for an hour. */
+function pendingSession(i, now) {
+  return {
+    key: `tok_p_${i}`,
+    token: `tok_p_${i}`,
+    externalUserId: `user_p_${i}`,
+    createdAt: now,
+    expiresAt: now + 2 * HOUR,
+    state: 'pending',
+    dueAt: now + HOUR + (i % 1000),
+    attempts: 0,
+  };
+}
+
+/** A session due now whose result is stored: the sweep delivers it. */
+function dueSession(tag, i, now) {
+  const userId = `user_d_${tag}_${i}`;
+  return {
+    key: `tok_d_${tag}_${i}`,
+    token: `tok_d_${tag}_${i}`,
+    externalUserId: userId,
+    createdAt: now - MINUTE,
+    expiresAt: now + HOUR,
+    state: 'delivering',
+    dueAt: now - 1000 - i,
+    attempts: 1,
+    result: { payload: payload(userId), source: 'webhook', receivedAt: now - MINUTE },
+  };
+}
+
+async function inChunks(count, size, fn) {
+  for (let start = 0; start < count; start += size) {
+    const batch = [];
+    for (let i = start; i < Math.min(count, start + size); i++) batch.push(fn(i));
+    await Promise.all(batch);
+  }
+}
+
+/** Runs `work` over `items` with `CONCURRENCY` workers, as the Receiver's sweep does. */
+async function withConcurrency(items, work) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
+}
+
+// ---- the naive approach: every tracked session in one collection, scanned in full ----------
+
+/** A Map of every tracked session; a sweep scans all of them for due ones. */
+function naiveMemory() {
+  const sessions = new Map();
+  return {
+    label: 'Map scan',
+    async add(session) {
+      sessions.set(session.key, { ...session });
+    },
+    select(now) {
+      const due = [];
+      for (const session of sessions.values()) {
+        const open = session.state === 'pending' || session.state === 'delivering';
+        if (open && session.dueAt <= now) due.push(session);
+      }
+      return due;
+    },
+    async close(selected) {
+      for (const session of selected) session.state = 'completed';
+    },
+    async sweep(now, handler) {
+      const due = this.select(now);
+      await withConcurrency(due, async (session) => {
+        await handler(session.result.payload);
+        session.state = 'completed';
+      });
+      return due.length;
+    },
+  };
+}
+
+/** One hash per session in Redis; a sweep SCANs every hash and reads its state and due time. */
+function naiveRedis(redis) {
+  const prefix = 'naive:s:';
+  return {
+    label: 'SCAN + HMGET of every session',
+    async add(session) {
+      await redis.hset(
+        prefix + session.key,
+        'state',
+        session.state,
+        'dueAt',
+        String(session.dueAt),
+        'result',
+        session.result ? JSON.stringify(session.result) : '',
+      );
+    },
+    async select(now) {
+      const due = [];
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length === 0) continue;
+        const pipeline = redis.pipeline();
+        for (const key of keys) pipeline.hmget(key, 'state', 'dueAt');
+        const replies = await pipeline.exec();
+        replies.forEach(([error, [state, dueAt]], index) => {
+          if (error) throw error;
+          const open = state === 'pending' || state === 'delivering';
+          if (open && Number(dueAt) <= now) due.push(keys[index]);
+        });
+      } while (cursor !== '0');
+      return due;
+    },
+    async close(selected) {
+      const pipeline = redis.pipeline();
+      for (const key of selected) pipeline.hset(key, 'state', 'completed');
+      await pipeline.exec();
+    },
+    async sweep(now, handler) {
+      const due = await this.select(now);
+      await withConcurrency(due, async (key) => {
+        const result = JSON.parse(await redis.hget(key, 'result'));
+        await handler(result.payload);
+        await redis.hset(key, 'state', 'completed');
+      });
+      return due.length;
+    },
+  };
+}
+
+// ---- the measurement ---------------------------------------------------------------------
+
+async function measureCell({ storeName, makeStore, makeNaive, tracked, due, rounds, core }) {
+  const store = await makeStore();
+  const naive = await makeNaive();
+  let handled = 0;
+  const receiver = core.createReceiver({
+    secret: SECRET,
+    client: false,
+    store,
+    sweepBatchSize: due,
+    sweepConcurrency: CONCURRENCY,
+  });
+  receiver.on('verification.completed', () => {
+    handled++;
+  });
+  const naiveHandler = async () => {
+    handled++;
+  };
+  const now = Date.now();
+  const notDue = tracked - due;
+  const setupStart = performance.now();
+  await inChunks(notDue, 2000, async (i) => {
+    const session = pendingSession(i, now);
+    await store.insert(session);
+    await naive.add(session);
+  });
+  const setupMs = performance.now() - setupStart;
+
+  const samples = { sweep: [], naive: [], leaseDue: [], naiveSelect: [] };
+  const roundRatios = [];
+  let tag = 0;
+  /** Adds `due` fresh due sessions to the store or to the naive collection. */
+  const addDue = async (target) => {
+    const at = Date.now();
+    const round = tag++;
+    await inChunks(due, 500, (i) => target.add(dueSession(round, i, at)));
+  };
+  const storeTarget = { add: (session) => store.insert(session) };
+  const owner = 'bench-owner';
+  const phases = {
+    // Selection alone: the store's leaseDue against the naive scan for due sessions. What
+    // was selected is then closed, untimed, so the next phase starts from the same state.
+    async leaseDue() {
+      const start = performance.now();
+      const leased = await store.leaseDue(Date.now(), due, owner, MINUTE);
+      const ms = performance.now() - start;
+      if (leased.length !== due) throw new Error(`leaseDue gave ${leased.length} of ${due}`);
+      const now = Date.now();
+      await Promise.all(
+        leased.map((s) => store.settle(s.key, owner, { state: 'completed', retainMs: HOUR }, now)),
+      );
+      return ms;
+    },
+    async naiveSelect() {
+      const start = performance.now();
+      const selected = await naive.select(Date.now());
+      const ms = performance.now() - start;
+      if (selected.length !== due)
+        throw new Error(`naive select gave ${selected.length} of ${due}`);
+      await naive.close(selected);
+      return ms;
+    },
+    // The whole sweep: select, run the handler, settle.
+    async sweep() {
+      const before = handled;
+      const start = performance.now();
+      const { delivered } = await receiver.sweep();
+      const ms = performance.now() - start;
+      if (delivered !== due || handled - before !== due) {
+        throw new Error(
+          `${storeName} sweep: delivered ${delivered}, handled ${handled - before} of ${due}`,
+        );
+      }
+      return ms;
+    },
+    async naive() {
+      const before = handled;
+      const start = performance.now();
+      const delivered = await naive.sweep(Date.now(), naiveHandler);
+      const ms = performance.now() - start;
+      if (delivered !== due || handled - before !== due) {
+        throw new Error(
+          `${storeName} naive: delivered ${delivered}, handled ${handled - before} of ${due}`,
+        );
+      }
+      return ms;
+    },
+  };
+  // One unrecorded round first: JIT and connection warm-up fall on neither side.
+  for (let round = -1; round < rounds; round++) {
+    const pairs = [
+      ['leaseDue', 'naiveSelect'],
+      ['sweep', 'naive'],
+    ];
+    const result = {};
+    for (const pair of pairs) {
+      // Both sides of a pair start with `due` fresh due sessions, in alternating order.
+      const order = round % 2 === 0 ? pair : [...pair].reverse();
+      for (const phase of order) {
+        await addDue(phase === 'leaseDue' || phase === 'sweep' ? storeTarget : naive);
+        result[phase] = await phases[phase]();
+        if (round >= 0) samples[phase].push(result[phase]);
+      }
+    }
+    if (round >= 0) roundRatios.push(result.naive / result.sweep);
+  }
+  const sweepMs = median(samples.sweep);
+  const naiveMs = median(samples.naive);
+  const leaseDueMs = median(samples.leaseDue);
+  const naiveSelectMs = median(samples.naiveSelect);
+  const row = {
+    store: storeName,
+    tracked,
+    due,
+    sweepMs: Number(sweepMs.toFixed(2)),
+    sweepMicrosPerDue: Number(((sweepMs * 1000) / due).toFixed(1)),
+    naive: naive.label,
+    naiveMs: Number(naiveMs.toFixed(2)),
+    naiveOverSweep: Number((naiveMs / sweepMs).toFixed(2)),
+    roundRatioRange: [
+      Number(Math.min(...roundRatios).toFixed(2)),
+      Number(Math.max(...roundRatios).toFixed(2)),
+    ],
+    leaseDueMs: Number(leaseDueMs.toFixed(3)),
+    naiveSelectMs: Number(naiveSelectMs.toFixed(3)),
+    naiveSelectOverLeaseDue: Number((naiveSelectMs / leaseDueMs).toFixed(2)),
+    setupSeconds: Number((setupMs / 1000).toFixed(1)),
+    samples: Object.fromEntries(
+      Object.entries(samples).map(([k, v]) => [`${k}Ms`, v.map((x) => Number(x.toFixed(3)))]),
+    ),
+  };
+  console.log(
+    `  ${storeName.padEnd(6)} tracked ${String(tracked).padStart(6)} due ${String(due).padStart(4)}: ` +
+      `sweep ${row.sweepMs} ms vs naive ${row.naiveMs} ms; selection: leaseDue ${row.leaseDueMs} ms vs scan ${row.naiveSelectMs} ms`,
+  );
+  return row;
+}
+
+/** How the sweep time follows the due count and not the tracked count, per store. */
+function scaling(rows) {
+  const at = (store, tracked, due) =>
+    rows.find((r) => r.store === store && r.tracked === tracked && r.due === due);
+  const result = {};
+  for (const store of new Set(rows.map((r) => r.store))) {
+    const [smallT, bigT] = TRACKED;
+    const [fewD, manyD] = DUE;
+    const ratio = (a, b, key) => Number((a[key] / b[key]).toFixed(2));
+    result[store] = {
+      [`sweep: tracked x${bigT / smallT} (due ${manyD})`]: ratio(
+        at(store, bigT, manyD),
+        at(store, smallT, manyD),
+        'sweepMs',
+      ),
+      [`sweep: due x${manyD / fewD} (tracked ${bigT})`]: ratio(
+        at(store, bigT, manyD),
+        at(store, bigT, fewD),
+        'sweepMs',
+      ),
+      [`naive: tracked x${bigT / smallT} (due ${manyD})`]: ratio(
+        at(store, bigT, manyD),
+        at(store, smallT, manyD),
+        'naiveMs',
+      ),
+      [`naive: due x${manyD / fewD} (tracked ${bigT})`]: ratio(
+        at(store, bigT, manyD),
+        at(store, bigT, fewD),
+        'naiveMs',
+      ),
+    };
+  }
+  return result;
+}
+
+async function main() {
+  for (const name of ['core', 'redis']) {
+    if (!existsSync(new URL(`../packages/${name}/dist/index.js`, import.meta.url))) {
+      console.error(
+        `packages/${name}/dist is missing: run \`pnpm build\` first (\`pnpm bench:tracker\` does).`,
+      );
+      process.exit(1);
+    }
+  }
+  const settings = options();
+  const machine = machineInfo(ROOT);
+  const core = await import(entry('core'));
+  console.log(
+    `tracker: one receiver.sweep() vs a naive scan of every tracked session\n` +
+      `${machine.cpu} x${machine.cpuCount}, Node ${machine.node}; ${settings.rounds} rounds per cell, ` +
+      `due sessions hold a stored result (the sweep delivers them), concurrency ${CONCURRENCY}\n`,
+  );
+  const rows = [];
+  if (settings.stores.includes('memory')) {
+    for (const tracked of TRACKED) {
+      for (const due of DUE) {
+        rows.push(
+          await measureCell({
+            storeName: 'memory',
+            makeStore: () => new core.MemoryStore(),
+            makeNaive: () => naiveMemory(),
+            tracked,
+            due,
+            rounds: settings.rounds,
+            core,
+          }),
+        );
+      }
+    }
+  }
+  let redisVersion = null;
+  if (settings.stores.includes('redis')) {
+    const { RedisStore } = await import(entry('redis'));
+    const server = await startRedisServer();
+    const clients = [];
+    const client = (db) => {
+      const redis = new Redis(server.url, { db, lazyConnect: false, maxRetriesPerRequest: 2 });
+      clients.push(redis);
+      return redis;
+    };
+    try {
+      const admin = client(0);
+      redisVersion = (await admin.info('server')).match(/redis_version:(\S+)/)?.[1] ?? null;
+      for (const tracked of TRACKED) {
+        for (const due of DUE) {
+          await admin.flushall();
+          rows.push(
+            await measureCell({
+              storeName: 'redis',
+              // The naive sessions live in another database, so SCAN walks only them.
+              makeStore: () => new RedisStore({ redis: client(0) }),
+              makeNaive: () => naiveRedis(client(1)),
+              tracked,
+              due,
+              rounds: settings.rounds,
+              core,
+            }),
+          );
+        }
+      }
+    } finally {
+      await Promise.all(clients.map((redis) => redis.quit().catch(() => redis.disconnect())));
+      await server.stop();
+    }
+  }
+
+  console.log(
+    `\n${table(
+      [
+        'store',
+        'tracked',
+        'due',
+        'sweep ms',
+        'naive ms',
+        'naive/sweep',
+        'leaseDue ms',
+        'scan ms',
+        'scan/leaseDue',
+      ],
+      rows.map((r) => [
+        r.store,
+        r.tracked.toLocaleString('en-US'),
+        r.due.toLocaleString('en-US'),
+        r.sweepMs.toFixed(2),
+        r.naiveMs.toFixed(2),
+        r.naiveOverSweep.toFixed(2),
+        r.leaseDueMs.toFixed(2),
+        r.naiveSelectMs.toFixed(2),
+        r.naiveSelectOverLeaseDue.toFixed(2),
+      ]),
+    )}`,
+  );
+  const growth = scaling(rows);
+  for (const [store, factors] of Object.entries(growth)) {
+    console.log(`\n${store}:`);
+    for (const [what, factor] of Object.entries(factors)) {
+      console.log(`  ${what.padEnd(34)} time x${factor.toFixed(2)}`);
+    }
+  }
+  const file = writeResults(BENCH_DIR, 'tracker', {
+    benchmark: 'tracker',
+    description:
+      'ms of one receiver.sweep() (built dist, client: false) delivering the due sessions (state delivering, result stored) among tracked pending ones not due, vs a naive sweep that scans every tracked session (Map scan; Redis SCAN + HMGET in its own database); medians of alternating rounds.',
+    machine,
+    versions: { ...packageVersions(ROOT, ['ioredis', '@faceverify/redis']), redis: redisVersion },
+    settings: { ...settings, concurrency: CONCURRENCY },
+    rows,
+    scaling: growth,
+  });
+  console.log(`results: ${file.slice(ROOT.length)}`);
+}
+
+await main();
