@@ -58,7 +58,7 @@ and restarted, and Redis was restarted once.
 | Lost | ${report.lost} |
 | Completion → delivery, webhook (p50 / p99) | ${report.latencyMs.webhook.p50} ms / ${report.latencyMs.webhook.p99} ms (${report.latencyMs.webhook.count} sessions) |
 | Completion → delivery, poll (p50 / p99) | ${report.latencyMs.poll.p50} ms / ${report.latencyMs.poll.p99} ms (${report.latencyMs.poll.count} sessions) |
-| Peak RSS per receiver process (MiB) | ${report.peakRssMiB.join(', ')} |
+| Peak RSS per receiver process, the killed one last (MiB) | ${report.peakRssMiB.join(', ')} |
 | Webhooks: events / sent / dropped / duplicated / corrupted / delayed / failed | ${w.events} / ${w.sent} / ${w.dropped} / ${w.duplicated} / ${w.corrupted} / ${w.delayed} / ${w.failed} |
 | Poll faults: 5xx / 429 | ${report.emulator.pollFaults.serverErrors} / ${report.emulator.pollFaults.rateLimited} |
 | Duration | ${(report.durationMs / 1000).toFixed(1)} s |
