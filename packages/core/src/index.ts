@@ -1,4 +1,5 @@
 export { exactTextBytes, type TextProof } from './adapter/exact-text-bytes.js';
+export { rawBodyErrorAnswer } from './adapter/raw-body-error.js';
 export { toReceiver } from './adapter/to-receiver.js';
 export {
   DEFAULT_WEBHOOK_PATH,

@@ -32,7 +32,11 @@ describe('receivers sharing a RedisStore', () => {
     expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(events).toHaveLength(1);
     expect(events[0]!.data.external_user_id).toBe('u-shared');
+    // Matched to no session, the delivery keeps no record; its digest alone stops replays.
     const store = new RedisStore({ redis: connect(), prefix });
-    expect((await store.findByUser('u-shared')).map((r) => r.state)).toEqual(['completed']);
+    expect(await store.findByUser('u-shared')).toEqual([]);
+    const replay = await receivers[2]!.receive(delivery);
+    expect(JSON.parse(replay.body)).toEqual({ received: true, duplicate: true });
+    expect(events).toHaveLength(1);
   });
 });

@@ -1,4 +1,4 @@
-import type { Receiver, ReceiverResponse } from '@faceverify/core';
+import { type Receiver, type ReceiverResponse, rawBodyErrorAnswer } from '@faceverify/core';
 import type { Request } from 'express';
 import getRawBody from 'raw-body';
 import { capturedBody } from './captured-body.js';
@@ -32,28 +32,6 @@ function parserBytes(
   if (isIdentity(contentEncoding)) return { kind: 'bytes', bytes };
   const answer = receiver.reject('raw_body_unavailable', HINTS.decoded);
   return { kind: 'refused', answer, leftUnread: false };
-}
-
-function readError(error: unknown, receiver: Receiver): ReceiverResponse {
-  switch ((error as { type?: unknown }).type) {
-    case 'entity.too.large':
-      return receiver.reject('payload_too_large');
-    case 'stream.not.readable':
-    case 'stream.encoding.set':
-      return receiver.reject('raw_body_unavailable', HINTS.streamTaken);
-    case 'request.aborted':
-      return receiver.reject(
-        'body_unreadable',
-        'The request was aborted before its body was complete.',
-      );
-    case 'request.size.invalid':
-      return receiver.reject(
-        'body_unreadable',
-        'The body is not as long as its Content-Length header says.',
-      );
-    default:
-      return receiver.reject('body_unreadable', 'The request body could not be read.');
-  }
 }
 
 /**
@@ -92,6 +70,10 @@ export async function readWebhookBody(req: Request, receiver: Receiver): Promise
     (req as { _body?: boolean })._body = true;
     return { kind: 'bytes', bytes };
   } catch (error) {
-    return { kind: 'refused', answer: readError(error, receiver), leftUnread: true };
+    return {
+      kind: 'refused',
+      answer: rawBodyErrorAnswer(error, receiver, HINTS.streamTaken),
+      leftUnread: true,
+    };
   }
 }

@@ -1,4 +1,9 @@
-import { exactTextBytes, type Receiver, type ReceiverResponse } from '@faceverify/core';
+import {
+  exactTextBytes,
+  type Receiver,
+  type ReceiverResponse,
+  rawBodyErrorAnswer,
+} from '@faceverify/core';
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import { HINTS } from './hints.js';
@@ -11,28 +16,6 @@ export type BodyOutcome =
       /** Reading stopped part-way: the rest of the body is still on the connection. */
       leftUnread: boolean;
     };
-
-function readError(error: unknown, receiver: Receiver): ReceiverResponse {
-  switch ((error as { type?: unknown }).type) {
-    case 'entity.too.large':
-      return receiver.reject('payload_too_large');
-    case 'stream.not.readable':
-    case 'stream.encoding.set':
-      return receiver.reject('raw_body_unavailable', HINTS.streamTaken);
-    case 'request.aborted':
-      return receiver.reject(
-        'body_unreadable',
-        'The request was aborted before its body was complete.',
-      );
-    case 'request.size.invalid':
-      return receiver.reject(
-        'body_unreadable',
-        'The body is not as long as its Content-Length header says.',
-      );
-    default:
-      return receiver.reject('body_unreadable', 'The request body could not be read.');
-  }
-}
 
 /** A body parser got there first: its `rawBody` text is used only when provably exact. */
 function parsedBody(ctx: Context, receiver: Receiver): BodyOutcome {
@@ -69,6 +52,10 @@ export async function readWebhookBody(ctx: Context, receiver: Receiver): Promise
     (ctx as { disableBodyParser?: boolean }).disableBodyParser = true;
     return { kind: 'bytes', bytes };
   } catch (error) {
-    return { kind: 'refused', answer: readError(error, receiver), leftUnread: true };
+    return {
+      kind: 'refused',
+      answer: rawBodyErrorAnswer(error, receiver, HINTS.streamTaken),
+      leftUnread: true,
+    };
   }
 }
