@@ -1,5 +1,6 @@
 export { exactTextBytes, type TextProof } from './adapter/exact-text-bytes.js';
 export { rawBodyErrorAnswer } from './adapter/raw-body-error.js';
+export { type LimitedRead, readLimited } from './adapter/read-limited.js';
 export { toReceiver } from './adapter/to-receiver.js';
 export {
   DEFAULT_WEBHOOK_PATH,

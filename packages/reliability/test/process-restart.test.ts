@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createReceiver } from '@faceverify/core';
@@ -7,24 +6,11 @@ import { RedisStore } from '@faceverify/redis';
 import { freePort, startRedisServer } from '@faceverify/test-support';
 import { Redis } from 'ioredis';
 import { expect, it } from 'vitest';
+import { startReceiverProcess } from './support/receiver-processes.js';
 import { inBatches } from './support/redis-instances.js';
 import { waitFor } from './support/wait-for.js';
 
-const SCRIPT = fileURLToPath(new URL('./support/receiver-process.mjs', import.meta.url));
 const BUILT = fileURLToPath(new URL('../../redis/dist/index.js', import.meta.url));
-
-function startProcess(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [SCRIPT], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`receiver process exited early (${code})`)));
-    child.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('ready')) resolve(child);
-    });
-  });
-}
 
 it('a receiver process killed (SIGKILL) and restarted mid-run loses nothing', async () => {
   // The process runs the built packages; `pnpm test` builds them first.
@@ -54,8 +40,8 @@ it('a receiver process killed (SIGKILL) and restarted mid-run loses nothing', as
     pollScheduleMs: [150, 150, 300],
   });
   emulator.setCallbackUrl(`http://127.0.0.1:${port}/webhooks/verification`);
-  let child = await startProcess(env);
-  const killedPid = child.pid;
+  let receiver = await startReceiverProcess(env);
+  const killedPid = receiver.child.pid;
   try {
     const tokens: string[] = [];
     for (let i = 0; i < 150; i++) {
@@ -64,12 +50,11 @@ it('a receiver process killed (SIGKILL) and restarted mid-run loses nothing', as
     await inBatches(tokens.slice(0, 75), 10, (token) =>
       emulator.completeSession(token, 'verified'),
     );
-    child.kill('SIGKILL');
-    await new Promise((resolve) => child.once('exit', resolve));
+    await receiver.kill('SIGKILL');
     // While no receiver runs, webhooks fail at the connection.
     await inBatches(tokens.slice(75), 10, (token) => emulator.completeSession(token, 'verified'));
     await emulator.webhooksSettled();
-    child = await startProcess(env);
+    receiver = await startReceiverProcess(env);
 
     const ledger = async () =>
       (await redis.lrange(`${prefix}ledger`, 0, -1)).map(
@@ -93,12 +78,12 @@ it('a receiver process killed (SIGKILL) and restarted mid-run loses nothing', as
     for (const [, pids] of repeated) {
       expect(pids).toHaveLength(2);
       expect(pids[0]).toBe(killedPid);
-      expect(pids[1]).toBe(child.pid);
+      expect(pids[1]).toBe(receiver.child.pid);
     }
     // At most the handlers in flight at the kill: 4 sweep workers and 10 webhook requests.
     expect(repeated.length).toBeLessThanOrEqual(14);
   } finally {
-    child.kill('SIGTERM');
+    await receiver.kill('SIGTERM');
     redis.disconnect();
     await emulator.close();
     await redisServer.stop();

@@ -1,3 +1,4 @@
+import { readLimited } from '../adapter/read-limited.js';
 import type { VerificationCompletedEvent } from '../receiver/events.js';
 import { ImageFetchError } from './image-fetch-error.js';
 
@@ -50,38 +51,21 @@ function checkUrl(raw: string, allowedHosts: readonly string[]): URL {
 }
 
 async function readCapped(response: Response, maxBytes: number, url: URL): Promise<Uint8Array> {
-  const declared = Number(response.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    await response.body?.cancel();
-    throw new ImageFetchError(
+  const tooLarge = () =>
+    new ImageFetchError(
       'too_large',
       `The image at ${describe(url)} is larger than ${maxBytes} bytes.`,
     );
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await response.body?.cancel();
+    throw tooLarge();
   }
-  const reader = response.body?.getReader();
-  if (!reader) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw new ImageFetchError(
-        'too_large',
-        `The image at ${describe(url)} is larger than ${maxBytes} bytes.`,
-      );
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  if (!response.body) return new Uint8Array();
+  const read = await readLimited(response.body, maxBytes);
+  if (read.kind === 'too-large') throw tooLarge();
+  if (read.kind === 'failed') throw read.error;
+  return read.bytes;
 }
 
 /**

@@ -1,8 +1,12 @@
-import { exactTextBytes, type Receiver, type ReceiverResponse } from '@faceverify/core';
+import {
+  exactTextBytes,
+  type Receiver,
+  type ReceiverResponse,
+  readLimited,
+} from '@faceverify/core';
 import type { HonoRequest } from 'hono';
 import { bodyCacheOf } from './body-cache.js';
 import { HINTS } from './hints.js';
-import { readLimited } from './read-limited.js';
 
 export type BodyOutcome =
   | { kind: 'bytes'; bytes: Uint8Array }

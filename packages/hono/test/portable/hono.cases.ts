@@ -7,8 +7,9 @@ import {
 import { fixturePayload, signedDelivery, tamperedDelivery } from '@faceverify/core/testing';
 import type { ExecutionContext } from 'hono';
 import { Hono, type MiddlewareHandler } from 'hono';
+// One portable-case format for the whole repository: the runtimes runner reads it.
+import { check, checkEqual, type PortableCase } from '../../../core/test/portable/case.js';
 import { type VerificationEnv, verificationWebhook } from '../../src/index.js';
-import { check, checkEqual, type PortableCase } from './case.js';
 
 const SECRET = 'whsec_hono_portable_3e8a1d';
 const LIMIT = 32 * 1024;

@@ -1,7 +1,7 @@
 export type LimitedRead =
   | { kind: 'bytes'; bytes: Uint8Array<ArrayBuffer> }
   | { kind: 'too-large' }
-  | { kind: 'failed' };
+  | { kind: 'failed'; error: unknown };
 
 function concat(chunks: Uint8Array[], total: number): Uint8Array<ArrayBuffer> {
   const bytes = new Uint8Array(total);
@@ -15,7 +15,8 @@ function concat(chunks: Uint8Array[], total: number): Uint8Array<ArrayBuffer> {
 
 /**
  * Reads a body stream to its end, but stops as soon as it passes `limit` bytes and cancels
- * the rest: a chunked body (no Content-Length) is never buffered past the limit.
+ * the rest: a chunked body (no Content-Length) is never buffered past the limit. For the
+ * Fetch-API adapters, and for downloads of untrusted size.
  */
 export async function readLimited(
   stream: ReadableStream<Uint8Array>,
@@ -36,7 +37,7 @@ export async function readLimited(
       }
       chunks.push(value);
     }
-  } catch {
-    return { kind: 'failed' };
+  } catch (error) {
+    return { kind: 'failed', error };
   }
 }
