@@ -3,7 +3,7 @@ import { isOpen, type TrackedSession } from '../store/store.js';
 
 /** How a verified webhook relates to the sessions tracked for its user. */
 export type Correlation =
-  | { kind: 'session'; key: string }
+  | { kind: 'session'; key: string; by: 'token' | 'user' }
   | { kind: 'duplicate' }
   | { kind: 'ambiguous'; keys: string[] }
   | { kind: 'none' };
@@ -26,7 +26,8 @@ function tokenField(payload: VerificationPayload): string | undefined {
   return undefined;
 }
 
-function sameOutcome(a: VerificationPayload, b: VerificationPayload): boolean {
+/** Whether two payloads report the same outcome (the fields a replay would share). */
+export function sameOutcome(a: VerificationPayload, b: VerificationPayload): boolean {
   return OUTCOME_FIELDS.every((field) => a[field] === b[field]);
 }
 
@@ -42,7 +43,7 @@ function sameOutcome(a: VerificationPayload, b: VerificationPayload): boolean {
 export function correlate(payload: VerificationPayload, sessions: TrackedSession[]): Correlation {
   const token = tokenField(payload);
   if (token && sessions.some((session) => session.key === token)) {
-    return { kind: 'session', key: token };
+    return { kind: 'session', key: token, by: 'token' };
   }
   const closedAlike = sessions.some(
     (session) =>
@@ -50,7 +51,7 @@ export function correlate(payload: VerificationPayload, sessions: TrackedSession
   );
   if (closedAlike) return { kind: 'duplicate' };
   const open = sessions.filter((session) => isOpen(session.state) && session.token);
-  if (open.length === 1) return { kind: 'session', key: open[0]!.key };
+  if (open.length === 1) return { kind: 'session', key: open[0]!.key, by: 'user' };
   if (open.length > 1) return { kind: 'ambiguous', keys: open.map((session) => session.key) };
   return { kind: 'none' };
 }

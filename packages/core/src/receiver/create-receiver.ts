@@ -1,11 +1,18 @@
 import type { CreateSessionParams } from '../client/index.js';
+import { ConfigurationError } from '../errors.js';
 import type { VerificationPayload } from '../payload/types.js';
-import type { TrackedSession } from '../store/store.js';
+import {
+  isTransactional,
+  type Store,
+  type TrackedSession,
+  type TransactionOf,
+} from '../store/store.js';
 import { pollLeased } from '../tracker/poll-session.js';
 import { type SweepReport, sweep } from '../tracker/sweep.js';
+import { announceDisplaced } from './announce-displaced.js';
 import { createOwnerFactory, type ReceiverContext, requireClient } from './context.js';
 import type { ReceiverEventMap, ReceiverEventName } from './events.js';
-import { HandlerRegistry } from './handler-registry.js';
+import { type HandlerOptions, HandlerRegistry } from './handler-registry.js';
 import { errorResponse, type ReceiverResponse } from './http-response.js';
 import { type ReceiverOptions, resolveReceiverOptions } from './options.js';
 import { payloadTooLarge, receiveWebhook, type WebhookRequest } from './receive-webhook.js';
@@ -29,11 +36,31 @@ export type RejectReason = 'payload_too_large' | 'raw_body_unavailable' | 'body_
 const MAX_HINTS_LOGGED = 64;
 
 /** Receives webhooks, tracks sessions, polls for missed results and delivers each one once. */
-export interface Receiver {
+export interface Receiver<Transaction = never> {
   /** Largest accepted body; adapters stop reading past it. */
   readonly maxBodyBytes: number;
-  on<Name extends ReceiverEventName>(name: Name, handler: ReceiverEventMap[Name]): this;
-  off<Name extends ReceiverEventName>(name: Name, handler: ReceiverEventMap[Name]): this;
+  /**
+   * Registers a handler. `verification.completed` handlers may pass
+   * `{ transactional: true }` on a transactional store (`PostgresStore`) to run inside its
+   * transaction, with `context.transaction`.
+   *
+   * @example
+   * receiver.on('verification.completed', async (event, { transaction }) => {
+   *   await transaction.query('update users set verified = $1 where id = $2', [
+   *     event.data.status === 'verified',
+   *     event.data.external_user_id,
+   *   ]);
+   * }, { transactional: true });
+   */
+  on<Name extends ReceiverEventName>(
+    name: Name,
+    handler: ReceiverEventMap<Transaction>[Name],
+    options?: Name extends 'verification.completed' ? HandlerOptions : never,
+  ): this;
+  off<Name extends ReceiverEventName>(
+    name: Name,
+    handler: ReceiverEventMap<Transaction>[Name],
+  ): this;
   /**
    * Handles one webhook request given as its exact raw bytes, and says what to answer.
    * Never throws: every failure is an answer (see docs/troubleshooting.md).
@@ -75,22 +102,30 @@ export interface Receiver {
  * });
  * receiver.start(); // poll for results whose webhook never arrives
  */
-export function createReceiver(options: ReceiverOptions = {}): Receiver {
+export function createReceiver<S extends Store = Store>(
+  options: ReceiverOptions & { store?: S } = {},
+): Receiver<TransactionOf<S>> {
   const context: ReceiverContext = {
     ...resolveReceiverOptions(options),
     handlers: new HandlerRegistry(),
     newOwner: createOwnerFactory(),
   };
   const hintsLogged = new Set<string>();
-  let timer: ReturnType<typeof setInterval> | undefined;
+  let timer: unknown;
+  let started = false;
   let running: Promise<unknown> | undefined;
 
   const runSweep = (): Promise<SweepReport> => sweep(context);
 
-  const receiver: Receiver = {
+  const receiver: Receiver<TransactionOf<S>> = {
     maxBodyBytes: context.maxBodyBytes,
-    on(name, handler) {
-      context.handlers.on(name, handler);
+    on(name, handler, handlerOptions) {
+      if (handlerOptions?.transactional && !isTransactional(context.store)) {
+        throw new ConfigurationError(
+          'A transactional handler needs a store that runs handlers in its transaction, such as PostgresStore from @faceverify/postgres. Remove { transactional: true }, or pass such a store to createReceiver().',
+        );
+      }
+      context.handlers.on(name, handler, handlerOptions);
       return receiver;
     },
     off(name, handler) {
@@ -101,8 +136,12 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
       try {
         return await receiveWebhook(context, request);
       } catch (error) {
-        context.handlers.reportError(error, { stage: 'store' });
-        return errorResponse(500, 'store_unavailable', 'The webhook could not be processed.');
+        // Store failures are answered inside (503); anything reaching here is a defect.
+        context.handlers.reportError(error, { stage: 'internal' });
+        context.log.error('Unexpected error while receiving a webhook.', {
+          error: error instanceof Error ? error.message : String(error),
+        });
+        return errorResponse(500, 'internal_error', 'The webhook could not be processed.');
       }
     },
     reject(reason, hint) {
@@ -130,7 +169,7 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
     async track(token, externalUserId) {
       requireClient(context, 'track()');
       const now = context.now();
-      const session: TrackedSession = {
+      const record: TrackedSession = {
         key: token,
         token,
         externalUserId,
@@ -140,22 +179,31 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
         dueAt: now + context.pollScheduleMs[0]!,
         attempts: 0,
       };
-      await context.store.insert(session);
+      const { displaced } = await context.store.insert({
+        record,
+        now,
+        maxOpenPerUser: context.maxOpenPerUser,
+        displacedRetainMs: context.replayWindowMs,
+      });
+      await announceDisplaced(context, displaced);
     },
     async confirm(token) {
       const client = requireClient(context, 'confirm()');
       const owner = context.newOwner();
-      const session = await context.store.lease(token, owner, context.now(), context.leaseMs);
+      const session = await context.store.lease({
+        key: token,
+        owner,
+        now: context.now(),
+        leaseMs: context.leaseMs,
+      });
+      // Always the service's word: never a stored result that came by webhook alone.
       if (session) {
-        const { status, result } = await pollLeased(context, session, owner);
-        return result ? { status, result } : { status };
+        const { outcome, status, result } = await pollLeased(context, session, owner, {
+          ask: true,
+        });
+        if (outcome !== 'retry-later') return result ? { status, result } : { status };
       }
-      const stored = await context.store.get(token);
-      if (stored?.result) {
-        return { status: stored.result.payload.status, result: stored.result.payload };
-      }
-      if (stored?.state === 'expired') return { status: 'expired' };
-      // Untracked, or being worked on elsewhere: report the service's answer, deliver nothing.
+      // Untracked, closed, or being worked on elsewhere: report the service's answer.
       const snapshot = await client.getSession(token);
       return snapshot.result
         ? { status: snapshot.status, result: snapshot.result }
@@ -163,20 +211,23 @@ export function createReceiver(options: ReceiverOptions = {}): Receiver {
     },
     sweep: runSweep,
     start() {
-      if (timer) return;
-      timer = setInterval(() => {
-        if (running) return;
+      requireClient(context, 'start()');
+      if (started) return;
+      started = true;
+      const tick = () => {
         running = runSweep()
           .catch((error: unknown) => context.handlers.reportError(error, { stage: 'store' }))
           .finally(() => {
             running = undefined;
+            // The next sweep is timed from the end of this one, so sweeps never overlap.
+            if (started) timer = context.clock.setTimeout(tick, context.sweepIntervalMs);
           });
-      }, context.sweepIntervalMs);
-      (timer as { unref?: () => void }).unref?.();
+      };
+      timer = context.clock.setTimeout(tick, context.sweepIntervalMs);
     },
     async stop() {
-      clearInterval(timer);
-      timer = undefined;
+      started = false;
+      context.clock.clearTimeout(timer);
       await running;
     },
   };

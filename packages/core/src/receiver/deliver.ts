@@ -1,8 +1,14 @@
 import { hmacSha256 } from '#hmac';
+import { sleepOn } from '../clock/clock.js';
 import { toHex } from '../signature/hex.js';
-import type { SettleUpdate, StoredResult, TrackedSession } from '../store/store.js';
+import {
+  isTransactional,
+  type SettleUpdate,
+  type StoredResult,
+  type TrackedSession,
+} from '../store/store.js';
 import type { ReceiverContext } from './context.js';
-import type { VerificationCompletedEvent } from './events.js';
+import type { VerificationCompletedEvent, VerificationUndeliverableEvent } from './events.js';
 import { keepLease, stillLeased } from './keep-lease.js';
 import { delayAt } from './options.js';
 
@@ -53,8 +59,10 @@ export async function completedEvent(
 /**
  * Runs the `verification.completed` handlers for a session this worker holds the lease
  * on, then records the outcome: completed after success, or kept with a retry time after
- * a failure. The result was stored before (or is stored with) the failure, so nothing is
- * lost; and only a lease holder delivers, so nothing is delivered twice.
+ * a failure, or closed as `failed` once `maxDeliveryAttempts` is used up. The result was
+ * stored before (or is stored with) the failure, so nothing is lost; and only a lease holder
+ * delivers, so nothing is delivered twice. Transactional handlers run inside the store's
+ * transaction together with the record of success (`settleWith`).
  */
 export async function deliverLeased(
   context: ReceiverContext,
@@ -64,74 +72,161 @@ export async function deliverLeased(
   /** The event, when the caller already built it (it hashes the key for the id). */
   prepared?: VerificationCompletedEvent,
 ): Promise<Delivery> {
-  const { store, handlers, log } = context;
+  const { handlers, log } = context;
   const event = prepared ?? (await completedEvent(session, result));
-  const { attempt } = event;
   if (!(await stillLeased(context, session.key, owner, session.lease?.until))) {
     log.warn('A lease lapsed before delivery; another worker delivers this result.', {
       sessionToken: session.token,
     });
     return { outcome: 'lease-lost', event };
   }
+  if (handlers.count('verification.completed') === 0) {
+    log.warn('No verification.completed handler is registered; the result is acknowledged.', {
+      sessionToken: session.token,
+    });
+  }
+  // A session's record is kept for the replay window so a late webhook of a result that
+  // came by polling is recognised; a delivery matched to no session has nothing to poll,
+  // and its digest alone already stops replays.
+  const success: SettleUpdate = session.token
+    ? { state: 'completed', retainMs: context.replayWindowMs, result }
+    : { state: 'completed', retainMs: 0 };
   // Long handlers keep their lease alive, so no other worker starts the same delivery.
   const stopRenewal = keepLease(context, session.key, owner);
-  let handlerError: unknown;
-  let failed = false;
+  let settled: boolean;
   try {
-    if (handlers.count('verification.completed') === 0) {
-      log.warn('No verification.completed handler is registered; the result is acknowledged.', {
-        sessionToken: session.token,
-      });
-    }
     await handlers.run('verification.completed', event);
+    settled = await settleSuccess(context, session.key, owner, success, event);
   } catch (error) {
-    failed = true;
-    handlerError = error;
-  } finally {
     stopRenewal();
+    return failedDelivery(context, session, owner, result, event, error);
   }
-  const now = context.now();
+  stopRenewal();
+  if (settled) {
+    log.info('Verification result delivered.', {
+      sessionToken: session.token,
+      source: result.source,
+      status: result.payload.status,
+    });
+  }
+  return { outcome: settled ? 'delivered' : 'lease-lost', event };
+}
+
+/**
+ * Records a success; with transactional handlers, runs them in the same transaction as the
+ * record, so their writes and `completed` commit together or not at all.
+ */
+async function settleSuccess(
+  context: ReceiverContext,
+  key: string,
+  owner: string,
+  update: SettleUpdate,
+  event: VerificationCompletedEvent,
+): Promise<boolean> {
+  const { store, handlers } = context;
+  if (handlers.hasTransactional() && isTransactional(store)) {
+    const outcome = await store.settleWith(
+      { key, owner, update, now: context.now() },
+      (transaction) => handlers.run('verification.completed', event, { value: transaction }),
+    );
+    return outcome.settled;
+  }
   try {
-    if (failed) {
-      handlers.reportError(handlerError, { stage: 'handler', event, ...tokenOf(session) });
-      log.error('A verification.completed handler failed; the result is kept for a retry.', {
-        sessionToken: session.token,
-        attempt,
-        error: handlerError instanceof Error ? handlerError.message : String(handlerError),
-      });
-      await store.settle(
-        session.key,
+    return await settleAfterSuccess(context, key, owner, update);
+  } catch (error) {
+    // Handlers ran; the failure to record it is reported, and the lease keeps others away.
+    handlers.reportError(error, { stage: 'store', eventId: event.id, ...tokenIdOf(key) });
+    throw new SettleFailure(error);
+  }
+}
+
+/** The record of a success could not be written; the handlers themselves succeeded. */
+class SettleFailure extends Error {
+  constructor(override readonly cause: unknown) {
+    super('The store failed to record a delivered result.');
+  }
+}
+
+async function failedDelivery(
+  context: ReceiverContext,
+  session: TrackedSession,
+  owner: string,
+  result: StoredResult,
+  event: VerificationCompletedEvent,
+  error: unknown,
+): Promise<Delivery> {
+  const { store, handlers, log } = context;
+  if (error instanceof SettleFailure) return { outcome: 'failed', event };
+  const { attempt } = event;
+  const now = context.now();
+  handlers.reportError(error, {
+    stage: 'handler',
+    event,
+    eventId: event.id,
+    ...tokenIdOf(session.key),
+  });
+  const exhausted = attempt >= context.maxDeliveryAttempts;
+  log.error(
+    exhausted
+      ? 'A verification.completed handler failed on its last attempt; the result is given up as undeliverable.'
+      : 'A verification.completed handler failed; the result is kept for a retry.',
+    {
+      sessionToken: session.token,
+      attempt,
+      error: error instanceof Error ? error.message : String(error),
+    },
+  );
+  try {
+    if (!exhausted) {
+      await store.settle({
+        key: session.key,
         owner,
-        {
+        update: {
           state: 'delivering',
           dueAt: now + delayAt(context.retryScheduleMs, attempt - 1),
           attempts: attempt,
           result,
         },
         now,
-      );
+      });
       return { outcome: 'failed', event };
     }
-    // A session's record is kept for the replay window so a late webhook of a result that
-    // came by polling is recognised; a delivery matched to no session has nothing to poll,
-    // and its digest alone already stops replays.
-    const settled = await settleAfterSuccess(
-      context,
-      session.key,
+    const closed = await store.settle({
+      key: session.key,
       owner,
-      session.token
-        ? { state: 'completed', retainMs: context.replayWindowMs, result }
-        : { state: 'completed', retainMs: 0 },
-    );
-    log.info('Verification result delivered.', {
-      sessionToken: session.token,
-      source: result.source,
-      status: result.payload.status,
+      update: { state: 'failed', retainMs: context.replayWindowMs, attempts: attempt, result },
+      now,
     });
-    return { outcome: settled ? 'delivered' : 'lease-lost', event };
+    if (closed)
+      await emitUndeliverable(context, {
+        type: 'verification.undeliverable',
+        reason: 'attempts_exhausted',
+        event,
+        error,
+      });
+  } catch (storeError) {
+    handlers.reportError(storeError, {
+      stage: 'store',
+      eventId: event.id,
+      ...tokenIdOf(session.key),
+    });
+  }
+  return { outcome: 'failed', event };
+}
+
+/** Emits `verification.undeliverable`; a handler of it that throws is reported, not retried. */
+export async function emitUndeliverable(
+  context: ReceiverContext,
+  event: VerificationUndeliverableEvent,
+): Promise<void> {
+  try {
+    await context.handlers.run('verification.undeliverable', event);
   } catch (error) {
-    handlers.reportError(error, { stage: 'store', event, ...tokenOf(session) });
-    return { outcome: 'failed', event };
+    context.handlers.reportError(error, {
+      stage: 'undeliverable-handler',
+      eventId: event.event.id,
+      ...tokenIdOf(event.event.sessionToken),
+    });
   }
 }
 
@@ -149,14 +244,20 @@ async function settleAfterSuccess(
   const giveUpAt = context.now() + context.leaseMs;
   for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
     try {
-      return await context.store.settle(key, owner, update, context.now());
+      return await context.store.settle({ key, owner, update, now: context.now() });
     } catch (error) {
       if (context.now() + wait >= giveUpAt) throw error;
-      await new Promise((resolve) => setTimeout(resolve, wait));
+      await sleepOn(context.clock, wait);
     }
   }
 }
 
-export function tokenOf(session: TrackedSession): { sessionToken?: string } {
-  return session.token ? { sessionToken: session.token } : {};
+/**
+ * What error contexts carry of a session: a short prefix of its token, never the whole
+ * credential. A delivery matched to no session is keyed by its body digest, no secret.
+ */
+export function tokenIdOf(key: string | undefined): { tokenId?: string } {
+  if (!key) return {};
+  if (key.startsWith(UNMATCHED_PREFIX)) return { tokenId: key };
+  return { tokenId: `${key.slice(0, 6)}…` };
 }

@@ -22,25 +22,74 @@ export interface VerificationCompletedEvent {
   secretLabel?: string;
 }
 
-/** A tracked session that never completed within its lifetime. Emitted once. */
+/**
+ * A tracked session given up without a result. Emitted once:
+ * - `lifetime`: it did not complete within `sessionLifetimeMs`;
+ * - `not_found`: the service no longer knows the token;
+ * - `displaced`: the user started more than `maxOpenPerUser` sessions; the oldest went.
+ */
 export interface VerificationExpiredEvent {
   type: 'verification.expired';
+  reason: 'lifetime' | 'not_found' | 'displaced';
   sessionToken: string;
   externalUserId: string;
   createdAt: Date;
   expiredAt: Date;
 }
 
+/**
+ * A result whose handlers failed on every one of `maxDeliveryAttempts` attempts, or an
+ * undelivered result displaced by newer ones of the same user. It is not retried again:
+ * store it somewhere you will look (a dead-letter table) and replay it by hand.
+ */
+export interface VerificationUndeliverableEvent {
+  type: 'verification.undeliverable';
+  reason: 'attempts_exhausted' | 'displaced';
+  /** The event the handlers failed on. */
+  event: VerificationCompletedEvent;
+  /** The last handler error, when there was one. */
+  error?: unknown;
+}
+
 /** Where an error reported to `error` handlers happened. */
 export interface ReceiverErrorContext {
-  stage: 'handler' | 'poll' | 'store' | 'expired-handler';
-  sessionToken?: string;
+  stage:
+    | 'handler'
+    | 'poll'
+    | 'store'
+    | 'expired-handler'
+    | 'undeliverable-handler'
+    | 'confirm'
+    | 'internal';
+  /**
+   * A short prefix of the session token, enough to find the session in logs and no
+   * credential: a full token of a pending session could complete it.
+   */
+  tokenId?: string;
+  /** `event.id` of the result concerned, when there is one. */
+  eventId?: string;
+  /** Why the error was reported, when it has a code (`webhook_contradicted`, ...). */
+  code?: string;
   event?: VerificationCompletedEvent | VerificationExpiredEvent;
 }
 
-export interface ReceiverEventMap {
-  'verification.completed': (event: VerificationCompletedEvent) => void | Promise<void>;
+/** What a `verification.completed` handler gets besides the event. */
+export interface HandlerContext<Transaction = never> {
+  /**
+   * The store's open transaction, for a handler registered with `{ transactional: true }`
+   * on a transactional store (e.g. `PostgresStore`): writes made through it commit together
+   * with the record of this delivery, or not at all. `undefined` for other handlers.
+   */
+  transaction: [Transaction] extends [never] ? undefined : Transaction | undefined;
+}
+
+export interface ReceiverEventMap<Transaction = never> {
+  'verification.completed': (
+    event: VerificationCompletedEvent,
+    context: HandlerContext<Transaction>,
+  ) => void | Promise<void>;
   'verification.expired': (event: VerificationExpiredEvent) => void | Promise<void>;
+  'verification.undeliverable': (event: VerificationUndeliverableEvent) => void | Promise<void>;
   error: (error: unknown, context: ReceiverErrorContext) => void;
 }
 

@@ -1,51 +1,86 @@
 import type { ReceiverEventMap, ReceiverEventName } from './events.js';
 
-type Handlers = { [Name in ReceiverEventName]: Set<ReceiverEventMap[Name]> };
+// Handlers are stored without the store's transaction type: the Receiver's public `on`
+// checks it, and the registry only passes the transaction through.
+type AnyHandler = (...args: never[]) => unknown;
 
-/** Typed handler sets. Handlers of one event run in registration order, one after another. */
+/** Options of `receiver.on('verification.completed', handler, options)`. */
+export interface HandlerOptions {
+  /**
+   * Runs the handler inside the store's transaction, after the other handlers, and gives it
+   * that transaction (`context.transaction`): its writes and the record of the delivery
+   * commit together, so its effects happen once even across a crash. Needs a
+   * transactional store (`PostgresStore`). Default `false`.
+   */
+  transactional?: boolean;
+}
+
+/**
+ * Typed handler lists. Handlers of one event run in registration order, one after another;
+ * transactional ones run last, inside the store's transaction.
+ */
 export class HandlerRegistry {
-  private readonly handlers: Handlers = {
-    'verification.completed': new Set(),
-    'verification.expired': new Set(),
-    error: new Set(),
-  };
+  private readonly handlers = new Map<ReceiverEventName, Map<AnyHandler, HandlerOptions>>([
+    ['verification.completed', new Map()],
+    ['verification.expired', new Map()],
+    ['verification.undeliverable', new Map()],
+    ['error', new Map()],
+  ]);
 
-  on<Name extends ReceiverEventName>(name: Name, handler: ReceiverEventMap[Name]): void {
-    this.setFor(name).add(handler);
+  on(name: ReceiverEventName, handler: AnyHandler, options: HandlerOptions = {}): void {
+    this.mapFor(name).set(handler, options);
   }
 
-  off<Name extends ReceiverEventName>(name: Name, handler: ReceiverEventMap[Name]): void {
-    this.setFor(name).delete(handler);
+  off(name: ReceiverEventName, handler: AnyHandler): void {
+    this.mapFor(name).delete(handler);
   }
 
   count(name: ReceiverEventName): number {
-    return this.handlers[name].size;
+    return this.mapFor(name).size;
   }
 
-  /** Runs every handler; the first one that throws stops the run and is rethrown. */
-  async run<Name extends 'verification.completed' | 'verification.expired'>(
+  /** True when some `verification.completed` handler must run in the store's transaction. */
+  hasTransactional(): boolean {
+    for (const options of this.mapFor('verification.completed').values()) {
+      if (options.transactional) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Runs every handler of `name` (for `verification.completed`, the non-transactional ones
+   * only, or with `transaction` given, the transactional ones only). The first one that
+   * throws stops the run and is rethrown.
+   */
+  async run<Name extends Exclude<ReceiverEventName, 'error'>>(
     name: Name,
     event: Parameters<ReceiverEventMap[Name]>[0],
+    transaction?: { value: unknown },
   ): Promise<void> {
-    for (const handler of [...this.handlers[name]]) {
-      await (handler as (event: Parameters<ReceiverEventMap[Name]>[0]) => unknown)(event);
+    for (const [handler, options] of [...this.mapFor(name)]) {
+      if (name === 'verification.completed' && Boolean(options.transactional) !== !!transaction) {
+        continue;
+      }
+      await (handler as (event: unknown, context: unknown) => unknown)(event, {
+        transaction: transaction?.value,
+      });
     }
   }
 
   /** Reports to `error` handlers; a throwing error handler must not break delivery. */
   reportError(...args: Parameters<ReceiverEventMap['error']>): void {
-    for (const handler of this.handlers.error) {
+    for (const handler of this.mapFor('error').keys()) {
       try {
-        handler(...args);
+        (handler as ReceiverEventMap['error'])(...args);
       } catch {
         // An error handler's own failure has nowhere better to go.
       }
     }
   }
 
-  private setFor<Name extends ReceiverEventName>(name: Name): Set<ReceiverEventMap[Name]> {
-    const set = this.handlers[name];
-    if (!set) throw new TypeError(`Unknown receiver event "${String(name)}".`);
-    return set as Set<ReceiverEventMap[Name]>;
+  private mapFor(name: ReceiverEventName): Map<AnyHandler, HandlerOptions> {
+    const map = this.handlers.get(name);
+    if (!map) throw new TypeError(`Unknown receiver event "${String(name)}".`);
+    return map;
   }
 }

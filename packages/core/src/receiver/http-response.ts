@@ -22,7 +22,8 @@ export type ReceiverErrorCode =
   | 'handler_failed'
   | 'raw_body_unavailable'
   | 'body_unreadable'
-  | 'store_unavailable';
+  | 'store_unavailable'
+  | 'internal_error';
 
 const JSON_HEADERS = {
   'content-type': 'application/json; charset=utf-8',

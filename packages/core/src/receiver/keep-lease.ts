@@ -5,11 +5,19 @@ import type { ReceiverContext } from './context.js';
  * handler), so no other worker takes the session over meanwhile. Returns the stop function.
  */
 export function keepLease(context: ReceiverContext, key: string, owner: string): () => void {
-  const renewal = setInterval(() => {
-    context.store.lease(key, owner, context.now(), context.leaseMs).catch(() => undefined);
-  }, context.leaseMs / 3);
-  (renewal as { unref?: () => void }).unref?.();
-  return () => clearInterval(renewal);
+  const { clock, store, leaseMs } = context;
+  let stopped = false;
+  let timer: unknown;
+  const renew = () => {
+    if (stopped) return;
+    store.lease({ key, owner, now: clock.now(), leaseMs }).catch(() => undefined);
+    timer = clock.setTimeout(renew, leaseMs / 3);
+  };
+  timer = clock.setTimeout(renew, leaseMs / 3);
+  return () => {
+    stopped = true;
+    clock.clearTimeout(timer);
+  };
 }
 
 /**
@@ -25,5 +33,6 @@ export async function stillLeased(
 ): Promise<boolean> {
   const now = context.now();
   if (leaseUntil !== undefined && leaseUntil - now > context.leaseMs / 2) return true;
-  return (await context.store.lease(key, owner, now, context.leaseMs)) !== undefined;
+  const renewed = await context.store.lease({ key, owner, now, leaseMs: context.leaseMs });
+  return renewed !== undefined;
 }

@@ -1,5 +1,6 @@
 import type { Client, ClientOptions } from '../client/index.js';
 import { createClient } from '../client/index.js';
+import { type Clock, systemClock } from '../clock/clock.js';
 import { ENV, readEnv } from '../config/env.js';
 import { ConfigurationError } from '../errors.js';
 import { createLog, type Log, type Logger } from '../logging/logger.js';
@@ -9,6 +10,7 @@ import type { Store } from '../store/store.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
 
 /**
  * Options of `createReceiver`. Every option has a default; with none at all the Receiver
@@ -38,8 +40,31 @@ export interface ReceiverOptions {
   sessionLifetimeMs?: number;
   /** Delays between polls of a pending session; the last one repeats. Default 1, 1, 2, 5 min. */
   pollScheduleMs?: readonly number[];
-  /** Delays between delivery attempts after a handler failed; the last one repeats. */
+  /**
+   * Delays between delivery attempts after a handler failed; the last one repeats.
+   * Default 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, then every 4 h.
+   */
   retryScheduleMs?: readonly number[];
+  /**
+   * Delivery attempts before a result is given up as undeliverable: the record is closed as
+   * `failed` and `verification.undeliverable` is emitted with the event and the last error.
+   * Default 20 (about two days with the default `retryScheduleMs`).
+   */
+  maxDeliveryAttempts?: number;
+  /**
+   * Open records (sessions and unmatched deliveries) kept per user. Starting one more
+   * gives the oldest up with `verification.expired` (`reason: 'displaced'`). Bounds what a
+   * single user can make the Receiver hold and scan. Default 20.
+   */
+  maxOpenPerUser?: number;
+  /**
+   * Confirms a webhook matched to a session by `external_user_id` with
+   * `GET /v1/sessions/:token` before delivering it as that session's result: what the
+   * service says wins, and a webhook it contradicts (a replay of an older session's result)
+   * is never delivered and is reported as `webhook_contradicted`. Costs one GET per webhook,
+   * paced and retried like every poll. Default `true` when the Receiver has a client.
+   */
+  confirmWebhooks?: boolean;
   /** How long one worker may hold a session before another may take it over. Default 60 s. */
   leaseMs?: number;
   /** How often `start()` sweeps. Default 5 s. */
@@ -50,8 +75,11 @@ export interface ReceiverOptions {
   sweepConcurrency?: number;
   /** Receives what the Receiver does; secrets, keys and signed URLs never reach it. */
   logger?: Logger;
-  /** The clock, for tests. Default `Date.now`. */
-  now?: () => number;
+  /**
+   * Time and timers. Tests pass `createTestClock()` from `@faceverify/core/testing` to move
+   * time on without waiting. Default: the system clock.
+   */
+  clock?: Clock;
 }
 
 /** Options with every default applied. */
@@ -65,11 +93,15 @@ export interface ResolvedReceiverOptions {
   sessionLifetimeMs: number;
   pollScheduleMs: readonly number[];
   retryScheduleMs: readonly number[];
+  maxDeliveryAttempts: number;
+  maxOpenPerUser: number;
+  confirmWebhooks: boolean;
   leaseMs: number;
   sweepIntervalMs: number;
   sweepBatchSize: number;
   sweepConcurrency: number;
   log: Log;
+  clock: Clock;
   now: () => number;
 }
 
@@ -97,6 +129,14 @@ function positive(name: string, value: number | undefined, fallback: number): nu
   return resolved;
 }
 
+function whole(name: string, value: number | undefined, fallback: number): number {
+  const resolved = value ?? fallback;
+  if (!Number.isSafeInteger(resolved) || resolved < 1) {
+    throw new ConfigurationError(`Receiver option "${name}" must be a whole number of at least 1.`);
+  }
+  return resolved;
+}
+
 function schedule(name: string, value: readonly number[] | undefined, fallback: number[]) {
   const resolved = value ?? fallback;
   if (resolved.length === 0 || resolved.some((delay) => !Number.isFinite(delay) || delay < 0)) {
@@ -113,9 +153,11 @@ export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiv
         .map((secret) => secret.trim()),
     ENV.webhookSecret,
   );
+  const client = resolveClient(options.client, options.logger);
+  const clock = options.clock ?? systemClock;
   return {
     secrets,
-    client: resolveClient(options.client, options.logger),
+    client,
     store: options.store ?? new MemoryStore(),
     maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes, 256 * 1024),
     replayWindowMs: positive('replayWindowMs', options.replayWindowMs, 24 * 60 * MINUTE),
@@ -133,13 +175,20 @@ export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiv
       2 * MINUTE,
       10 * MINUTE,
       30 * MINUTE,
+      HOUR,
+      2 * HOUR,
+      4 * HOUR,
     ]),
+    maxDeliveryAttempts: whole('maxDeliveryAttempts', options.maxDeliveryAttempts, 20),
+    maxOpenPerUser: whole('maxOpenPerUser', options.maxOpenPerUser, 20),
+    confirmWebhooks: client !== undefined && options.confirmWebhooks !== false,
     leaseMs: positive('leaseMs', options.leaseMs, MINUTE),
     sweepIntervalMs: positive('sweepIntervalMs', options.sweepIntervalMs, 5 * SECOND),
     sweepBatchSize: positive('sweepBatchSize', options.sweepBatchSize, 100),
     sweepConcurrency: positive('sweepConcurrency', options.sweepConcurrency, 4),
     log: createLog(options.logger),
-    now: options.now ?? Date.now,
+    clock,
+    now: () => clock.now(),
   };
 }
 

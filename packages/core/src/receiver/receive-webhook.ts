@@ -1,3 +1,4 @@
+import { sleepOn } from '../clock/clock.js';
 import { FaceverifyError } from '../errors.js';
 import { decodeJson } from '../payload/decode-json.js';
 import { COMPLETED_EVENT, validateVerificationPayload } from '../payload/parse.js';
@@ -5,6 +6,8 @@ import type { VerificationPayload } from '../payload/types.js';
 import { matchSignature } from '../signature/verify.js';
 import { isOpen, type StoredResult, type TrackedSession } from '../store/store.js';
 import { pollLeased } from '../tracker/poll-session.js';
+import { announceDisplaced } from './announce-displaced.js';
+import { bodyDigest } from './body-digest.js';
 import type { ReceiverContext } from './context.js';
 import { correlate } from './correlate.js';
 import { completedEvent, type Delivery, deliverLeased, UNMATCHED_PREFIX } from './deliver.js';
@@ -26,6 +29,9 @@ export interface WebhookRequest {
   waitUntil?: (promise: Promise<unknown>) => void;
 }
 
+// Closed records of a user looked at to recognise a late duplicate: the most recent ones.
+const RECENT_CLOSED_CONSIDERED = 20;
+
 const accepted = (extra: Record<string, unknown> = {}) =>
   jsonResponse(200, { received: true, ...extra });
 
@@ -34,14 +40,15 @@ const accepted = (extra: Record<string, unknown> = {}) =>
  * Resolves `'closed'` as soon as that worker has completed the session.
  */
 async function leaseWithPatience(context: ReceiverContext, key: string, owner: string) {
-  const deadline = context.now() + Math.min(context.ackAfterMs / 2, 2000);
+  const { store, leaseMs, clock } = context;
+  const deadline = clock.now() + Math.min(context.ackAfterMs / 2, 2000);
   for (let wait = 25; ; wait = Math.min(wait * 2, 400)) {
-    const session = await context.store.lease(key, owner, context.now(), context.leaseMs);
+    const session = await store.lease({ key, owner, now: clock.now(), leaseMs });
     if (session) return session;
-    const current = await context.store.get(key);
+    const current = await store.get({ key, now: clock.now() });
     if (!current || !isOpen(current.state)) return 'closed';
-    if (context.now() + wait > deadline) return undefined;
-    await new Promise((resolve) => setTimeout(resolve, wait));
+    if (clock.now() + wait > deadline) return undefined;
+    await sleepOn(clock, wait);
   }
 }
 
@@ -51,12 +58,12 @@ async function deliverWithDeadline(
   event: VerificationCompletedEvent,
   request: WebhookRequest,
 ): Promise<ReceiverResponse> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timer: unknown;
   const deadline = new Promise<'deadline'>((resolve) => {
-    timer = setTimeout(() => resolve('deadline'), context.ackAfterMs);
+    timer = context.clock.setTimeout(() => resolve('deadline'), context.ackAfterMs);
   });
   const outcome = await Promise.race([delivery, deadline]);
-  clearTimeout(timer);
+  context.clock.clearTimeout(timer);
   if (outcome === 'deadline') {
     // Only work that outlives the response needs the platform to keep it alive.
     request.waitUntil?.(delivery);
@@ -83,7 +90,11 @@ async function storeAndDeliver(
   digest: string,
 ): Promise<ReceiverResponse> {
   const { store } = context;
-  const sessions = await store.findByUser(payload.external_user_id);
+  const sessions = await store.findByUser({
+    externalUserId: payload.external_user_id,
+    now: context.now(),
+    limit: context.maxOpenPerUser + RECENT_CLOSED_CONSIDERED,
+  });
   const correlation = correlate(payload, sessions);
   if (correlation.kind === 'duplicate') return accepted({ duplicate: true });
   if (correlation.kind === 'ambiguous' && context.client) {
@@ -91,7 +102,12 @@ async function storeAndDeliver(
     const settling = Promise.all(
       correlation.keys.map(async (key) => {
         const owner = context.newOwner();
-        const session = await store.lease(key, owner, context.now(), context.leaseMs);
+        const session = await store.lease({
+          key,
+          owner,
+          now: context.now(),
+          leaseMs: context.leaseMs,
+        });
         if (session) await pollLeased(context, session, owner);
       }),
     ).catch((error: unknown) => context.handlers.reportError(error, { stage: 'poll' }));
@@ -99,9 +115,16 @@ async function storeAndDeliver(
     return jsonResponse(202, { received: true, settling: correlation.keys.length });
   }
   const owner = context.newOwner();
+  if (correlation.kind === 'session' && correlation.by === 'user' && context.confirmWebhooks) {
+    return confirmAndDeliver(context, request, correlation.key, owner, result);
+  }
   let session: TrackedSession | 'closed' | undefined;
   if (correlation.kind === 'session') {
-    const attached = await store.attachResult(correlation.key, result, context.now());
+    const attached = await store.attachResult({
+      key: correlation.key,
+      result,
+      now: context.now(),
+    });
     if (attached === 'closed' || attached === 'already-attached') {
       return accepted({ duplicate: true });
     }
@@ -148,8 +171,57 @@ async function insertLeased(
     result,
     lease: { owner, until: now + context.leaseMs },
   };
-  if (await context.store.insert(record)) return record;
+  const { inserted, displaced } = await context.store.insert({
+    record,
+    now,
+    maxOpenPerUser: context.maxOpenPerUser,
+    displacedRetainMs: context.replayWindowMs,
+  });
+  await announceDisplaced(context, displaced);
+  if (inserted) return record;
   return leaseWithPatience(context, record.key, owner);
+}
+
+/**
+ * A webhook matched to a session only by `external_user_id` is a nudge: the session is
+ * leased and the service asked (`GET /v1/sessions/:token`), and what the service says is
+ * delivered. A signed body is valid forever, so an old webhook replayed after its replay
+ * window would otherwise become a later session's result.
+ */
+async function confirmAndDeliver(
+  context: ReceiverContext,
+  request: WebhookRequest,
+  key: string,
+  owner: string,
+  result: StoredResult,
+): Promise<ReceiverResponse> {
+  const session = await leaseWithPatience(context, key, owner);
+  if (session === 'closed') return accepted({ duplicate: true });
+  // Another worker holds the session (a poll in flight): it asks the service itself.
+  if (!session) return jsonResponse(202, { received: true, queued: true });
+  const confirming = pollLeased(context, session, owner, { webhook: result });
+  let timer: unknown;
+  const deadline = new Promise<'deadline'>((resolve) => {
+    timer = context.clock.setTimeout(() => resolve('deadline'), context.ackAfterMs);
+  });
+  const outcome = await Promise.race([confirming, deadline]);
+  context.clock.clearTimeout(timer);
+  if (outcome === 'deadline') {
+    request.waitUntil?.(confirming);
+    return jsonResponse(202, { received: true, processing: true });
+  }
+  if (outcome.outcome === 'failed') {
+    return errorResponse(
+      500,
+      'handler_failed',
+      'A verification.completed handler failed. The verified result is stored and will be delivered again.',
+    );
+  }
+  if (outcome.contradicted) return accepted({ contradicted: true });
+  if (outcome.outcome === 'delivered' && outcome.event) {
+    return { ...accepted(), event: outcome.event };
+  }
+  return accepted({ queued: outcome.outcome !== 'delivered' });
 }
 
 /**
@@ -204,10 +276,12 @@ export async function receiveWebhook(
     log.warn('Webhook rejected: correctly signed but invalid payload.', { reason: message });
     return errorResponse(400, 'payload_invalid', message);
   }
-  const digest = signature.trim().toLowerCase();
+  const digest = await bodyDigest(request.body);
   const now = context.now();
   try {
-    if (!(await context.store.remember(digest, context.replayWindowMs, now))) {
+    // Kept as long as any session this delivery could match is open or retained.
+    const ttlMs = context.replayWindowMs + context.sessionLifetimeMs;
+    if (!(await context.store.remember({ digest, ttlMs, now }))) {
       log.info('Replayed webhook acknowledged and not handled again.');
       return accepted({ duplicate: true });
     }
@@ -228,7 +302,7 @@ export async function receiveWebhook(
   try {
     return await storeAndDeliver(context, request, payload, result, digest);
   } catch (error) {
-    await context.store.forget(digest).catch(() => undefined);
+    await context.store.forget({ digest }).catch(() => undefined);
     return storeUnavailable(context, error);
   }
 }

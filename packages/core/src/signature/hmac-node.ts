@@ -1,4 +1,10 @@
-import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
+import {
+  createHash,
+  createHmac,
+  createSecretKey,
+  type KeyObject,
+  timingSafeEqual,
+} from 'node:crypto';
 
 const keyCache = new Map<string, KeyObject>();
 const KEY_CACHE_LIMIT = 32;
@@ -18,6 +24,11 @@ function keyFor(secret: string): KeyObject {
 /** HMAC-SHA256 with node:crypto. Synchronous: the caller skips an await on the hot path. */
 export function hmacSha256(secret: string, data: Uint8Array): Uint8Array {
   return createHmac('sha256', keyFor(secret)).update(data).digest();
+}
+
+/** SHA-256 with node:crypto: the replay key of a delivery, whatever secret signed it. */
+export function sha256(data: Uint8Array): Uint8Array {
+  return createHash('sha256').update(data).digest();
 }
 
 /**

@@ -29,6 +29,11 @@ export async function hmacSha256(secret: string, data: Uint8Array): Promise<Uint
   return new Uint8Array(signature);
 }
 
+/** SHA-256 with Web Crypto: the replay key of a delivery, whatever secret signed it. */
+export async function sha256(data: Uint8Array): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest('SHA-256', data as BufferSource));
+}
+
 /** Decodes a 64-digit hex digest, or `undefined` for anything else. */
 export function decodeDigestHex(text: string): Uint8Array | undefined {
   return fromHex(text, 32);

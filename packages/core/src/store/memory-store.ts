@@ -1,10 +1,19 @@
 import { MinHeap } from './min-heap.js';
 import {
   type AttachOutcome,
+  type AttachResultOptions,
+  type CountsOptions,
+  type FindByUserOptions,
+  type ForgetOptions,
+  type GetOptions,
+  type InsertOptions,
+  type InsertOutcome,
   isOpen,
-  type SettleUpdate,
+  type LeaseDueOptions,
+  type LeaseOptions,
+  type RememberOptions,
+  type SettleOptions,
   type Store,
-  type StoredResult,
   type TrackedSession,
   type TrackedState,
 } from './store.js';
@@ -46,8 +55,18 @@ export class MemoryStore implements Store {
   private readonly recordExpiries = new MinHeap<Entry>();
   private readonly digestExpiries = new MinHeap<Entry>();
 
-  async insert(session: TrackedSession): Promise<boolean> {
-    if (this.records.has(session.key)) return false;
+  async insert({
+    record: session,
+    now,
+    maxOpenPerUser,
+    displacedRetainMs = 0,
+  }: InsertOptions): Promise<InsertOutcome> {
+    this.purge(now);
+    if (this.records.has(session.key)) return { inserted: false, displaced: [] };
+    const displaced =
+      maxOpenPerUser === undefined || !isOpen(session.state)
+        ? []
+        : this.displaceOldest(session.externalUserId, maxOpenPerUser - 1, now, displacedRetainMs);
     const record: Stored = copy(session);
     this.records.set(record.key, record);
     let keys = this.byUser.get(record.externalUserId);
@@ -59,23 +78,28 @@ export class MemoryStore implements Store {
     // A record inserted with a live lease becomes due when the lease ends, as leasing would.
     if (isOpen(record.state))
       this.schedule(record, Math.max(record.dueAt, record.lease?.until ?? 0));
-    return true;
+    return { inserted: true, displaced };
   }
 
-  async get(key: string): Promise<TrackedSession | undefined> {
-    this.purge(Date.now());
+  async get({ key, now }: GetOptions): Promise<TrackedSession | undefined> {
+    this.purge(now);
     const record = this.records.get(key);
     return record && copy(record);
   }
 
-  async findByUser(externalUserId: string): Promise<TrackedSession[]> {
-    this.purge(Date.now());
+  async findByUser({ externalUserId, now, limit }: FindByUserOptions): Promise<TrackedSession[]> {
+    this.purge(now);
     const keys = this.byUser.get(externalUserId);
     if (!keys) return [];
-    return [...keys].map((key) => copy(this.records.get(key)!));
+    const records = [...keys].map((key) => this.records.get(key)!);
+    const open = records.filter((record) => isOpen(record.state));
+    const closed = records
+      .filter((record) => !isOpen(record.state))
+      .sort((a, b) => (b.purgeAt ?? 0) - (a.purgeAt ?? 0));
+    return [...open, ...closed].slice(0, Math.max(0, limit)).map(copy);
   }
 
-  async remember(digest: string, ttlMs: number, now: number): Promise<boolean> {
+  async remember({ digest, ttlMs, now }: RememberOptions): Promise<boolean> {
     this.purge(now);
     const until = this.digests.get(digest);
     if (until !== undefined && until > now) return false;
@@ -84,11 +108,11 @@ export class MemoryStore implements Store {
     return true;
   }
 
-  async forget(digest: string): Promise<void> {
+  async forget({ digest }: ForgetOptions): Promise<void> {
     this.digests.delete(digest);
   }
 
-  async attachResult(key: string, result: StoredResult, now: number): Promise<AttachOutcome> {
+  async attachResult({ key, result, now }: AttachResultOptions): Promise<AttachOutcome> {
     this.purge(now);
     const record = this.records.get(key);
     if (!record) return 'missing';
@@ -102,12 +126,7 @@ export class MemoryStore implements Store {
     return 'attached';
   }
 
-  async lease(
-    key: string,
-    owner: string,
-    now: number,
-    leaseMs: number,
-  ): Promise<TrackedSession | undefined> {
+  async lease({ key, owner, now, leaseMs }: LeaseOptions): Promise<TrackedSession | undefined> {
     this.purge(now);
     const record = this.records.get(key);
     if (!record || !isOpen(record.state)) return undefined;
@@ -115,12 +134,7 @@ export class MemoryStore implements Store {
     return this.grant(record, owner, now + leaseMs);
   }
 
-  async leaseDue(
-    now: number,
-    limit: number,
-    owner: string,
-    leaseMs: number,
-  ): Promise<TrackedSession[]> {
+  async leaseDue({ now, limit, owner, leaseMs }: LeaseDueOptions): Promise<TrackedSession[]> {
     this.purge(now);
     const granted: TrackedSession[] = [];
     const until = now + leaseMs;
@@ -136,20 +150,17 @@ export class MemoryStore implements Store {
     return granted;
   }
 
-  async settle(key: string, owner: string, update: SettleUpdate, now: number): Promise<boolean> {
+  async settle({ key, owner, update, now }: SettleOptions): Promise<boolean> {
     this.purge(now);
     const record = this.records.get(key);
     if (!record || !isOpen(record.state) || record.lease?.owner !== owner) return false;
     delete record.lease;
+    if (update.result && !record.result) record.result = { ...update.result };
+    if (update.attempts !== undefined) record.attempts = update.attempts;
     if (!('dueAt' in update)) {
-      record.state = update.state;
-      if (update.result && !record.result) record.result = { ...update.result };
-      record.purgeAt = now + update.retainMs;
-      this.recordExpiries.push({ at: record.purgeAt, key });
+      this.close(record, update.state, now + update.retainMs);
       return true;
     }
-    if (update.result && !record.result) record.result = { ...update.result };
-    record.attempts = update.attempts;
     if (record.result && update.state === 'pending') {
       record.state = 'delivering';
       this.schedule(record, now);
@@ -160,16 +171,45 @@ export class MemoryStore implements Store {
     return true;
   }
 
-  async counts(): Promise<Record<TrackedState, number>> {
-    this.purge(Date.now());
+  async counts({ now }: CountsOptions): Promise<Record<TrackedState, number>> {
+    this.purge(now);
     const counts: Record<TrackedState, number> = {
       pending: 0,
       delivering: 0,
       completed: 0,
       expired: 0,
+      failed: 0,
     };
     for (const record of this.records.values()) counts[record.state] += 1;
     return counts;
+  }
+
+  /** Closes the user's oldest open records until at most `keep` remain open. */
+  private displaceOldest(
+    externalUserId: string,
+    keep: number,
+    now: number,
+    retainMs: number,
+  ): TrackedSession[] {
+    const keys = this.byUser.get(externalUserId);
+    if (!keys) return [];
+    const open = [...keys]
+      .map((key) => this.records.get(key)!)
+      .filter((record) => isOpen(record.state))
+      .sort((a, b) => a.createdAt - b.createdAt);
+    const excess = open.slice(0, Math.max(0, open.length - Math.max(0, keep)));
+    return excess.map((record) => {
+      const before = copy(record);
+      delete record.lease;
+      this.close(record, 'expired', now + retainMs);
+      return before;
+    });
+  }
+
+  private close(record: Stored, state: TrackedState, purgeAt: number): void {
+    record.state = state;
+    record.purgeAt = purgeAt;
+    this.recordExpiries.push({ at: purgeAt, key: record.key });
   }
 
   private isLeased(record: Stored, now: number): boolean {

@@ -1,13 +1,22 @@
 import type { VerificationPayload } from '../payload/types.js';
 
 /**
- * Where a tracked session stands:
+ * Where a tracked record stands:
  * - `pending`: no result yet; polled when due.
  * - `delivering`: a result is stored and waits for handlers to succeed (retried when due).
- * - `completed`: handlers succeeded; kept for the replay window, then removed.
- * - `expired`: never completed within its lifetime; `verification.expired` was emitted.
+ * - `completed`: handlers succeeded; kept for its retention, then removed.
+ * - `expired`: never completed within its lifetime, or given up to make room for newer
+ *   sessions of the same user; `verification.expired` was emitted.
+ * - `failed`: handlers failed on every one of `maxDeliveryAttempts` attempts (dead letter);
+ *   `verification.undeliverable` was emitted.
  */
-export type TrackedState = 'pending' | 'delivering' | 'completed' | 'expired';
+export type TrackedState = 'pending' | 'delivering' | 'completed' | 'expired' | 'failed';
+
+/** The states a record can be worked on in. */
+export type OpenState = 'pending' | 'delivering';
+
+/** The states a record ends in. */
+export type ClosedState = 'completed' | 'expired' | 'failed';
 
 /** A verified result kept until handlers succeed. */
 export interface StoredResult {
@@ -47,27 +56,120 @@ export interface TrackedSession {
 /** What `settle` writes when its work on a leased record is done. */
 export type SettleUpdate =
   | {
-      state: 'pending' | 'delivering';
+      state: OpenState;
       dueAt: number;
       attempts: number;
       result?: StoredResult;
     }
   | {
-      state: 'completed' | 'expired';
+      state: ClosedState;
       /** How long the closed record is kept, so late duplicates are recognised. */
       retainMs: number;
       /** The result delivered, kept with the closed record when it had none yet. */
       result?: StoredResult;
+      /** Delivery attempts made, when the record is closed after handler failures. */
+      attempts?: number;
     };
 
 /** Outcome of `attachResult`. */
 export type AttachOutcome = 'attached' | 'already-attached' | 'closed' | 'missing';
 
+/** Options of `Store.insert`. */
+export interface InsertOptions {
+  record: TrackedSession;
+  now: number;
+  /**
+   * At most this many open records per user. When the user already has that many, the
+   * oldest open ones (by `createdAt`) are closed as `expired` for `displacedRetainMs` and
+   * returned in `displaced`, in the same atomic step. Absent: no bound.
+   */
+  maxOpenPerUser?: number;
+  /** How long a displaced record is kept after closing. Default 0. */
+  displacedRetainMs?: number;
+}
+
+/** Outcome of `Store.insert`. */
+export interface InsertOutcome {
+  /** `false` when a record with this key already existed; nothing was changed then. */
+  inserted: boolean;
+  /** Open records of the same user closed to stay within `maxOpenPerUser`, as they were. */
+  displaced: TrackedSession[];
+}
+
+/** Options of `Store.get`. */
+export interface GetOptions {
+  key: string;
+  now: number;
+}
+
+/** Options of `Store.findByUser`. */
+export interface FindByUserOptions {
+  externalUserId: string;
+  now: number;
+  /**
+   * At most this many records: every open one first, then the most recently closed.
+   * Bounds the work per webhook whatever one user has accumulated.
+   */
+  limit: number;
+}
+
+/** Options of `Store.remember`. */
+export interface RememberOptions {
+  /** A digest of a delivery's body (hex), never a secret. */
+  digest: string;
+  ttlMs: number;
+  now: number;
+}
+
+/** Options of `Store.forget`. */
+export interface ForgetOptions {
+  digest: string;
+}
+
+/** Options of `Store.attachResult`. */
+export interface AttachResultOptions {
+  key: string;
+  result: StoredResult;
+  now: number;
+}
+
+/** Options of `Store.lease`. */
+export interface LeaseOptions {
+  key: string;
+  owner: string;
+  now: number;
+  leaseMs: number;
+}
+
+/** Options of `Store.leaseDue`. */
+export interface LeaseDueOptions {
+  owner: string;
+  now: number;
+  leaseMs: number;
+  /** At most this many records are leased. */
+  limit: number;
+}
+
+/** Options of `Store.settle` and `TransactionalStore.settleWith`. */
+export interface SettleOptions {
+  key: string;
+  owner: string;
+  update: SettleUpdate;
+  now: number;
+}
+
+/** Options of `Store.counts`. */
+export interface CountsOptions {
+  now: number;
+}
+
 /**
- * Persistence for tracked sessions, deliveries and the replay window.
+ * Persistence for tracked sessions, deliveries and the replay window. Every method takes one
+ * options object, and every time is passed in as `now` (ms since the epoch): a store never
+ * reads a clock of its own for what it decides, so the Receiver's clock rules everywhere.
  *
- * Atomicity contract (every implementation must keep it; `MemoryStore` and `RedisStore`
- * are checked by the same contract tests):
+ * Contract (every implementation must keep it; `storeContractCases` from
+ * `@faceverify/core/store` checks it, and `MemoryStore` and `RedisStore` pass it):
  * 1. Each method is atomic with respect to every other call on the same key, across all
  *    processes sharing the store.
  * 2. `lease` and `leaseDue` grant a record to one owner at a time: a record is granted only
@@ -84,32 +186,58 @@ export type AttachOutcome = 'attached' | 'already-attached' | 'closed' | 'missin
  *    with a `result` keeps it (unless it already had one), so a late webhook of a result
  *    that came by polling is recognised as a duplicate.
  * 7. `leaseDue` costs time in proportion to the due records, not to all tracked records.
+ * 8. Nothing is kept forever: open records may be dropped once they are a day past both
+ *    their `expiresAt` and their `dueAt` (a durable store sets a TTL on everything it writes).
+ * 9. `insert` keeps at most `maxOpenPerUser` open records per user, closing the oldest.
  */
 export interface Store {
-  /** Adds a record unless its key exists; resolves `true` when it was added. */
-  insert(session: TrackedSession): Promise<boolean>;
-  get(key: string): Promise<TrackedSession | undefined>;
-  /** Every record of a user that is open or still retained after closing. */
-  findByUser(externalUserId: string): Promise<TrackedSession[]>;
+  /** Adds a record unless its key exists. */
+  insert(options: InsertOptions): Promise<InsertOutcome>;
+  get(options: GetOptions): Promise<TrackedSession | undefined>;
+  /** Records of a user that are open or still retained after closing (see `limit`). */
+  findByUser(options: FindByUserOptions): Promise<TrackedSession[]>;
   /** Records a digest for `ttlMs`; `true` when it was not already recorded. */
-  remember(digest: string, ttlMs: number, now: number): Promise<boolean>;
+  remember(options: RememberOptions): Promise<boolean>;
   /** Removes a digest, so a delivery that could not be stored can be accepted again. */
-  forget(digest: string): Promise<void>;
-  attachResult(key: string, result: StoredResult, now: number): Promise<AttachOutcome>;
-  lease(
-    key: string,
-    owner: string,
-    now: number,
-    leaseMs: number,
-  ): Promise<TrackedSession | undefined>;
+  forget(options: ForgetOptions): Promise<void>;
+  attachResult(options: AttachResultOptions): Promise<AttachOutcome>;
+  lease(options: LeaseOptions): Promise<TrackedSession | undefined>;
   /** Leases up to `limit` open records due at `now`, earliest first. */
-  leaseDue(now: number, limit: number, owner: string, leaseMs: number): Promise<TrackedSession[]>;
+  leaseDue(options: LeaseDueOptions): Promise<TrackedSession[]>;
   /** Writes the outcome of leased work and ends the lease; `false` when the lease was lost. */
-  settle(key: string, owner: string, update: SettleUpdate, now: number): Promise<boolean>;
+  settle(options: SettleOptions): Promise<boolean>;
   /** Counts records by state, for health checks and tests. */
-  counts(): Promise<Record<TrackedState, number>>;
+  counts(options: CountsOptions): Promise<Record<TrackedState, number>>;
 }
 
-export function isOpen(state: TrackedState): boolean {
+/** What `settleWith` came to. */
+export type SettledWith<T> = { settled: true; value: T } | { settled: false };
+
+/**
+ * A Store that can run work in the same transaction as the `settle` that records it (an
+ * SQL store): the work's writes and the record's new state commit together, or neither
+ * does. This is what makes a handler's effects happen once even across a crash.
+ *
+ * `settleWith` must, atomically: check that `owner` holds the lease (else resolve
+ * `{ settled: false }` without running `work`), run `work` with the open transaction, apply
+ * `update`, and commit. When `work` throws, nothing is written (the lease stays with
+ * `owner`) and the error is rethrown.
+ */
+export interface TransactionalStore<Transaction = unknown> extends Store {
+  settleWith<T>(
+    options: SettleOptions,
+    work: (transaction: Transaction) => Promise<T>,
+  ): Promise<SettledWith<T>>;
+}
+
+/** The transaction type a store hands to transactional handlers (`never` when it has none). */
+export type TransactionOf<S> =
+  S extends TransactionalStore<infer Transaction> ? Transaction : never;
+
+export function isOpen(state: TrackedState): state is OpenState {
   return state === 'pending' || state === 'delivering';
+}
+
+export function isTransactional(store: Store): store is TransactionalStore {
+  return typeof (store as Partial<TransactionalStore>).settleWith === 'function';
 }

@@ -11,28 +11,31 @@ function expect(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Error(`Store contract: ${message}`);
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// Times are passed to the store, never read by it: the cases move a clock of their own, so
+// expiry and lease hand-over are tested exactly, without waiting.
+const T0 = Date.UTC(2030, 0, 1);
 
 let sequence = 0;
 function session(overrides: Partial<TrackedSession> = {}): TrackedSession {
-  const now = Date.now();
-  const key = overrides.key ?? `tok_${now}_${++sequence}_${Math.random().toString(36).slice(2)}`;
+  const key = overrides.key ?? `tok_${++sequence}_${Math.random().toString(36).slice(2)}`;
   return {
     key,
     token: key,
-    externalUserId: `user_${sequence}`,
-    createdAt: now,
-    expiresAt: now + 60_000,
+    externalUserId: `user_${sequence}_${Math.random().toString(36).slice(2)}`,
+    createdAt: T0,
+    expiresAt: T0 + 60_000,
     state: 'pending',
-    dueAt: now,
+    dueAt: T0,
     attempts: 0,
     ...overrides,
   };
 }
 
 function result(): StoredResult {
-  return { payload: fixturePayload(), source: 'webhook', receivedAt: Date.now() };
+  return { payload: fixturePayload(), source: 'webhook', receivedAt: T0 };
 }
+
+const completed = (retainMs = 60_000) => ({ state: 'completed' as const, retainMs });
 
 /**
  * The atomicity contract of `Store` as runnable checks. Every Store implementation must
@@ -46,114 +49,202 @@ export function storeContractCases(createStore: () => Store | Promise<Store>): S
     name,
     run: async () => body(await createStore()),
   });
+  const insert = async (store: Store, record: TrackedSession) =>
+    (await store.insert({ record, now: T0 })).inserted;
   return [
     withStore('insert adds once, get returns a copy', async (store) => {
       const record = session();
-      expect(await store.insert(record), 'first insert succeeds');
-      expect(!(await store.insert(record)), 'second insert of the same key fails');
-      const read = await store.get(record.key);
+      expect(await insert(store, record), 'first insert succeeds');
+      expect(!(await insert(store, record)), 'second insert of the same key fails');
+      const read = await store.get({ key: record.key, now: T0 });
       expect(read?.externalUserId === record.externalUserId, 'get returns the record');
       read!.state = 'completed';
-      expect((await store.get(record.key))?.state === 'pending', 'changing a copy changes nothing');
-      expect((await store.get('absent')) === undefined, 'unknown key is undefined');
+      expect(
+        (await store.get({ key: record.key, now: T0 }))?.state === 'pending',
+        'changing a copy changes nothing',
+      );
+      expect((await store.get({ key: 'absent', now: T0 })) === undefined, 'unknown key');
     }),
     withStore('findByUser lists open and retained records of one user only', async (store) => {
       const a = session({ externalUserId: 'alice' });
       const b = session({ externalUserId: 'alice' });
-      await store.insert(a);
-      await store.insert(b);
-      await store.insert(session({ externalUserId: 'bob' }));
-      const owner = 'o1';
-      await store.lease(b.key, owner, Date.now(), 1000);
-      await store.settle(b.key, owner, { state: 'completed', retainMs: 60_000 }, Date.now());
-      const found = await store.findByUser('alice');
+      await insert(store, a);
+      await insert(store, b);
+      await insert(store, session({ externalUserId: 'bob' }));
+      await store.lease({ key: b.key, owner: 'o1', now: T0, leaseMs: 1000 });
+      await store.settle({ key: b.key, owner: 'o1', update: completed(), now: T0 });
+      const found = await store.findByUser({ externalUserId: 'alice', now: T0, limit: 10 });
       expect(found.length === 2, `two records for alice, got ${found.length}`);
       expect(
         found.some((r) => r.key === b.key && r.state === 'completed'),
         'closed one kept',
       );
-      expect((await store.findByUser('nobody')).length === 0, 'unknown user has none');
+      expect(
+        (await store.findByUser({ externalUserId: 'nobody', now: T0, limit: 10 })).length === 0,
+        'unknown user has none',
+      );
     }),
+    withStore(
+      'findByUser returns open records first, then the latest closed, up to limit',
+      async (store) => {
+        const user = `bounded_${Math.random()}`;
+        const closedKeys: string[] = [];
+        for (let i = 0; i < 5; i++) {
+          const record = session({ externalUserId: user });
+          await insert(store, record);
+          await store.lease({ key: record.key, owner: 'o', now: T0, leaseMs: 1000 });
+          await store.settle({
+            key: record.key,
+            owner: 'o',
+            update: completed(60_000 + i),
+            now: T0,
+          });
+          closedKeys.push(record.key);
+        }
+        const open = session({ externalUserId: user });
+        await insert(store, open);
+        const found = await store.findByUser({ externalUserId: user, now: T0, limit: 3 });
+        expect(found.length === 3, `limit respected, got ${found.length}`);
+        expect(found[0]!.key === open.key, 'the open record comes first');
+        expect(
+          found[1]!.key === closedKeys[4] && found[2]!.key === closedKeys[3],
+          'then the closed records that are kept longest',
+        );
+      },
+    ),
+    withStore(
+      'insert keeps at most maxOpenPerUser open records, displacing the oldest',
+      async (store) => {
+        const user = `capped_${Math.random()}`;
+        const first = session({ externalUserId: user, createdAt: T0 });
+        const second = session({ externalUserId: user, createdAt: T0 + 1 });
+        const third = session({ externalUserId: user, createdAt: T0 + 2 });
+        const options = { now: T0 + 5, maxOpenPerUser: 2, displacedRetainMs: 60_000 };
+        await store.insert({ record: first, ...options });
+        expect(
+          (await store.insert({ record: second, ...options })).displaced.length === 0,
+          'room for two',
+        );
+        const outcome = await store.insert({ record: third, ...options });
+        expect(outcome.inserted, 'third inserted');
+        expect(
+          outcome.displaced.length === 1 && outcome.displaced[0]!.key === first.key,
+          'the oldest is displaced',
+        );
+        const displaced = await store.get({ key: first.key, now: T0 + 5 });
+        expect(displaced?.state === 'expired', `displaced record expired, got ${displaced?.state}`);
+        expect(
+          !(await store.lease({ key: first.key, owner: 'w', now: T0 + 5, leaseMs: 1000 })),
+          'a displaced record is no longer worked on',
+        );
+        const counts = await store.counts({ now: T0 + 5 });
+        expect(counts.pending === 2 && counts.expired === 1, JSON.stringify(counts));
+        expect(
+          !(await store.get({ key: first.key, now: T0 + 5 + 60_001 })),
+          'gone after its retention',
+        );
+      },
+    ),
     withStore('remember is true once per digest until its ttl passes', async (store) => {
       const digest = `d_${Math.random()}`;
-      expect(await store.remember(digest, 60, Date.now()), 'first remember');
-      expect(!(await store.remember(digest, 60, Date.now())), 'second remember');
-      await sleep(90);
-      expect(await store.remember(digest, 60_000, Date.now()), 'after ttl');
-      await store.forget(digest);
-      expect(await store.remember(digest, 60_000, Date.now()), 'after forget');
+      expect(await store.remember({ digest, ttlMs: 60, now: T0 }), 'first remember');
+      expect(!(await store.remember({ digest, ttlMs: 60, now: T0 + 59 })), 'second remember');
+      expect(await store.remember({ digest, ttlMs: 60_000, now: T0 + 60 }), 'after ttl');
+      await store.forget({ digest });
+      expect(await store.remember({ digest, ttlMs: 60_000, now: T0 + 61 }), 'after forget');
     }),
     withStore('remember grants one of many concurrent callers', async (store) => {
       const digest = `c_${Math.random()}`;
       const results = await Promise.all(
-        Array.from({ length: 25 }, () => store.remember(digest, 60_000, Date.now())),
+        Array.from({ length: 25 }, () => store.remember({ digest, ttlMs: 60_000, now: T0 })),
       );
       expect(results.filter(Boolean).length === 1, 'exactly one caller wins');
     }),
     withStore('lease: one owner at a time, renewable, taken over after expiry', async (store) => {
       const record = session();
-      await store.insert(record);
-      const now = Date.now();
-      expect(await store.lease(record.key, 'a', now, 80), 'a leases');
-      expect(!(await store.lease(record.key, 'b', now, 80)), 'b is refused while a holds it');
-      expect(await store.lease(record.key, 'a', now, 80), 'a renews');
-      await sleep(120);
-      const taken = await store.lease(record.key, 'b', Date.now(), 1000);
-      expect(taken?.lease?.owner === 'b', 'b takes over after the lease passed');
+      await insert(store, record);
+      const key = record.key;
+      expect(await store.lease({ key, owner: 'a', now: T0, leaseMs: 80 }), 'a leases');
+      expect(!(await store.lease({ key, owner: 'b', now: T0 + 79, leaseMs: 80 })), 'b refused');
+      expect(await store.lease({ key, owner: 'a', now: T0 + 40, leaseMs: 80 }), 'a renews');
       expect(
-        !(await store.settle(record.key, 'a', { state: 'completed', retainMs: 1000 }, Date.now())),
+        !(await store.lease({ key, owner: 'b', now: T0 + 119, leaseMs: 80 })),
+        'the renewal counts from its own time',
+      );
+      const taken = await store.lease({ key, owner: 'b', now: T0 + 120, leaseMs: 1000 });
+      expect(taken?.lease?.owner === 'b', 'b takes over once the lease has passed');
+      expect(
+        !(await store.settle({ key, owner: 'a', update: completed(1000), now: T0 + 121 })),
         'a can no longer settle',
       );
     }),
     withStore('lease grants one of many concurrent owners', async (store) => {
       const record = session();
-      await store.insert(record);
+      await insert(store, record);
       const grants = await Promise.all(
-        Array.from({ length: 25 }, (_, i) => store.lease(record.key, `o${i}`, Date.now(), 5000)),
+        Array.from({ length: 25 }, (_, i) =>
+          store.lease({ key: record.key, owner: `o${i}`, now: T0, leaseMs: 5000 }),
+        ),
       );
       expect(grants.filter(Boolean).length === 1, 'exactly one lease granted');
     }),
     withStore(
       'leaseDue returns due open records earliest first, up to the limit',
       async (store) => {
-        const now = Date.now();
+        const now = T0 + 10_000;
         const late = session({ dueAt: now - 10 });
         const early = session({ dueAt: now - 500 });
         const future = session({ dueAt: now + 60_000 });
         const closed = session({ dueAt: now - 1000 });
-        for (const r of [late, early, future, closed]) await store.insert(r);
-        await store.lease(closed.key, 'x', now, 1000);
-        await store.settle(closed.key, 'x', { state: 'expired', retainMs: 60_000 }, now);
-        const first = await store.leaseDue(Date.now(), 1, 'w', 5000);
+        for (const r of [late, early, future, closed]) await insert(store, r);
+        await store.lease({ key: closed.key, owner: 'x', now, leaseMs: 1000 });
+        await store.settle({
+          key: closed.key,
+          owner: 'x',
+          update: { state: 'expired', retainMs: 60_000 },
+          now,
+        });
+        const first = await store.leaseDue({ now, limit: 1, owner: 'w', leaseMs: 5000 });
         expect(first.length === 1 && first[0]!.key === early.key, 'earliest due first');
-        const rest = await store.leaseDue(Date.now(), 10, 'w2', 5000);
+        const rest = await store.leaseDue({ now, limit: 10, owner: 'w2', leaseMs: 5000 });
         expect(rest.length === 1 && rest[0]!.key === late.key, 'then the other due one only');
         expect(
-          (await store.leaseDue(Date.now(), 10, 'w3', 5000)).length === 0,
+          (await store.leaseDue({ now, limit: 10, owner: 'w3', leaseMs: 5000 })).length === 0,
           'leased ones are not due',
         );
       },
     ),
     withStore('a lease that passes makes the record due again (crash recovery)', async (store) => {
-      const record = session({ dueAt: Date.now() - 1 });
-      await store.insert(record);
-      expect((await store.leaseDue(Date.now(), 10, 'crashed', 60)).length === 1, 'leased');
-      await sleep(100);
-      const again = await store.leaseDue(Date.now(), 10, 'rescuer', 1000);
+      const record = session({ dueAt: T0 - 1 });
+      await insert(store, record);
+      expect(
+        (await store.leaseDue({ now: T0, limit: 10, owner: 'crashed', leaseMs: 60 })).length === 1,
+        'leased',
+      );
+      expect(
+        (await store.leaseDue({ now: T0 + 59, limit: 10, owner: 'early', leaseMs: 1000 }))
+          .length === 0,
+        'not due while the lease holds',
+      );
+      const again = await store.leaseDue({
+        now: T0 + 60,
+        limit: 10,
+        owner: 'rescuer',
+        leaseMs: 1000,
+      });
       expect(again.length === 1 && again[0]!.lease?.owner === 'rescuer', 'picked up again');
     }),
     withStore('concurrent leaseDue grants each record to one worker', async (store) => {
-      const now = Date.now();
       const keys = new Set<string>();
       for (let i = 0; i < 60; i++) {
-        const r = session({ dueAt: now - i });
+        const r = session({ dueAt: T0 - i });
         keys.add(r.key);
-        await store.insert(r);
+        await insert(store, r);
       }
       const batches = await Promise.all(
-        ['w1', 'w2', 'w3'].flatMap((w) => [
-          store.leaseDue(Date.now(), 15, w, 5000),
-          store.leaseDue(Date.now(), 15, w, 5000),
+        ['w1', 'w2', 'w3'].flatMap((owner) => [
+          store.leaseDue({ now: T0, limit: 15, owner, leaseMs: 5000 }),
+          store.leaseDue({ now: T0, limit: 15, owner, leaseMs: 5000 }),
         ]),
       );
       const granted = batches.flat().map((r) => r.key);
@@ -162,74 +253,89 @@ export function storeContractCases(createStore: () => Store | Promise<Store>): S
     }),
     withStore('settle needs the lease and reschedules', async (store) => {
       const record = session();
-      await store.insert(record);
+      await insert(store, record);
+      const key = record.key;
       expect(
-        !(await store.settle(
-          record.key,
-          'nobody',
-          { state: 'pending', dueAt: 0, attempts: 1 },
-          Date.now(),
-        )),
+        !(await store.settle({
+          key,
+          owner: 'nobody',
+          update: { state: 'pending', dueAt: 0, attempts: 1 },
+          now: T0,
+        })),
         'settle without lease fails',
       );
-      await store.lease(record.key, 'a', Date.now(), 5000);
+      await store.lease({ key, owner: 'a', now: T0, leaseMs: 5000 });
       expect(
-        await store.settle(
-          record.key,
-          'a',
-          { state: 'pending', dueAt: Date.now() + 60_000, attempts: 1 },
-          Date.now(),
-        ),
+        await store.settle({
+          key,
+          owner: 'a',
+          update: { state: 'pending', dueAt: T0 + 60_000, attempts: 1 },
+          now: T0,
+        }),
         'owner settles',
       );
-      const read = await store.get(record.key);
+      const read = await store.get({ key, now: T0 });
       expect(read?.attempts === 1 && read.lease === undefined, 'attempts written, lease ended');
       expect(
-        (await store.leaseDue(Date.now(), 10, 'w', 1000)).length === 0,
+        (await store.leaseDue({ now: T0 + 59_999, limit: 10, owner: 'w', leaseMs: 1000 }))
+          .length === 0,
         'not due before its time',
+      );
+      expect(
+        (await store.leaseDue({ now: T0 + 60_000, limit: 10, owner: 'w', leaseMs: 1000 }))
+          .length === 1,
+        'due at its time',
       );
     }),
     withStore('attachResult stores the first result of an open record only', async (store) => {
-      const record = session({ dueAt: Date.now() + 60_000 });
-      await store.insert(record);
+      const record = session({ dueAt: T0 + 60_000 });
+      await insert(store, record);
+      const key = record.key;
       expect(
-        (await store.attachResult(record.key, result(), Date.now())) === 'attached',
+        (await store.attachResult({ key, result: result(), now: T0 })) === 'attached',
         'attached',
       );
       expect(
-        (await store.attachResult(record.key, result(), Date.now())) === 'already-attached',
+        (await store.attachResult({ key, result: result(), now: T0 })) === 'already-attached',
         'second is refused',
       );
-      const due = await store.leaseDue(Date.now(), 10, 'w', 1000);
+      const due = await store.leaseDue({ now: T0, limit: 10, owner: 'w', leaseMs: 1000 });
       expect(
         due.length === 1 && due[0]!.state === 'delivering' && due[0]!.result,
         'due at once, delivering',
       );
-      await store.settle(record.key, 'w', { state: 'completed', retainMs: 60_000 }, Date.now());
+      await store.settle({ key, owner: 'w', update: completed(), now: T0 });
       expect(
-        (await store.attachResult(record.key, result(), Date.now())) === 'closed',
+        (await store.attachResult({ key, result: result(), now: T0 })) === 'closed',
         'closed stays closed',
       );
-      expect((await store.attachResult('absent', result(), Date.now())) === 'missing', 'missing');
+      expect(
+        (await store.attachResult({ key: 'absent', result: result(), now: T0 })) === 'missing',
+        'missing',
+      );
     }),
     withStore(
       'a result attached during a lease survives the owner settling pending',
       async (store) => {
         const record = session();
-        await store.insert(record);
-        await store.lease(record.key, 'poller', Date.now(), 5000);
+        await insert(store, record);
+        const key = record.key;
+        await store.lease({ key, owner: 'poller', now: T0, leaseMs: 5000 });
         expect(
-          (await store.attachResult(record.key, result(), Date.now())) === 'attached',
+          (await store.attachResult({ key, result: result(), now: T0 })) === 'attached',
           'attached while leased',
         );
-        expect(!(await store.lease(record.key, 'webhook', Date.now(), 5000)), 'lease still held');
-        await store.settle(
-          record.key,
-          'poller',
-          { state: 'pending', dueAt: Date.now() + 60_000, attempts: 1 },
-          Date.now(),
+        expect(
+          !(await store.lease({ key, owner: 'webhook', now: T0, leaseMs: 5000 })),
+          'lease still held',
         );
-        const due = await store.leaseDue(Date.now(), 10, 'w', 1000);
+        await store.settle({
+          key,
+          owner: 'poller',
+          update: { state: 'pending', dueAt: T0 + 60_000, attempts: 1 },
+          now: T0,
+        });
+        const due = await store.leaseDue({ now: T0, limit: 10, owner: 'w', leaseMs: 1000 });
         expect(
           due.length === 1 && due[0]!.state === 'delivering' && due[0]!.result?.payload,
           'result kept, due now',
@@ -238,46 +344,86 @@ export function storeContractCases(createStore: () => Store | Promise<Store>): S
     ),
     withStore('a record completed with a result keeps it', async (store) => {
       const record = session();
-      await store.insert(record);
-      await store.lease(record.key, 'a', Date.now(), 5000);
+      await insert(store, record);
+      await store.lease({ key: record.key, owner: 'a', now: T0, leaseMs: 5000 });
       const delivered = result();
-      await store.settle(
-        record.key,
-        'a',
-        { state: 'completed', retainMs: 60_000, result: delivered },
-        Date.now(),
-      );
-      const read = await store.get(record.key);
+      await store.settle({
+        key: record.key,
+        owner: 'a',
+        update: { state: 'completed', retainMs: 60_000, result: delivered },
+        now: T0,
+      });
+      const read = await store.get({ key: record.key, now: T0 });
       expect(read?.state === 'completed', 'completed');
       expect(
         read?.result?.payload.external_user_id === delivered.payload.external_user_id &&
           read.result.source === delivered.source,
         'the result is kept with the closed record',
       );
-      const [byUser] = await store.findByUser(record.externalUserId);
+      const [byUser] = await store.findByUser({
+        externalUserId: record.externalUserId,
+        now: T0,
+        limit: 10,
+      });
       expect(byUser?.result?.payload.status === delivered.payload.status, 'findByUser sees it');
+    }),
+    withStore('a record closed as failed keeps its result and attempts', async (store) => {
+      const record = session();
+      await insert(store, record);
+      await store.attachResult({ key: record.key, result: result(), now: T0 });
+      await store.lease({ key: record.key, owner: 'a', now: T0, leaseMs: 5000 });
+      expect(
+        await store.settle({
+          key: record.key,
+          owner: 'a',
+          update: { state: 'failed', retainMs: 7_200_000, attempts: 20 },
+          now: T0,
+        }),
+        'settled as failed',
+      );
+      const read = await store.get({ key: record.key, now: T0 });
+      expect(read?.state === 'failed' && read.attempts === 20 && read.result, 'failed, kept');
+      expect(
+        (await store.leaseDue({ now: T0 + 3_600_000, limit: 10, owner: 'w', leaseMs: 1000 }))
+          .length === 0,
+        'a failed record is never due again',
+      );
+      expect((await store.counts({ now: T0 })).failed === 1, 'counted as failed');
     }),
     withStore('closed records disappear after their retention', async (store) => {
       const record = session();
-      await store.insert(record);
-      await store.lease(record.key, 'a', Date.now(), 5000);
-      await store.settle(record.key, 'a', { state: 'completed', retainMs: 60 }, Date.now());
-      expect((await store.get(record.key))?.state === 'completed', 'kept for now');
-      await sleep(120);
-      expect((await store.get(record.key)) === undefined, 'gone after retention');
+      await insert(store, record);
+      await store.lease({ key: record.key, owner: 'a', now: T0, leaseMs: 5000 });
+      await store.settle({ key: record.key, owner: 'a', update: completed(60), now: T0 });
       expect(
-        (await store.findByUser(record.externalUserId)).length === 0,
+        (await store.get({ key: record.key, now: T0 + 59 }))?.state === 'completed',
+        'kept for now',
+      );
+      expect(
+        (await store.get({ key: record.key, now: T0 + 60 })) === undefined,
+        'gone after retention',
+      );
+      expect(
+        (await store.findByUser({ externalUserId: record.externalUserId, now: T0 + 60, limit: 10 }))
+          .length === 0,
         'gone from the user index',
       );
     }),
     withStore('counts reports records by state', async (store) => {
-      await store.insert(session());
+      await insert(store, session());
       const done = session();
-      await store.insert(done);
-      await store.lease(done.key, 'a', Date.now(), 5000);
-      await store.settle(done.key, 'a', { state: 'completed', retainMs: 60_000 }, Date.now());
-      const counts = await store.counts();
-      expect(counts.pending === 1 && counts.completed === 1, JSON.stringify(counts));
+      await insert(store, done);
+      await store.lease({ key: done.key, owner: 'a', now: T0, leaseMs: 5000 });
+      await store.settle({ key: done.key, owner: 'a', update: completed(), now: T0 });
+      const counts = await store.counts({ now: T0 });
+      expect(
+        counts.pending === 1 &&
+          counts.completed === 1 &&
+          counts.delivering === 0 &&
+          counts.expired === 0 &&
+          counts.failed === 0,
+        JSON.stringify(counts),
+      );
     }),
   ];
 }

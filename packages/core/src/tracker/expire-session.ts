@@ -1,6 +1,43 @@
 import type { ReceiverContext } from '../receiver/context.js';
+import { tokenIdOf } from '../receiver/deliver.js';
 import type { VerificationExpiredEvent } from '../receiver/events.js';
 import type { TrackedSession } from '../store/store.js';
+
+export function expiredEvent(
+  session: TrackedSession,
+  token: string,
+  reason: VerificationExpiredEvent['reason'],
+  now: number,
+): VerificationExpiredEvent {
+  return {
+    type: 'verification.expired',
+    reason,
+    sessionToken: token,
+    externalUserId: session.externalUserId,
+    createdAt: new Date(session.createdAt),
+    expiredAt: new Date(now),
+  };
+}
+
+/** Runs `verification.expired` handlers; one that throws is reported, not retried. */
+export async function runExpiredHandlers(
+  context: ReceiverContext,
+  event: VerificationExpiredEvent,
+): Promise<void> {
+  context.log.info('Session given up without a result.', {
+    sessionToken: event.sessionToken,
+    reason: event.reason,
+  });
+  try {
+    await context.handlers.run('verification.expired', event);
+  } catch (error) {
+    context.handlers.reportError(error, {
+      stage: 'expired-handler',
+      ...tokenIdOf(event.sessionToken),
+      event,
+    });
+  }
+}
 
 /**
  * Gives a session up. Settling first makes the event fire once even when several workers
@@ -10,30 +47,15 @@ export async function expireLeased(
   context: ReceiverContext,
   session: TrackedSession,
   owner: string,
+  reason: VerificationExpiredEvent['reason'],
 ): Promise<void> {
   const now = context.now();
-  const settled = await context.store.settle(
-    session.key,
+  const settled = await context.store.settle({
+    key: session.key,
     owner,
-    { state: 'expired', retainMs: context.replayWindowMs },
+    update: { state: 'expired', retainMs: context.replayWindowMs },
     now,
-  );
+  });
   if (!settled || !session.token) return;
-  const event: VerificationExpiredEvent = {
-    type: 'verification.expired',
-    sessionToken: session.token,
-    externalUserId: session.externalUserId,
-    createdAt: new Date(session.createdAt),
-    expiredAt: new Date(now),
-  };
-  context.log.info('Session expired without a result.', { sessionToken: session.token });
-  try {
-    await context.handlers.run('verification.expired', event);
-  } catch (error) {
-    context.handlers.reportError(error, {
-      stage: 'expired-handler',
-      sessionToken: session.token,
-      event,
-    });
-  }
+  await runExpiredHandlers(context, expiredEvent(session, session.token, reason, now));
 }

@@ -2,10 +2,12 @@ import type { SessionSnapshot } from '../client/index.js';
 import { ApiError, RateLimitError } from '../errors.js';
 import type { VerificationPayload } from '../payload/types.js';
 import { type ReceiverContext, requireClient } from '../receiver/context.js';
-import { type DeliveryOutcome, deliverLeased, tokenOf } from '../receiver/deliver.js';
+import { sameOutcome } from '../receiver/correlate.js';
+import { type DeliveryOutcome, deliverLeased, tokenIdOf } from '../receiver/deliver.js';
+import type { VerificationCompletedEvent } from '../receiver/events.js';
 import { keepLease } from '../receiver/keep-lease.js';
 import { delayAt } from '../receiver/options.js';
-import type { TrackedSession } from '../store/store.js';
+import type { StoredResult, TrackedSession } from '../store/store.js';
 import { expireLeased } from './expire-session.js';
 
 /** What one look at a leased session came to, and what the service said of it. */
@@ -13,26 +15,52 @@ export interface PollOutcome {
   outcome: DeliveryOutcome | 'pending' | 'expired' | 'retry-later';
   status: SessionSnapshot['status'] | 'unknown';
   result?: VerificationPayload;
+  /** The event delivered, when this look delivered one. */
+  event?: VerificationCompletedEvent;
+  /** A result given to confirm (a webhook) that the service contradicted. */
+  contradicted?: boolean;
+}
+
+/** How a leased session is looked at. */
+export interface PollOptions {
+  /**
+   * A result to confirm with the service before it is delivered (a webhook matched by
+   * `external_user_id`). Delivered only when the service agrees.
+   */
+  webhook?: StoredResult;
+  /** Ask the service even when a result is already stored (`confirm()`). */
+  ask?: boolean;
 }
 
 /**
  * Works on one session this worker leased: delivers a stored result, or asks the service
  * (`GET /v1/sessions/:token`) and delivers a completed result down the same path as a
- * webhook, or reschedules, or gives the session up when its lifetime is over.
+ * webhook, or reschedules, or gives the session up when its lifetime is over. A result to
+ * confirm that the service contradicts is reported as `webhook_contradicted` and never
+ * delivered: the service's own answer is.
  */
 export async function pollLeased(
   context: ReceiverContext,
   session: TrackedSession,
   owner: string,
+  options: PollOptions = {},
 ): Promise<PollOutcome> {
   const { store, log } = context;
-  if (session.result) {
-    const { outcome } = await deliverLeased(context, session, owner, session.result);
-    return { outcome, status: session.result.payload.status, result: session.result.payload };
+  const claimed = options.webhook ?? session.result;
+  if (session.result && !options.ask && !options.webhook) {
+    return deliver(context, session, owner, session.result, session.result.payload.status);
   }
   if (!session.token) {
+    if (session.result) {
+      return deliver(context, session, owner, session.result, session.result.payload.status);
+    }
     // A record without a token and without a result cannot be worked on; close it.
-    await store.settle(session.key, owner, { state: 'expired', retainMs: 0 }, context.now());
+    await store.settle({
+      key: session.key,
+      owner,
+      update: { state: 'expired', retainMs: 0 },
+      now: context.now(),
+    });
     return { outcome: 'expired', status: 'unknown' };
   }
   const client = requireClient(context, 'Polling a session');
@@ -45,40 +73,75 @@ export async function pollLeased(
     stopRenewal();
     const now = context.now();
     if (error instanceof ApiError && error.status === 404) {
-      await expireLeased(context, session, owner);
-      return { outcome: 'expired', status: 'unknown' };
+      if (options.webhook) contradicted(context, session, 'the service does not know the session');
+      await expireLeased(context, session, owner, 'not_found');
+      return { outcome: 'expired', status: 'unknown', contradicted: !!options.webhook };
     }
     const wait =
       error instanceof RateLimitError
         ? Math.max(error.retryAfterMs, 1)
         : delayAt(context.pollScheduleMs, session.attempts);
-    context.handlers.reportError(error, { stage: 'poll', ...tokenOf(session) });
+    context.handlers.reportError(error, { stage: 'poll', ...tokenIdOf(session.key) });
     log.warn('Polling a session failed; it will be polled again.', {
       sessionToken: session.token,
       retryInMs: wait,
       error: error instanceof Error ? error.message : String(error),
     });
-    await store.settle(
-      session.key,
+    await store.settle({
+      key: session.key,
       owner,
-      { state: 'pending', dueAt: now + wait, attempts: session.attempts },
+      update: { state: 'pending', dueAt: now + wait, attempts: session.attempts },
       now,
-    );
+    });
     return { outcome: 'retry-later', status: 'unknown' };
   }
   stopRenewal();
   const now = context.now();
   if (snapshot.result) {
-    const result = { payload: snapshot.result, source: 'poll' as const, receivedAt: now };
-    const { outcome } = await deliverLeased(context, session, owner, result);
-    return { outcome, status: snapshot.status, result: snapshot.result };
+    if (claimed && sameOutcome(claimed.payload, snapshot.result)) {
+      return deliver(context, session, owner, claimed, snapshot.status);
+    }
+    const isContradicted = claimed !== undefined;
+    if (isContradicted) contradicted(context, session, `the service says ${snapshot.status}`);
+    const result: StoredResult = { payload: snapshot.result, source: 'poll', receivedAt: now };
+    const polled = await deliver(context, session, owner, result, snapshot.status);
+    return { ...polled, contradicted: isContradicted };
   }
+  if (claimed) contradicted(context, session, `the service says ${snapshot.status}`);
   if (snapshot.status === 'expired' || now >= session.expiresAt) {
-    await expireLeased(context, session, owner);
-    return { outcome: 'expired', status: 'expired' };
+    await expireLeased(context, session, owner, 'lifetime');
+    return { outcome: 'expired', status: 'expired', contradicted: claimed !== undefined };
   }
   const attempts = session.attempts + 1;
   const dueAt = Math.min(now + delayAt(context.pollScheduleMs, attempts), session.expiresAt);
-  await store.settle(session.key, owner, { state: 'pending', dueAt, attempts }, now);
-  return { outcome: 'pending', status: 'pending' };
+  await store.settle({
+    key: session.key,
+    owner,
+    update: { state: 'pending', dueAt, attempts },
+    now,
+  });
+  return { outcome: 'pending', status: 'pending', contradicted: claimed !== undefined };
+}
+
+async function deliver(
+  context: ReceiverContext,
+  session: TrackedSession,
+  owner: string,
+  result: StoredResult,
+  status: PollOutcome['status'],
+): Promise<PollOutcome> {
+  const { outcome, event } = await deliverLeased(context, session, owner, result);
+  return { outcome, status, result: result.payload, event };
+}
+
+/** Reports a result the service contradicts: it is never delivered as the session's result. */
+function contradicted(context: ReceiverContext, session: TrackedSession, why: string): void {
+  const message = `A webhook for this session was not confirmed by the service (${why}); it was not delivered. A replayed webhook of an earlier session looks like this.`;
+  context.log.warn(message, { sessionToken: session.token });
+  const error = Object.assign(new Error(message), { code: 'webhook_contradicted' });
+  context.handlers.reportError(error, {
+    stage: 'confirm',
+    code: 'webhook_contradicted',
+    ...tokenIdOf(session.key),
+  });
 }

@@ -1,5 +1,5 @@
 import type { ReceiverContext } from '../receiver/context.js';
-import { tokenOf } from '../receiver/deliver.js';
+import { tokenIdOf } from '../receiver/deliver.js';
 import { type PollOutcome, pollLeased } from './poll-session.js';
 
 /** What one sweep did, by outcome. */
@@ -27,12 +27,12 @@ function tally(report: SweepReport, outcome: PollOutcome['outcome']): void {
  */
 export async function sweep(context: ReceiverContext): Promise<SweepReport> {
   const owner = context.newOwner();
-  const due = await context.store.leaseDue(
-    context.now(),
-    context.sweepBatchSize,
+  const due = await context.store.leaseDue({
+    now: context.now(),
+    limit: context.sweepBatchSize,
     owner,
-    context.leaseMs,
-  );
+    leaseMs: context.leaseMs,
+  });
   const report: SweepReport = {
     leased: due.length,
     delivered: 0,
@@ -49,7 +49,7 @@ export async function sweep(context: ReceiverContext): Promise<SweepReport> {
         tally(report, (await pollLeased(context, session, owner)).outcome);
       } catch (error) {
         report.failed += 1;
-        context.handlers.reportError(error, { stage: 'store', ...tokenOf(session) });
+        context.handlers.reportError(error, { stage: 'store', ...tokenIdOf(session.key) });
       }
     }
   };

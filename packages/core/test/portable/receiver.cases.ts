@@ -229,7 +229,7 @@ export const receiverCases: PortableCase[] = [
     async run() {
       // A client that is never called: tracking needs one, this test needs no service.
       const client = { apiKey: 'fv_test_unused', baseUrl: 'http://127.0.0.1:9' };
-      const { receiver, events } = setup({ client });
+      const { receiver, events } = setup({ client, confirmWebhooks: false });
       await receiver.track('tok_abc', 'user_123');
       await receiver.receive(await signedDelivery(fixturePayload(), { secret: SECRET }));
       checkEqual(events[0]!.sessionToken, 'tok_abc', 'session token');

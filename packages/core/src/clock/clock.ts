@@ -1,0 +1,35 @@
+/** An opaque handle of a timer set through a `Clock`. */
+export type TimerHandle = unknown;
+
+/**
+ * Time and timers, in one place, so that everything the Receiver and the client decide by
+ * time can be driven by a test clock (`createTestClock()` from `@faceverify/core/testing`)
+ * instead of waiting: lease hand-over, pacing, retries, the acknowledgement deadline.
+ */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Calls `callback` once after `ms`. A timer never keeps a process alive on its own. */
+  setTimeout(callback: () => void, ms: number): TimerHandle;
+  clearTimeout(handle: TimerHandle): void;
+}
+
+/** The real clock: `Date.now` and the platform's timers, unref'd where the platform can. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout(callback, ms) {
+    const handle = setTimeout(callback, ms);
+    (handle as { unref?: () => void }).unref?.();
+    return handle;
+  },
+  clearTimeout(handle) {
+    clearTimeout(handle as ReturnType<typeof setTimeout>);
+  },
+};
+
+/** Resolves after `ms` on `clock`. */
+export function sleepOn(clock: Clock, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    clock.setTimeout(resolve, ms);
+  });
+}

@@ -1,0 +1,33 @@
+import type { TrackedSession } from '../store/store.js';
+import { expiredEvent, runExpiredHandlers } from '../tracker/expire-session.js';
+import type { ReceiverContext } from './context.js';
+import { completedEvent, emitUndeliverable } from './deliver.js';
+
+/**
+ * Emits what became of records the store closed to keep a user within `maxOpenPerUser`:
+ * a session is expired (`reason: 'displaced'`), an undelivered result is undeliverable.
+ */
+export async function announceDisplaced(
+  context: ReceiverContext,
+  displaced: readonly TrackedSession[],
+): Promise<void> {
+  for (const record of displaced) {
+    context.log.warn('A user has too many open sessions; the oldest was given up.', {
+      sessionToken: record.token,
+      maxOpenPerUser: context.maxOpenPerUser,
+    });
+    if (record.result) {
+      const event = await completedEvent(record, record.result);
+      await emitUndeliverable(context, {
+        type: 'verification.undeliverable',
+        reason: 'displaced',
+        event,
+      });
+    } else if (record.token) {
+      await runExpiredHandlers(
+        context,
+        expiredEvent(record, record.token, 'displaced', context.now()),
+      );
+    }
+  }
+}
