@@ -49,6 +49,7 @@ export function createClient(options: ClientOptions = {}): Client {
     baseUrl: config.baseUrl,
     apiKey: config.apiKey,
     fetch: config.fetch,
+    clock: config.clock,
   };
   const limits: PaceLimits = {
     limit: config.createSessionsPerMinute,
@@ -70,11 +71,11 @@ export function createClient(options: ClientOptions = {}): Client {
       };
       const { signal } = requestOptions;
       const timeoutMs = attemptTimeout(requestOptions);
-      pacer ??= pacerForKey(config.apiKey);
+      pacer ??= pacerForKey(config.apiKey, config.clock);
       const keyPacer = await pacer;
-      const queuedAt = Date.now();
+      const queuedAt = config.clock.now();
       let finishSend = await keyPacer.acquire(limits, signal);
-      const pacedMs = Date.now() - queuedAt;
+      const pacedMs = config.clock.now() - queuedAt;
       if (pacedMs > 0) {
         config.log.debug('faceverify request paced', { endpoint: CREATE_ENDPOINT, pacedMs });
       }
@@ -93,6 +94,7 @@ export function createClient(options: ClientOptions = {}): Client {
           resendable: request.resendable,
           signal,
           log: config.log,
+          clock: config.clock,
           // A retry is a new send: it takes a slot of its own, and holding the pacer keeps
           // every other caller of this key from running into the same 429.
           waitAfterRateLimit: async (delayMs) => {
@@ -123,6 +125,7 @@ export function createClient(options: ClientOptions = {}): Client {
         resendable: request.resendable,
         signal,
         log: config.log,
+        clock: config.clock,
       });
       const snapshot = readSessionSnapshot(GET_ENDPOINT, response, token);
       config.log.debug('faceverify session read', { token, status: snapshot.status });

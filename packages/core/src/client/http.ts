@@ -1,3 +1,4 @@
+import type { Clock } from '../clock/clock.js';
 import {
   ApiError,
   NetworkError,
@@ -13,6 +14,7 @@ export interface Transport {
   baseUrl: string;
   apiKey: string;
   fetch: typeof fetch;
+  clock: Clock;
 }
 
 /** One call of the service's API. */
@@ -118,7 +120,7 @@ export async function sendRequest(
   signal?.throwIfAborted();
   const controller = new AbortController();
   let timedOut = false;
-  const timer = setTimeout(() => {
+  const timer = transport.clock.setTimeout(() => {
     timedOut = true;
     controller.abort();
   }, timeoutMs);
@@ -158,7 +160,7 @@ export async function sendRequest(
     }
     return toResponse(request, response, text);
   } finally {
-    clearTimeout(timer);
+    transport.clock.clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
   }
 }

@@ -1,3 +1,8 @@
+import { type Clock, systemClock, type TimerHandle } from '../clock/clock.js';
+
+/** The system's timers with monotonic time: pacing must not jump with the wall clock. */
+const monotonicClock: Clock = { ...systemClock, now: () => performance.now() };
+
 /** At most `limit` sends in any `windowMs` long stretch of time. */
 export interface PaceLimits {
   limit: number;
@@ -28,14 +33,16 @@ interface Waiter {
  * through until `windowMs` after it finished: then no window of the service can hold more
  * than `limit` of them, whatever the network delays. Each waiter carries its own limits, so
  * clients configured differently can share one pacer; the head of the queue decides, which
- * keeps the order strict. Times are monotonic (`performance.now()`), immune to clock changes.
+ * keeps the order strict. Times are monotonic (`this.clock.now()`), immune to clock changes.
  */
 export class SlidingWindowPacer {
   private sends: Send[] = [];
   private readonly queue: Waiter[] = [];
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  private timer: TimerHandle | undefined;
   private heldUntil = 0;
   private longestWindowMs = 0;
+
+  constructor(private readonly clock: Clock = monotonicClock) {}
 
   /**
    * Resolves when a send is allowed, with the function to call once it has finished. An
@@ -70,7 +77,7 @@ export class SlidingWindowPacer {
    * over its limit, then lets this caller go first.
    */
   acquireAfter(delayMs: number, limits: PaceLimits, signal?: AbortSignal): Promise<FinishSend> {
-    this.heldUntil = Math.max(this.heldUntil, performance.now() + delayMs);
+    this.heldUntil = Math.max(this.heldUntil, this.clock.now() + delayMs);
     return this.acquire(limits, signal, true);
   }
 
@@ -100,15 +107,15 @@ export class SlidingWindowPacer {
     this.sends.push(send);
     return () => {
       if (send.finishedAt !== undefined) return;
-      send.finishedAt = performance.now();
+      send.finishedAt = this.clock.now();
       this.pump();
     };
   }
 
   private pump(): void {
-    clearTimeout(this.timer);
+    this.clock.clearTimeout(this.timer);
     this.timer = undefined;
-    const now = performance.now();
+    const now = this.clock.now();
     this.sends = this.sends.filter(
       (send) => send.finishedAt === undefined || now - send.finishedAt <= this.longestWindowMs,
     );
@@ -117,7 +124,7 @@ export class SlidingWindowPacer {
       if (readyAt === undefined) return;
       if (readyAt > now) {
         // Timers may fire a little early; `pump` checks again and waits the rest.
-        this.timer = setTimeout(() => this.pump(), readyAt - now);
+        this.timer = this.clock.setTimeout(() => this.pump(), readyAt - now);
         return;
       }
       this.queue.shift();

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../clock/clock.js';
 import { ENV, readEnv } from '../config/env.js';
 import { ConfigurationError } from '../errors.js';
 import { createLog, type Log } from '../logging/logger.js';
@@ -16,6 +17,7 @@ export interface ResolvedClientOptions {
   /** Origin and path of the base URL, without a trailing slash, so paths can be appended. */
   baseUrl: string;
   fetch: typeof fetch;
+  clock: Clock;
   timeoutMs: number;
   maxRetries: number;
   createSessionsPerMinute: number;
@@ -87,6 +89,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     apiKey: resolveApiKey(options.apiKey),
     baseUrl: resolveBaseUrl(options.baseUrl),
     fetch: resolveFetch(options.fetch),
+    clock: options.clock ?? systemClock,
     timeoutMs: positiveNumber('timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS),
     maxRetries: count('maxRetries', options.maxRetries, DEFAULT_MAX_RETRIES, 0),
     createSessionsPerMinute: count(

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock/clock.js';
 import { ApiError, NetworkError, RateLimitError, TimeoutError } from '../errors.js';
 import type { Log } from '../logging/logger.js';
 import { delay } from './delay.js';
@@ -17,6 +18,7 @@ export interface RetryPolicy {
   resendable: boolean;
   signal: AbortSignal | undefined;
   log: Log;
+  clock: Clock;
   /** Waits out a `429` before the next attempt; sleeping is the default. */
   waitAfterRateLimit?: (delayMs: number) => Promise<void>;
 }
@@ -72,7 +74,7 @@ export async function withRetries<T>(attempt: () => Promise<T>, policy: RetryPol
       if (error instanceof RateLimitError && policy.waitAfterRateLimit) {
         await policy.waitAfterRateLimit(delayMs);
       } else {
-        await delay(delayMs, policy.signal);
+        await delay(policy.clock, delayMs, policy.signal);
       }
     }
   }

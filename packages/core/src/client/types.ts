@@ -1,3 +1,4 @@
+import type { Clock } from '../clock/clock.js';
 import type { RateLimitInfo } from '../errors.js';
 import type { Logger } from '../logging/logger.js';
 import type { VerificationPayload } from '../payload/types.js';
@@ -10,6 +11,11 @@ export interface ClientOptions {
   baseUrl?: string | undefined;
   /** The `fetch` to use. Defaults to `globalThis.fetch`. */
   fetch?: typeof fetch | undefined;
+  /**
+   * Time and timers for pacing, retry waits and time limits. Tests pass
+   * `createTestClock()` from `@faceverify/core/testing`. Default: the system clock.
+   */
+  clock?: Clock | undefined;
   /** Time limit of one attempt, in milliseconds, until the whole response body has arrived. Default 10 000. */
   timeoutMs?: number | undefined;
   /** Retries after a `429` (both methods) and after network errors, timeouts and `5xx` (`getSession` only). Default 3. */

@@ -114,11 +114,16 @@ function isClient(value: unknown): value is Client {
   );
 }
 
-function resolveClient(option: ReceiverOptions['client'], logger: Logger | undefined) {
+function resolveClient(
+  option: ReceiverOptions['client'],
+  logger: Logger | undefined,
+  clock: Clock,
+) {
   if (option === false) return undefined;
   if (isClient(option)) return option;
   if (option === undefined && readEnv(ENV.apiKey) === undefined) return undefined;
-  return createClient({ ...(logger ? { logger } : {}), ...option });
+  // A client built here runs on the Receiver's clock, so a test clock drives polls too.
+  return createClient({ ...(logger ? { logger } : {}), clock, ...option });
 }
 
 function positive(name: string, value: number | undefined, fallback: number): number {
@@ -153,8 +158,8 @@ export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiv
         .map((secret) => secret.trim()),
     ENV.webhookSecret,
   );
-  const client = resolveClient(options.client, options.logger);
   const clock = options.clock ?? systemClock;
+  const client = resolveClient(options.client, options.logger, clock);
   return {
     secrets,
     client,

@@ -6,3 +6,4 @@ export {
   tamperedDelivery,
 } from './signed-delivery.js';
 export { type StoreContractCase, storeContractCases } from './store-contract.js';
+export { createTestClock, type TestClock } from './test-clock.js';

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/index.js';
 import { ApiError, NetworkError, TimeoutError } from '../../src/errors.js';
+import { createTestClock, type TestClock } from '../../src/testing/index.js';
+import { drive, until } from '../support-clock.js';
 import { type Reply, type ScriptedServer, startScriptedServer } from './scripted-server.js';
 
 let server: ScriptedServer | undefined;
@@ -17,11 +19,13 @@ const serverError = {
 
 async function clientFor(
   script: (index: number) => Reply,
-  options: { timeoutMs?: number; maxRetries?: number } = {},
+  options: { timeoutMs?: number; maxRetries?: number; clock?: TestClock } = {},
 ) {
   server = await startScriptedServer((_request, index) => script(index));
   return createClient({ apiKey: 'fv_test_failures', baseUrl: server.url, ...options });
 }
+
+const requestsSeen = () => server?.requests.length ?? 0;
 
 describe('getSession retries transient failures', () => {
   it('retries 5xx with backoff until it succeeds', async () => {
@@ -76,16 +80,18 @@ describe('createSession never resends what may have reached the service', () => 
   });
 
   it('throws a timeout at once, with code "timeout"', async () => {
-    const client = await clientFor(() => ({ hang: 'before-headers' }), { timeoutMs: 150 });
-    const started = performance.now();
-    const error = await client.createSession({ externalUserId: 'user-1' }).catch((e) => e);
-    const elapsed = performance.now() - started;
+    const clock = createTestClock();
+    const client = await clientFor(() => ({ hang: 'before-headers' }), { timeoutMs: 150, clock });
+    const started = clock.now();
+    const failing = client.createSession({ externalUserId: 'user-1' }).catch((e) => e);
+    await until(() => requestsSeen() === 1);
+    const error = await drive(clock, failing, 10);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error.code).toBe('timeout');
     expect(error.timeoutMs).toBe(150);
     expect(error.message).toMatch(/did not complete within 150 ms\. .*was not resent/);
-    expect(elapsed).toBeGreaterThanOrEqual(145);
-    expect(elapsed).toBeLessThan(1_000);
+    // Thrown when the time limit passed, without a retry's backoff on top (clock time).
+    expect(clock.now() - started).toBe(150);
     expect(server?.requests).toHaveLength(1);
   });
 
@@ -107,23 +113,29 @@ describe('timeouts and aborts', () => {
   });
 
   it('lets a call override the timeout', async () => {
-    const client = await clientFor(() => ({ hang: 'before-headers' }), { maxRetries: 0 });
-    const started = performance.now();
-    const error = await client.getSession('tok_1', { timeoutMs: 100 }).catch((e) => e);
+    const clock = createTestClock();
+    const client = await clientFor(() => ({ hang: 'before-headers' }), { maxRetries: 0, clock });
+    const started = clock.now();
+    const failing = client.getSession('tok_1', { timeoutMs: 100 }).catch((e) => e);
+    await until(() => requestsSeen() === 1);
+    const error = await drive(clock, failing, 10);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error.timeoutMs).toBe(100);
-    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(clock.now() - started).toBe(100);
   });
 
   it('rejects with the abort reason, promptly, while a request hangs', async () => {
-    const client = await clientFor(() => ({ hang: 'before-headers' }));
+    const clock = createTestClock();
+    const client = await clientFor(() => ({ hang: 'before-headers' }), { clock });
     const controller = new AbortController();
     const reason = new Error('shutting down');
-    setTimeout(() => controller.abort(reason), 100);
-    const started = performance.now();
-    const error = await client.getSession('tok_1', { signal: controller.signal }).catch((e) => e);
-    expect(error).toBe(reason);
-    expect(performance.now() - started).toBeLessThan(500);
+    const started = clock.now();
+    const failing = client.getSession('tok_1', { signal: controller.signal }).catch((e) => e);
+    await until(() => requestsSeen() === 1);
+    controller.abort(reason);
+    // Rejected without any time passing on the client's clock.
+    expect(await failing).toBe(reason);
+    expect(clock.now()).toBe(started);
     expect(server?.requests).toHaveLength(1);
   });
 

@@ -1,8 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/index.js';
+import { createTestClock, type TestClock } from '../../src/testing/index.js';
+import { drive } from '../support-clock.js';
 import { createdReply, type ScriptedServer, startScriptedServer } from './scripted-server.js';
 
-const WINDOW_MS = 300;
+// Pacing is decided by the client's clock: a test clock makes every wait exact and lets a
+// test say "this happened without any time passing" instead of bounding wall time.
+const WINDOW_MS = 60_000;
 const LIMIT = 5;
 
 let server: ScriptedServer | undefined;
@@ -11,17 +15,17 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function pacedServer() {
+async function pacedServer(clock: TestClock) {
   server = await startScriptedServer((request) => {
     const { external_user_id: user } = JSON.parse(request.body) as { external_user_id: string };
     return createdReply(`tok_${user}`);
-  });
+  }, clock.now);
   return server;
 }
 
 /** Asserts that no `WINDOW_MS` long stretch saw more than `LIMIT` requests arrive. */
-function expectWithinLimit(scripted: ScriptedServer): void {
-  const arrivals = scripted.requests.map((request) => request.at).sort((a, b) => a - b);
+function expectWithinLimit(requests: ScriptedServer['requests']): void {
+  const arrivals = requests.map((request) => request.at).sort((a, b) => a - b);
   for (let i = 0; i + LIMIT < arrivals.length; i++) {
     const span = (arrivals[i + LIMIT] as number) - (arrivals[i] as number);
     expect(span).toBeGreaterThanOrEqual(WINDOW_MS);
@@ -36,26 +40,29 @@ function users(scripted: ScriptedServer): string[] {
 
 describe('createSession pacing', () => {
   it('queues a burst in order: none fails and no window sees more than the limit', async () => {
-    const scripted = await pacedServer();
+    const clock = createTestClock();
+    const scripted = await pacedServer(clock);
     const client = createClient({
       apiKey: 'fv_test_pacing_burst',
       baseUrl: scripted.url,
       createSessionsPerMinute: LIMIT,
-      paceWindowMs: WINDOW_MS,
+      clock,
     });
-    const started = performance.now();
-    const sessions = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => client.createSession({ externalUserId: `u${i}` })),
+    const started = clock.now();
+    const sessions = await drive(
+      clock,
+      Promise.all(
+        Array.from({ length: 12 }, (_, i) => client.createSession({ externalUserId: `u${i}` })),
+      ),
     );
-    const elapsed = performance.now() - started;
 
     expect(sessions.map((session) => session.token)).toEqual(
       Array.from({ length: 12 }, (_, i) => `tok_u${i}`),
     );
     expect(scripted.requests).toHaveLength(12);
-    expectWithinLimit(scripted);
+    expectWithinLimit(scripted.requests);
     // 12 sends at 5 per window need two full windows.
-    expect(elapsed).toBeGreaterThanOrEqual(2 * WINDOW_MS);
+    expect(clock.now() - started).toBeGreaterThanOrEqual(2 * WINDOW_MS);
     // FIFO: each window's sends are the next callers in line, whatever order they arrive in.
     const sent = users(scripted);
     expect(new Set(sent.slice(0, 5))).toEqual(new Set(['u0', 'u1', 'u2', 'u3', 'u4']));
@@ -63,43 +70,45 @@ describe('createSession pacing', () => {
   });
 
   it('shares one pace between clients of the same key, and not with other keys', async () => {
-    const scripted = await pacedServer();
-    const options = {
-      baseUrl: scripted.url,
-      createSessionsPerMinute: LIMIT,
-      paceWindowMs: WINDOW_MS,
-    };
+    const clock = createTestClock();
+    const scripted = await pacedServer(clock);
+    const options = { baseUrl: scripted.url, createSessionsPerMinute: LIMIT, clock };
+    // Clients on one test clock share nothing by default; the registry shares per key and
+    // clock, as the system clock's clients do per process.
     const first = createClient({ ...options, apiKey: 'fv_test_pacing_shared' });
     const second = createClient({ ...options, apiKey: 'fv_test_pacing_shared' });
     const other = createClient({ ...options, apiKey: 'fv_test_pacing_other' });
 
-    const started = performance.now();
+    const started = clock.now();
     const shared = Promise.all(
       Array.from({ length: 8 }, (_, i) =>
         (i % 2 ? first : second).createSession({ externalUserId: `s${i}` }),
       ),
     );
+    // The other key's full window goes through without the clock moving at all: it does
+    // not wait behind the shared key's queue.
     await Promise.all(
       Array.from({ length: LIMIT }, (_, i) => other.createSession({ externalUserId: `o${i}` })),
     );
-    // The other key's full window did not wait for the shared key's queue.
-    expect(performance.now() - started).toBeLessThan(WINDOW_MS);
-    await shared;
+    expect(clock.now()).toBe(started);
+    await drive(clock, shared);
 
     const sharedRequests = scripted.requests.filter((request) =>
       request.headers.authorization?.endsWith('fv_test_pacing_shared'),
     );
     expect(sharedRequests).toHaveLength(8);
-    expectWithinLimit({ ...scripted, requests: sharedRequests });
+    expectWithinLimit(sharedRequests);
+    expect(clock.now() - started).toBeGreaterThanOrEqual(WINDOW_MS);
   });
 
   it('takes an aborted caller out of the queue, at once, and keeps the others going', async () => {
-    const scripted = await pacedServer();
+    const clock = createTestClock();
+    const scripted = await pacedServer(clock);
     const client = createClient({
       apiKey: 'fv_test_pacing_abort',
       baseUrl: scripted.url,
       createSessionsPerMinute: 1,
-      paceWindowMs: WINDOW_MS,
+      clock,
     });
     const controller = new AbortController();
     const reason = new Error('user left');
@@ -110,18 +119,20 @@ describe('createSession pacing', () => {
     const third = client.createSession({ externalUserId: 'third' });
 
     await first;
-    const abortAt = performance.now();
+    const abortAt = clock.now();
     controller.abort(reason);
+    // Rejected with no time passing: the abort does not wait for the caller's turn.
     expect(await aborted).toBe(reason);
-    expect(performance.now() - abortAt).toBeLessThan(50);
+    expect(clock.now()).toBe(abortAt);
 
-    expect((await third).token).toBe('tok_third');
+    expect((await drive(clock, third)).token).toBe('tok_third');
     expect(users(scripted)).toEqual(['first', 'third']);
     const [firstAt, thirdAt] = scripted.requests.map((request) => request.at);
     expect((thirdAt as number) - (firstAt as number)).toBeGreaterThanOrEqual(WINDOW_MS);
   });
 
   it('holds the whole queue of a key after a 429', async () => {
+    const clock = createTestClock();
     const requests: string[] = [];
     server = await startScriptedServer((request, index) => {
       const { external_user_id: user } = JSON.parse(request.body) as { external_user_id: string };
@@ -129,6 +140,10 @@ describe('createSession pacing', () => {
       return index === 0
         ? { status: 429, json: { success: false, message: 'Slow down.', retry_after_ms: 200 } }
         : createdReply(`tok_${user}`);
+    }, clock.now);
+    let retryScheduled!: () => void;
+    const firstRejected = new Promise<void>((resolve) => {
+      retryScheduled = resolve;
     });
     const client = createClient({
       apiKey: 'fv_test_pacing_hold',
@@ -136,12 +151,18 @@ describe('createSession pacing', () => {
       // One send at a time makes the order of sends visible in the order of arrivals.
       createSessionsPerMinute: 1,
       paceWindowMs: 100,
+      clock,
+      logger: {
+        warn: (message) => {
+          if (message === 'faceverify request retried') retryScheduled();
+        },
+      },
     });
     const first = client.createSession({ externalUserId: 'a' });
-    // Let the first request be answered before the others queue up.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The others queue once the first was answered 429 and its retry holds the queue.
+    await firstRejected;
     const rest = ['b', 'c'].map((user) => client.createSession({ externalUserId: user }));
-    await Promise.all([first, ...rest]);
+    await drive(clock, Promise.all([first, ...rest]), 10);
 
     // The retry of "a" kept its place ahead of the callers that queued while it waited.
     expect(requests).toEqual(['a', 'a', 'b', 'c']);

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** A request as the server saw it; `at` is `performance.now()` when its body had arrived. */
+/** A request as the server saw it; `at` is the time (`now`) when its body had arrived. */
 export interface ReceivedRequest {
   method: string;
   url: string;
@@ -33,6 +33,8 @@ export interface ScriptedServer {
  */
 export async function startScriptedServer(
   script: (request: ReceivedRequest, index: number) => Reply,
+  /** The clock arrivals are stamped with: a test clock, or `performance.now` by default. */
+  now: () => number = () => performance.now(),
 ): Promise<ScriptedServer> {
   const requests: ReceivedRequest[] = [];
   const server = createServer((req, res) => {
@@ -44,7 +46,7 @@ export async function startScriptedServer(
         url: req.url ?? '',
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
-        at: performance.now(),
+        at: now(),
       };
       const reply = script(received, requests.length);
       requests.push(received);

@@ -5,11 +5,15 @@ import {
   type ReceiverOptions,
   type VerificationCompletedEvent,
 } from '../../src/index.js';
-import { fixturePayload, signedDelivery, tamperedDelivery } from '../../src/testing/index.js';
+import {
+  createTestClock,
+  fixturePayload,
+  signedDelivery,
+  tamperedDelivery,
+} from '../../src/testing/index.js';
 import { check, checkEqual, checkRejects, type PortableCase } from './case.js';
 
 const SECRET = 'whsec_receiver_cases_9f8e7d';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function setup(options: ReceiverOptions = {}) {
   const events: VerificationCompletedEvent[] = [];
@@ -171,7 +175,8 @@ export const receiverCases: PortableCase[] = [
   {
     name: 'a throwing handler answers 500, reports the error, and the result is retried',
     async run() {
-      const { receiver, events, errors } = setup({ retryScheduleMs: [30] });
+      const clock = createTestClock();
+      const { receiver, events, errors } = setup({ retryScheduleMs: [30], clock });
       let failures = 1;
       receiver.on('verification.completed', () => {
         if (failures-- > 0) throw new Error('database down');
@@ -181,30 +186,82 @@ export const receiverCases: PortableCase[] = [
       checkEqual(response.status, 500, 'status');
       checkEqual(body(response).error, 'handler_failed', 'code');
       checkEqual(errors.length, 1, 'error reported');
+      await clock.advance(29);
       checkEqual((await receiver.sweep()).leased, 0, 'not due before its retry time');
-      await sleep(60);
+      await clock.advance(1);
       const report = await receiver.sweep();
       checkEqual(report.delivered, 1, 'delivered on retry');
       checkEqual(events.at(-1)!.attempt, 2, 'second attempt');
-      await sleep(60);
+      await clock.advance(60_000);
       checkEqual((await receiver.sweep()).leased, 0, 'nothing left after success');
+    },
+  },
+  {
+    name: 'a handler failing on every attempt is given up after maxDeliveryAttempts',
+    async run() {
+      const clock = createTestClock();
+      const { receiver, errors } = setup({
+        retryScheduleMs: [10],
+        maxDeliveryAttempts: 3,
+        clock,
+      });
+      const undeliverable: { reason: string; attempt: number; error: unknown }[] = [];
+      receiver.on('verification.completed', () => {
+        throw new Error('always down');
+      });
+      receiver.on('verification.undeliverable', ({ reason, event, error }) => {
+        undeliverable.push({ reason, attempt: event.attempt, error });
+      });
+      await receiver.receive(await signedDelivery(fixturePayload(), { secret: SECRET }));
+      for (let attempt = 2; attempt <= 3; attempt++) {
+        await clock.advance(10);
+        checkEqual((await receiver.sweep()).failed, 1, `attempt ${attempt} failed`);
+      }
+      checkEqual(errors.length, 3, 'every failure reported');
+      checkEqual(undeliverable.length, 1, 'undeliverable emitted once');
+      checkEqual(undeliverable[0]!.reason, 'attempts_exhausted', 'reason');
+      checkEqual(undeliverable[0]!.attempt, 3, 'on the last attempt');
+      checkEqual((undeliverable[0]!.error as Error).message, 'always down', 'last error');
+      await clock.advance(24 * 60 * 60 * 1000);
+      checkEqual((await receiver.sweep()).leased, 0, 'never retried again');
     },
   },
   {
     name: 'a slow handler gets 202 after ackAfterMs and still completes once',
     async run() {
-      const { receiver } = setup({ ackAfterMs: 40 });
-      let finished = 0;
+      const clock = createTestClock();
+      const { receiver } = setup({ ackAfterMs: 40, clock });
+      let release!: () => void;
+      const handlerMayFinish = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let finished!: () => void;
+      const handlerFinished = new Promise<void>((resolve) => {
+        finished = resolve;
+      });
+      let runs = 0;
       receiver.on('verification.completed', async () => {
-        await sleep(120);
-        finished += 1;
+        runs += 1;
+        await handlerMayFinish;
+        finished();
       });
       const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
-      const response = await receiver.receive(delivery);
+      const answer = receiver.receive(delivery);
+      await clock.advance(39);
+      let answered = false;
+      void answer.then(() => {
+        answered = true;
+      });
+      await clock.advance(0);
+      checkEqual(answered, false, 'no answer before ackAfterMs');
+      await clock.advance(1);
+      const response = await answer;
       checkEqual(response.status, 202, 'status');
-      checkEqual(finished, 0, 'not yet finished');
-      await sleep(200);
-      checkEqual(finished, 1, 'finished in the background');
+      release();
+      await handlerFinished;
+      await clock.advance(0);
+      checkEqual(runs, 1, 'finished in the background, once');
+      await clock.advance(24 * 60 * 60 * 1000);
       checkEqual((await receiver.sweep()).leased, 0, 'nothing left to retry');
     },
   },
