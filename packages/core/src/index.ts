@@ -17,6 +17,7 @@ export {
   type FrontImage,
   fetchFrontImage,
   IMAGE_URL_LIFETIME_MS,
+  RASTER_IMAGE_TYPES,
 } from './image/fetch-front-image.js';
 export { ImageFetchError, type ImageFetchFailure } from './image/image-fetch-error.js';
 export type { Logger } from './logging/logger.js';

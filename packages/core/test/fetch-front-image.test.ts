@@ -30,7 +30,19 @@ beforeAll(async () => {
     else if (path === '/expired')
       res.writeHead(403, { 'content-type': 'application/json' }).end('{}');
     else if (path === '/slow') setTimeout(() => res.writeHead(200).end(), 2000);
-    else res.writeHead(500).end();
+    else if (path === '/front.svg')
+      res.writeHead(200, { 'content-type': 'image/svg+xml' }).end('<svg><script>1</script></svg>');
+    else if (path === '/front.heic') res.writeHead(200, { 'content-type': 'image/heic' }).end(PNG);
+    else if (path === '/front-typed.png')
+      res.writeHead(200, { 'content-type': 'Image/PNG; charset=binary' }).end(PNG);
+    else if (path === '/stalls') {
+      // Headers and a first chunk, then nothing: only the timeout can end the download.
+      res.writeHead(200, { 'content-type': 'image/png' });
+      res.write(PNG);
+    } else if (path === '/cut') {
+      res.writeHead(200, { 'content-type': 'image/png', 'content-length': '4096' });
+      res.write(PNG, () => res.destroy());
+    } else res.writeHead(500).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -106,5 +118,71 @@ describe('fetchFrontImage', () => {
     expect(
       await failure(fetchFrontImage(eventFor('/slow'), { allowedHosts: [host], timeoutMs: 100 })),
     ).toBe('timeout');
+  });
+
+  it('allows only the default port for an entry without a port, without a request', async () => {
+    requests = [];
+    const hostname = host.split(':')[0]!;
+    expect(
+      await failure(fetchFrontImage(eventFor('/front.png'), { allowedHosts: [hostname] })),
+    ).toBe('host_not_allowed');
+    expect(requests).toEqual([]);
+    const event = {
+      data: fixturePayload({ frontImageUrl: 'https://files.example.test:6379/a.png' }),
+      receivedAt: new Date(),
+    };
+    const error = await fetchFrontImage(event, { allowedHosts: ['files.example.test'] }).catch(
+      (caught: unknown) => caught as ImageFetchError,
+    );
+    expect(error).toBeInstanceOf(ImageFetchError);
+    expect((error as ImageFetchError).reason).toBe('host_not_allowed');
+    expect((error as ImageFetchError).message).toMatch(/6379.*default port only/);
+  });
+
+  it('refuses SVG and other non-raster types unless allowedContentTypes names them', async () => {
+    const options = { allowedHosts: [host] };
+    expect(await failure(fetchFrontImage(eventFor('/front.svg'), options))).toBe(
+      'type_not_allowed',
+    );
+    expect(await failure(fetchFrontImage(eventFor('/front.heic'), options))).toBe(
+      'type_not_allowed',
+    );
+    const heic = await fetchFrontImage(eventFor('/front.heic'), {
+      ...options,
+      allowedContentTypes: ['image/heic'],
+    });
+    expect(heic.contentType).toBe('image/heic');
+    const typed = await fetchFrontImage(eventFor('/front-typed.png'), options);
+    expect(Buffer.from(typed.bytes).equals(PNG)).toBe(true);
+  });
+
+  it('a body that outlasts the timeout is an ImageFetchError timeout, not a raw TimeoutError', async () => {
+    expect(
+      await failure(fetchFrontImage(eventFor('/stalls'), { allowedHosts: [host], timeoutMs: 200 })),
+    ).toBe('timeout');
+  });
+
+  it('network failures and aborts are ImageFetchErrors too', async () => {
+    expect(await failure(fetchFrontImage(eventFor('/cut'), { allowedHosts: [host] }))).toBe(
+      'network_error',
+    );
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedHost = `127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+    const refused = {
+      data: fixturePayload({ frontImageUrl: `http://${closedHost}/a.png?sig=secret-signature` }),
+      receivedAt: new Date(),
+    };
+    expect(await failure(fetchFrontImage(refused, { allowedHosts: [closedHost] }))).toBe(
+      'network_error',
+    );
+    const controller = new AbortController();
+    const pending = fetchFrontImage(eventFor('/stalls'), {
+      allowedHosts: [host],
+      signal: controller.signal,
+    });
+    controller.abort();
+    expect(await failure(pending)).toBe('aborted');
   });
 });

@@ -6,6 +6,7 @@ import { CliUsageError } from './cli/cli-usage-error.js';
 import { renderHelp } from './cli/help.js';
 import { parseArgs } from './cli/parse-args.js';
 import type { EmulatorLogger } from './logger.js';
+import { isLoopbackHost } from './options.js';
 import { startEmulator } from './start-emulator.js';
 import { EMULATOR_VERSION } from './version.js';
 
@@ -54,10 +55,15 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   process.stdout.write(renderBanner(emulator));
-  if (!['127.0.0.1', 'localhost', '::1'].includes(request.options.host ?? '127.0.0.1')) {
+  // Without a logger (--quiet) startEmulator cannot warn; this warning is never silenced.
+  if (
+    request.quiet &&
+    emulator.controlToken !== null &&
+    !isLoopbackHost(request.options.host ?? '127.0.0.1')
+  ) {
     console.error(
-      'Warning: the emulator listens beyond this machine, and its /__emulator control ' +
-        'endpoints need no credentials.',
+      'Warning: the emulator listens beyond this machine; its /__emulator control endpoints ' +
+        'require the control token printed above.',
     );
   }
 

@@ -10,6 +10,11 @@ export function generateSigningSecret(): string {
   return `whsec_${randomBytes(24).toString('hex')}`;
 }
 
+/** A fresh control token for the `/__emulator` endpoints: `fvctl_` and 48 hex characters. */
+export function generateControlToken(): string {
+  return `fvctl_${randomBytes(24).toString('hex')}`;
+}
+
 const JWT_SHAPE = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 /**

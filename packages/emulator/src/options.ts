@@ -1,7 +1,13 @@
 import { ConfigurationError } from '@faceverify/core';
-import { generateApiKey, generateSigningSecret, looksLikeJwt } from './credentials.js';
+import {
+  generateApiKey,
+  generateControlToken,
+  generateSigningSecret,
+  looksLikeJwt,
+} from './credentials.js';
 import type { FaultSettings } from './faults/fault-settings.js';
 import { isHttpUrl } from './http-url.js';
+import { isLinkLocalHost } from './link-local.js';
 import type { EmulatorLogger } from './logger.js';
 
 /** A request limit over a sliding window. */
@@ -24,6 +30,19 @@ export interface EmulatorOptions {
    * through another address (a proxy, a container port); default the address it listens on.
    */
   publicUrl?: string | undefined;
+  /**
+   * Token the `/__emulator` control endpoints require, as `Authorization: Bearer <token>`.
+   * When the emulator listens beyond this machine one is generated if none is given;
+   * on loopback none is required unless one is given here.
+   */
+  controlToken?: string | undefined;
+  /**
+   * More `Host` names (`name` or `name:port`) the emulator answers to, such as a container
+   * name (`emulator:4010`). Its own address, `localhost`, `127.0.0.1`, `[::1]` (with its
+   * port) and the host of `publicUrl` are always accepted; other requests get `421`, which
+   * keeps web pages from reaching it through DNS rebinding.
+   */
+  allowedHosts?: readonly string[] | undefined;
   /** Where webhooks are POSTed; without one, completions send no webhook. */
   callbackUrl?: string | null | undefined;
   /** Accepted API keys, each with its own rate limit; default one generated `fv_test_…` key. */
@@ -68,6 +87,8 @@ export interface EmulatorConfig {
   host: string;
   publicUrl: string | null;
   callbackUrl: string | null;
+  controlToken: string | null;
+  allowedHosts: readonly string[];
   apiKeys: readonly string[];
   signingSecret: string;
   sessionTtlMs: number;
@@ -102,7 +123,7 @@ function rateLimit(
 }
 
 /**
- * Checks a callback URL: an absolute http(s) URL, or `null` for none.
+ * Checks a callback URL: an absolute http(s) URL that is not link-local, or `null` for none.
  *
  * @throws ConfigurationError otherwise.
  */
@@ -111,7 +132,38 @@ export function checkCallbackUrl(value: string | null | undefined): string | nul
   if (!isHttpUrl(value)) {
     throw new ConfigurationError('callbackUrl must be an absolute http or https URL.');
   }
+  if (isLinkLocalHost(new URL(value).hostname)) {
+    throw new ConfigurationError(
+      'callbackUrl must not be a link-local address (169.254.0.0/16, fe80::/10): those hold ' +
+        'cloud metadata services. Use the address of your webhook receiver.',
+    );
+  }
   return value;
+}
+
+/** Whether `host` (an address to listen on) is reachable from this machine only. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+function checkControlToken(token: string | undefined, host: string): string | null {
+  if (token !== undefined && !/^[\x21-\x7e]{16,}$/.test(token)) {
+    throw new ConfigurationError(
+      'controlToken must be at least 16 visible ASCII characters, without spaces.',
+    );
+  }
+  return token ?? (isLoopbackHost(host) ? null : generateControlToken());
+}
+
+function checkAllowedHosts(hosts: readonly string[] | undefined): readonly string[] {
+  return (hosts ?? []).map((host, index) => {
+    if (typeof host !== 'string' || !/^[\w.\-[\]:]+$/.test(host)) {
+      throw new ConfigurationError(
+        `allowedHosts[${index}] must be a host name or address, optionally with :port.`,
+      );
+    }
+    return host.toLowerCase();
+  });
 }
 
 function checkApiKeys(keys: readonly string[] | undefined): readonly string[] {
@@ -151,6 +203,8 @@ export function resolveOptions(options: EmulatorOptions): EmulatorConfig {
     host,
     publicUrl: options.publicUrl === undefined ? null : options.publicUrl.replace(/\/+$/, ''),
     callbackUrl: checkCallbackUrl(options.callbackUrl),
+    controlToken: checkControlToken(options.controlToken, host),
+    allowedHosts: checkAllowedHosts(options.allowedHosts),
     apiKeys: checkApiKeys(options.apiKeys),
     signingSecret,
     sessionTtlMs: positiveInteger(options.sessionTtlMs, 'sessionTtlMs', 15 * MINUTE_MS),

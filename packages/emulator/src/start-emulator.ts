@@ -4,7 +4,13 @@ import { getRequestListener } from '@hono/node-server';
 import { createApp } from './app.js';
 import { createEmulatorContext } from './emulator-context.js';
 import type { FaultSettings } from './faults/fault-settings.js';
-import { checkCallbackUrl, type EmulatorOptions, resolveOptions } from './options.js';
+import { ownHosts } from './http/own-hosts.js';
+import {
+  checkCallbackUrl,
+  type EmulatorOptions,
+  isLoopbackHost,
+  resolveOptions,
+} from './options.js';
 import { requestJson } from './request-json.js';
 import type { CompletionResponse } from './routes/complete.js';
 import type { Outcome } from './sessions/session-record.js';
@@ -41,6 +47,11 @@ export interface Emulator {
   readonly apiKeys: readonly string[];
   /** The secret webhooks are signed with. */
   readonly signingSecret: string;
+  /**
+   * The token the `/__emulator` control endpoints require (`Authorization: Bearer <token>`),
+   * or `null` when they need none (on loopback, unless the `controlToken` option was given).
+   */
+  readonly controlToken: string | null;
   /** Where webhooks go now, or `null`. */
   readonly callbackUrl: string | null;
   /**
@@ -109,11 +120,20 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const config = resolveOptions(options);
   let baseUrl = '';
   const ctx = createEmulatorContext(config, () => baseUrl);
-  const app = createApp(ctx);
+  let allowedHosts: ReadonlySet<string> = new Set();
+  const app = createApp(ctx, () => allowedHosts);
   // Hono's Node adapter would otherwise replace the global Request and Response classes.
   const server = createServer(getRequestListener(app.fetch, { overrideGlobalObjects: false }));
   const port = await listen(server, config.port, config.host);
+  allowedHosts = ownHosts(config.host, port, config.publicUrl, config.allowedHosts);
   baseUrl = config.publicUrl ?? `http://${urlHost(config.host, 'localhost')}:${port}`;
+  if (!isLoopbackHost(config.host)) {
+    config.logger?.warn(
+      `Warning: the emulator listens on ${config.host}, beyond this machine. Anyone who can ` +
+        'reach it can create and complete sessions with its API keys; its /__emulator control ' +
+        'endpoints require the control token (Authorization: Bearer <token>).',
+    );
+  }
   // The helpers below call the server directly, even when it is announced through a proxy.
   const directUrl = `http://${urlHost(config.host, '127.0.0.1')}:${port}/`;
   const url = (path: string) => new URL(path, directUrl);
@@ -125,6 +145,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     apiKey: config.apiKeys[0] ?? '',
     apiKeys: config.apiKeys,
     signingSecret: config.signingSecret,
+    controlToken: config.controlToken,
     get callbackUrl() {
       return ctx.settings.callbackUrl;
     },

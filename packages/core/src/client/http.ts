@@ -6,6 +6,7 @@ import {
   type RateLimitInfo,
   TimeoutError,
 } from '../errors.js';
+import { parseJsonWithoutPrototypeKeys } from '../payload/parse-json-without-prototype-keys.js';
 import { readRateLimitInfo, readRetryAfterMs } from './rate-limit-response.js';
 import { scrubKey } from './scrub-key.js';
 
@@ -42,14 +43,9 @@ const CLIENT_NAME = 'faceverify-core';
 // flooding logs through them.
 const QUOTE_LIMIT = 300;
 
-// Dropping `__proto__` keys means later spreading of a response cannot touch a prototype.
-function withoutProtoKeys(key: string, value: unknown): unknown {
-  return key === '__proto__' ? undefined : value;
-}
-
 function parseJson(text: string): { value: unknown } | undefined {
   try {
-    return { value: JSON.parse(text, withoutProtoKeys) };
+    return { value: parseJsonWithoutPrototypeKeys(text) };
   } catch {
     return undefined;
   }

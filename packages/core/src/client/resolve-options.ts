@@ -44,7 +44,17 @@ function parseHttpUrl(value: string): URL | undefined {
   }
 }
 
-function resolveBaseUrl(option: string | undefined): string {
+// Names and addresses that never leave this machine, where the local emulator runs.
+function isLoopback(hostname: string): boolean {
+  return (
+    hostname === 'localhost' ||
+    hostname.endsWith('.localhost') ||
+    hostname === '[::1]' ||
+    /^127\.\d+\.\d+\.\d+$/.test(hostname)
+  );
+}
+
+function resolveBaseUrl(option: string | undefined, allowInsecureHttp: boolean): string {
   const value = option ?? readEnv(ENV.baseUrl);
   if (value === undefined || value === '') {
     throw new ConfigurationError(`No base URL: pass the baseUrl option or set ${ENV.baseUrl}.`);
@@ -53,6 +63,16 @@ function resolveBaseUrl(option: string | undefined): string {
   if (!url) {
     throw new ConfigurationError(
       `The base URL (baseUrl option or ${ENV.baseUrl}) must be an absolute http(s) URL.`,
+    );
+  }
+  // The API key travels in every request's Authorization header: over plain http anyone on
+  // the path reads it. The host is named, never the whole URL, which may hold credentials.
+  if (url.protocol === 'http:' && !isLoopback(url.hostname) && !allowInsecureHttp) {
+    throw new ConfigurationError(
+      `The base URL (baseUrl option or ${ENV.baseUrl}) uses plain http to ${url.hostname}, so ` +
+        'your API key would cross the network unencrypted. Use https://. Plain http is ' +
+        'accepted on this machine (localhost, 127.0.0.1, [::1]) for the local emulator; for an ' +
+        'emulator in another container of a private network, pass allowInsecureHttp: true.',
     );
   }
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
@@ -87,7 +107,7 @@ function resolveFetch(option: typeof fetch | undefined): typeof fetch {
 export function resolveClientOptions(options: ClientOptions): ResolvedClientOptions {
   return {
     apiKey: resolveApiKey(options.apiKey),
-    baseUrl: resolveBaseUrl(options.baseUrl),
+    baseUrl: resolveBaseUrl(options.baseUrl, options.allowInsecureHttp === true),
     fetch: resolveFetch(options.fetch),
     clock: options.clock ?? systemClock,
     timeoutMs: positiveNumber('timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS),

@@ -35,6 +35,12 @@ export interface ClientOptions {
    * look like a browser but are not one (jsdom tests): an API key must never reach a browser.
    */
   dangerouslyAllowBrowser?: boolean | undefined;
+  /**
+   * Accepts a plain `http://` base URL on a host other than this machine. Off by default: the
+   * API key would cross the network unencrypted. Only for an emulator reached over a private
+   * network (another container); `http://localhost`, `127.0.0.1` and `[::1]` need no opt-in.
+   */
+  allowInsecureHttp?: boolean | undefined;
   /** Where the client writes what it does. API keys are never written. */
   logger?: Logger | undefined;
 }

@@ -7,12 +7,28 @@ export const IMAGE_URL_LIFETIME_MS = 15 * 60 * 1000;
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
+/**
+ * Raster types accepted by default. SVG is not among them: it can carry scripts, and an image
+ * kept to be shown later must not.
+ */
+export const RASTER_IMAGE_TYPES: readonly string[] = [
+  'image/jpeg',
+  'image/png',
+  'image/webp',
+  'image/gif',
+  'image/avif',
+];
+
 export interface FetchFrontImageOptions {
   /**
    * Hosts the image may come from, e.g. `['files.faceverify.example']`. Required: a
-   * payload's URL is data, and fetching anything it names would be request forgery.
+   * payload's URL is data, and fetching anything it names would be request forgery. An entry
+   * without a port allows the scheme's default port only; name the port to allow another one
+   * (`'files.faceverify.example:8443'`).
    */
   allowedHosts: readonly string[];
+  /** Media types accepted. Default {@link RASTER_IMAGE_TYPES}: JPEG, PNG, WebP, GIF and AVIF. */
+  allowedContentTypes?: readonly string[];
   /** Per request. Default 10 s. */
   timeoutMs?: number;
   /** Largest image accepted. Default 10 MiB. */
@@ -32,12 +48,24 @@ function describe(url: URL): string {
   return `${url.origin}${url.pathname}`;
 }
 
-function checkUrl(raw: string, allowedHosts: readonly string[]): URL {
-  const url = new URL(raw);
-  if (!allowedHosts.includes(url.host) && !allowedHosts.includes(url.hostname)) {
+function parseUrl(raw: unknown): URL {
+  try {
+    return new URL(String(raw));
+  } catch {
+    throw new ImageFetchError('invalid_url', 'The frontImageUrl of the event is not a URL.');
+  }
+}
+
+function checkUrl(raw: unknown, allowedHosts: readonly string[]): URL {
+  const url = parseUrl(raw);
+  // `url.host` carries the port only when it is not the scheme's default, so an entry without
+  // a port matches the default port alone: a payload cannot point at another service
+  // (`:6379`) on an allowed machine.
+  if (!allowedHosts.some((entry) => entry.toLowerCase() === url.host)) {
     throw new ImageFetchError(
       'host_not_allowed',
-      `The image host ${url.host} is not in allowedHosts; add it if it is the service's file host.`,
+      `The image host ${url.host} is not in allowedHosts; add it if it is the service's file host` +
+        `${url.port ? ` (with its port, ${url.port}: an entry without a port allows the default port only)` : ''}.`,
     );
   }
   // Plain http is accepted only on this machine, where the local emulator serves images.
@@ -48,6 +76,35 @@ function checkUrl(raw: string, allowedHosts: readonly string[]): URL {
     );
   }
   return url;
+}
+
+/** Why a request or a body read failed: our timeout, the caller's signal, or the network. */
+function failure(
+  error: unknown,
+  url: URL,
+  timeout: AbortSignal,
+  signal: AbortSignal | undefined,
+): ImageFetchError {
+  if (error instanceof ImageFetchError) return error;
+  if (timeout.aborted) {
+    return new ImageFetchError('timeout', `Fetching ${describe(url)} timed out.`, {
+      cause: error,
+    });
+  }
+  if (signal?.aborted) {
+    return new ImageFetchError('aborted', `Fetching ${describe(url)} was aborted.`, {
+      cause: error,
+    });
+  }
+  return new ImageFetchError(
+    'network_error',
+    `Fetching ${describe(url)} failed: the connection failed or was cut. Try again while the link is valid.`,
+    { cause: error },
+  );
+}
+
+function mediaType(contentType: string): string {
+  return (contentType.split(';')[0] ?? '').trim().toLowerCase();
 }
 
 async function readCapped(response: Response, maxBytes: number, url: URL): Promise<Uint8Array> {
@@ -69,8 +126,9 @@ async function readCapped(response: Response, maxBytes: number, url: URL): Promi
 }
 
 /**
- * Downloads the front image of a result. The URL must be on an allowed host, redirects
- * are refused, the size is capped and the request times out. A link older than its
+ * Downloads the front image of a result. The URL must be on an allowed host and port,
+ * redirects are refused, only raster image types are accepted, the size is capped and the
+ * request (body included) times out. Every failure is an `ImageFetchError`. A link older than its
  * 15 minutes is refused with a clear error instead of a confusing 403.
  *
  * @example
@@ -97,12 +155,7 @@ export async function fetchFrontImage(
   try {
     response = await (options.fetch ?? fetch)(url, { redirect: 'manual', signal });
   } catch (error) {
-    if (timeout.aborted) {
-      throw new ImageFetchError('timeout', `Fetching ${describe(url)} timed out.`, {
-        cause: error,
-      });
-    }
-    throw error;
+    throw failure(error, url, timeout, options.signal);
   }
   if (response.status >= 300 && response.status < 400) {
     await response.body?.cancel();
@@ -123,15 +176,28 @@ export async function fetchFrontImage(
     );
   }
   const contentType = response.headers.get('content-type') ?? '';
-  if (!contentType.startsWith('image/')) {
-    await response.body?.cancel();
+  const type = mediaType(contentType);
+  if (!type.startsWith('image/')) {
+    await response.body?.cancel().catch(() => undefined);
     throw new ImageFetchError(
       'not_an_image',
       `The resource at ${describe(url)} is ${contentType || 'untyped'}, not an image.`,
     );
   }
-  return {
-    bytes: await readCapped(response, options.maxBytes ?? 10 * 1024 * 1024, url),
-    contentType,
-  };
+  const allowedTypes = (options.allowedContentTypes ?? RASTER_IMAGE_TYPES).map(mediaType);
+  if (!allowedTypes.includes(type)) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new ImageFetchError(
+      'type_not_allowed',
+      `The image at ${describe(url)} is ${type}, which is not in allowedContentTypes (${allowedTypes.join(', ')}).${type === 'image/svg+xml' ? ' SVG is refused by default because it can carry scripts.' : ''}`,
+    );
+  }
+  try {
+    return {
+      bytes: await readCapped(response, options.maxBytes ?? 10 * 1024 * 1024, url),
+      contentType,
+    };
+  } catch (error) {
+    throw failure(error, url, timeout, options.signal);
+  }
 }

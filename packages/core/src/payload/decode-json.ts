@@ -1,14 +1,12 @@
 import { WebhookPayloadError } from '../errors.js';
+import { parseJsonWithoutPrototypeKeys } from './parse-json-without-prototype-keys.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-// `__proto__` keys are dropped so that spreading or merging a payload later cannot change
-// an object's prototype.
-function withoutProtoKeys(key: string, value: unknown): unknown {
-  return key === '__proto__' ? undefined : value;
-}
-
-/** Decodes strict UTF-8 and parses JSON; both failures are a `WebhookPayloadError`. */
+/**
+ * Decodes strict UTF-8 and parses JSON without prototype keys (see
+ * `parseJsonWithoutPrototypeKeys`); both failures are a `WebhookPayloadError`.
+ */
 export function decodeJson(body: string | Uint8Array): unknown {
   let text: string;
   if (typeof body === 'string') {
@@ -21,8 +19,7 @@ export function decodeJson(body: string | Uint8Array): unknown {
     }
   }
   try {
-    // A reviver slows every parse; only a body that spells the key needs one.
-    return text.includes('__proto__') ? JSON.parse(text, withoutProtoKeys) : JSON.parse(text);
+    return parseJsonWithoutPrototypeKeys(text);
   } catch {
     throw new WebhookPayloadError('The body is not valid JSON.');
   }

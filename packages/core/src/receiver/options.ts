@@ -4,6 +4,7 @@ import { type Clock, systemClock } from '../clock/clock.js';
 import { ENV, readEnv } from '../config/env.js';
 import { ConfigurationError } from '../errors.js';
 import { createLog, type Log, type Logger } from '../logging/logger.js';
+import { warnAboutShortSecrets } from '../signature/secret-strength.js';
 import { type LabeledSecret, requireSecrets, type WebhookSecrets } from '../signature/secrets.js';
 import { MemoryStore } from '../store/memory-store.js';
 import type { Store } from '../store/store.js';
@@ -151,6 +152,7 @@ function schedule(name: string, value: readonly number[] | undefined, fallback: 
 }
 
 export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiverOptions {
+  const log = createLog(options.logger);
   const secrets = requireSecrets(
     options.secret ??
       readEnv(ENV.webhookSecret)
@@ -158,6 +160,7 @@ export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiv
         .map((secret) => secret.trim()),
     ENV.webhookSecret,
   );
+  warnAboutShortSecrets(secrets, log);
   const clock = options.clock ?? systemClock;
   const client = resolveClient(options.client, options.logger, clock);
   return {
@@ -191,7 +194,7 @@ export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiv
     sweepIntervalMs: positive('sweepIntervalMs', options.sweepIntervalMs, 5 * SECOND),
     sweepBatchSize: positive('sweepBatchSize', options.sweepBatchSize, 100),
     sweepConcurrency: positive('sweepConcurrency', options.sweepConcurrency, 4),
-    log: createLog(options.logger),
+    log,
     clock,
     now: () => clock.now(),
   };

@@ -1,5 +1,6 @@
 import { sleepOn } from '../clock/clock.js';
 import { FaceverifyError } from '../errors.js';
+import { rejectionLog } from '../logging/rejection-log-limiter.js';
 import { decodeJson } from '../payload/decode-json.js';
 import { COMPLETED_EVENT, validateVerificationPayload } from '../payload/parse.js';
 import type { VerificationPayload } from '../payload/types.js';
@@ -244,7 +245,7 @@ export async function receiveWebhook(
   }
   const signature = readHeader(request.headers, SIGNATURE_HEADER);
   if (signature === undefined || signature.trim() === '') {
-    log.warn('Webhook rejected: no X-Webhook-Signature header.');
+    rejectionLog(log, context.now).warn('Webhook rejected: no X-Webhook-Signature header.');
     return errorResponse(
       401,
       'signature_missing',
@@ -253,9 +254,12 @@ export async function receiveWebhook(
   }
   const match = await matchSignature(request.body, signature, context.secrets);
   if (!match) {
-    log.warn('Webhook rejected: signature does not match the raw body.', {
-      candidates: context.secrets.length,
-    });
+    rejectionLog(log, context.now).warn(
+      'Webhook rejected: signature does not match the raw body.',
+      {
+        candidates: context.secrets.length,
+      },
+    );
     return errorResponse(
       401,
       'signature_invalid',

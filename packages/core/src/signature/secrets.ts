@@ -11,14 +11,23 @@ export type WebhookSecrets = string | ReadonlyArray<string | LabeledSecret>;
 
 /**
  * Normalises secrets to labelled form. Unlabelled secrets are named by position
- * (`secret#0` is the first, the newest), which is what a log can safely show.
+ * (`secret#0` is the first, the newest), which is what a log can safely show. Empty entries
+ * are skipped (a trailing comma in a list); a secret of whitespace only is refused with a
+ * `ConfigurationError`, because it is a template or a copy that went wrong, and anyone could
+ * sign with it.
  */
 export function normalizeSecrets(secrets: WebhookSecrets): LabeledSecret[] {
   const list = typeof secrets === 'string' ? [secrets] : secrets;
   const out: LabeledSecret[] = [];
   list.forEach((entry, index) => {
     const item = typeof entry === 'string' ? { secret: entry, label: `secret#${index}` } : entry;
-    if (typeof item.secret === 'string' && item.secret.length > 0) out.push(item);
+    if (typeof item.secret !== 'string' || item.secret.length === 0) return;
+    if (item.secret.trim() === '') {
+      throw new ConfigurationError(
+        `The webhook signing secret ${item.label} is only whitespace. Copy the signing secret from the service's Settings into FACEVERIFY_WEBHOOK_SECRET (or the \`secret\` option) without surrounding quotes or spaces.`,
+      );
+    }
+    out.push(item);
   });
   return out;
 }

@@ -104,6 +104,42 @@ export const payloadCases: PortableCase[] = [
     },
   },
   {
+    name: '__proto__ spelled with JSON escapes is dropped, at the top and nested',
+    run() {
+      const spellings = [
+        String.raw`"\u005f\u005fproto__"`,
+        String.raw`"__pro\u0074o__"`,
+        String.raw`"\u005F\u005F\u0070\u0072\u006F\u0074\u006F\u005F\u005F"`,
+      ];
+      for (const key of spellings) {
+        const nested = `{"profile":{"roles":[{${key}:{"isAdmin":true}}]},${key}:{"isAdmin":true},`;
+        const payload = parseVerificationPayload(nested + text(fixturePayload()).slice(1));
+        check(!Object.hasOwn(payload, '__proto__'), `${key}: no own __proto__ key`);
+        checkEqual(Object.getPrototypeOf(payload), Object.prototype, `${key}: plain object`);
+        const merged = Object.assign({}, payload) as Record<string, unknown>;
+        checkEqual(merged.isAdmin, undefined, `${key}: Object.assign does not pollute`);
+        const role = (payload.profile as { roles: Record<string, unknown>[] }).roles[0]!;
+        check(!Object.hasOwn(role, '__proto__'), `${key}: nested key dropped`);
+        checkEqual(Object.getPrototypeOf(role), Object.prototype, `${key}: nested plain object`);
+        checkEqual({ ...role }.isAdmin, undefined, `${key}: nested spread does not pollute`);
+      }
+    },
+  },
+  {
+    name: 'constructor.prototype is dropped, whatever its spelling; other constructor values stay',
+    run() {
+      const key = String.raw`"constructo\u0072"`;
+      const body = `{${key}:{"prototype":{"isAdmin":true}},"meta":{"constructor":"kept"},${text(fixturePayload()).slice(1)}`;
+      const payload = parseVerificationPayload(body);
+      check(!Object.hasOwn(payload, 'constructor'), 'constructor.prototype dropped');
+      checkEqual(
+        (payload.meta as Record<string, unknown>)['constructor'] as unknown,
+        'kept',
+        'string kept',
+      );
+    },
+  },
+  {
     name: 'error messages say which field and what was expected',
     async run() {
       const body = { ...fixturePayload(), confidence: 'high' };

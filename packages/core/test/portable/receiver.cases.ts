@@ -293,6 +293,21 @@ export const receiverCases: PortableCase[] = [
     },
   },
   {
+    name: 'an escaped __proto__ in a signed webhook never reaches the handler',
+    async run() {
+      const { receiver, events } = setup();
+      const rawBody = `{"\\u005f\\u005fproto__":{"isAdmin":true},${JSON.stringify(fixturePayload()).slice(1)}`;
+      const delivery = await signedDelivery(fixturePayload(), { secret: SECRET, rawBody });
+      checkEqual((await receiver.receive(delivery)).status, 200, 'status');
+      checkEqual(events.length, 1, 'delivered');
+      const data = events[0]!.data;
+      check(!Object.hasOwn(data, '__proto__'), 'no own __proto__ key');
+      checkEqual(Object.getPrototypeOf(data), Object.prototype, 'plain object');
+      const merged = Object.assign({}, data) as Record<string, unknown>;
+      checkEqual(merged.isAdmin, undefined, 'Object.assign does not pollute');
+    },
+  },
+  {
     name: 'raw body unavailable is 500 with the fix, logged once',
     async run() {
       const { receiver, logs } = setup();

@@ -10,12 +10,16 @@ export function renderBanner(emulator: Emulator): string {
   const callback =
     emulator.callbackUrl ?? 'not set: use --callback-url or PUT /__emulator/settings';
   const faults = JSON.stringify(emulator.faults());
+  const control =
+    emulator.controlToken === null
+      ? ''
+      : `\n  Control token    ${emulator.controlToken}\n  (send it to /__emulator/* as Authorization: Bearer <token>)`;
   return `faceverify emulator ${EMULATOR_VERSION} is running.
 
   Base URL         ${emulator.url}
 ${keys}
   Signing secret   ${emulator.signingSecret}
-  Callback URL     ${callback}
+  Callback URL     ${callback}${control}
 
 Environment for your application:
   FACEVERIFY_BASE_URL=${emulator.url}

@@ -105,6 +105,8 @@ export function cliRequest(values: FlagValues): CliRequest {
       host: first('host'),
       publicUrl: first('public-url'),
       callbackUrl: first('callback-url'),
+      controlToken: first('control-token'),
+      allowedHosts: values.get('allowed-host'),
       apiKeys: values.get('api-key'),
       signingSecret: first('signing-secret'),
       sessionTtlMs: duration('session-ttl'),

@@ -43,6 +43,23 @@ export const FLAGS: readonly FlagSpec[] = [
       'through a proxy or a container port. Default: the address it listens on.',
   },
   {
+    name: 'allowed-host',
+    value: '<host[:port]>',
+    repeatable: true,
+    env: `${ENV}ALLOWED_HOSTS`,
+    description:
+      'Another Host name to answer to, such as a container name; repeat for several. Its own ' +
+      'address, localhost, 127.0.0.1, [::1] and the --public-url host are always accepted.',
+  },
+  {
+    name: 'control-token',
+    value: '<token>',
+    env: `${ENV}CONTROL_TOKEN`,
+    description:
+      'Token the /__emulator control endpoints require (Authorization: Bearer). Default: ' +
+      'generated when --host is beyond this machine, none on loopback.',
+  },
+  {
     name: 'callback-url',
     value: '<url>',
     env: `${ENV}CALLBACK_URL`,

@@ -6,5 +6,7 @@ export interface AppEnv {
   Variables: {
     /** Which configured API key authenticated the request, as `key-1`, `key-2`…, never the key. */
     apiKeyId: string;
+    /** The request body, read once by `readBody` (chunked or not). */
+    body: Uint8Array;
   };
 }

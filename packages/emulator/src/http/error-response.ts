@@ -14,6 +14,9 @@ export type ErrorCode =
   | 'image_url_expired'
   | 'payload_too_large'
   | 'not_found'
+  | 'method_not_allowed'
+  | 'misdirected_request'
+  | 'control_token_required'
   | 'internal_error';
 
 /** An error answer: `{ "success": false, "error": code, "message": text }`. */

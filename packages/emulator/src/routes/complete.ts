@@ -46,7 +46,7 @@ export function completeRoute(ctx: EmulatorContext): Hono<AppEnv> {
       },
     ),
     async (c) => {
-      const body = await readJsonObject(c);
+      const body = readJsonObject(c);
       const outcome = body?.outcome;
       if (!isOutcome(outcome)) {
         return errorResponse(

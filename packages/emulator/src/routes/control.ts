@@ -25,7 +25,7 @@ export function controlRoute(ctx: EmulatorContext): Hono<AppEnv> {
   routes.get('/faults', (c) => c.json(ctx.faults.current()));
 
   routes.put('/faults', async (c) => {
-    const body = await readJsonObject(c);
+    const body = readJsonObject(c);
     if (body === null) {
       return errorResponse(c, 400, 'invalid_request', 'The body must be a JSON object.');
     }
@@ -44,7 +44,7 @@ export function controlRoute(ctx: EmulatorContext): Hono<AppEnv> {
   routes.get('/settings', (c) => c.json({ callbackUrl: ctx.settings.callbackUrl }));
 
   routes.put('/settings', async (c) => {
-    const body = await readJsonObject(c);
+    const body = readJsonObject(c);
     const unknown = body === null ? [] : Object.keys(body).filter((key) => key !== 'callbackUrl');
     if (body === null || !('callbackUrl' in body) || unknown.length > 0) {
       return errorResponse(

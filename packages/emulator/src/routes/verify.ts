@@ -30,7 +30,7 @@ export function verifyRoute(
       },
     ),
     async (c) => {
-      const body = await readJsonObject(c);
+      const body = readJsonObject(c);
       if (body === null) {
         return errorResponse(c, 400, 'invalid_request', 'The body must be a JSON object.');
       }
