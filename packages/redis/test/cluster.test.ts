@@ -63,9 +63,16 @@ describe('RedisStore on a Redis Cluster', () => {
     await store.insert({ record: other, now });
     await store.attachResult({ key: other.key, result: storedResult(), now });
     await store.leaseDue({ now, limit: 10, owner: 'w', leaseMs: 5000 });
-    await store.settle({ key: other.key, owner: 'w', update: { state: 'completed', retainMs: 60_000 }, now });
+    await store.settle({
+      key: other.key,
+      owner: 'w',
+      update: { state: 'completed', retainMs: 60_000 },
+      now,
+    });
     await store.remember({ digest: 'digest', ttlMs: 60_000, now });
-    expect((await store.findByUser({ externalUserId: record.externalUserId, now, limit: 10 })).length).toBe(2);
+    expect(
+      (await store.findByUser({ externalUserId: record.externalUserId, now, limit: 10 })).length,
+    ).toBe(2);
     expect((await store.counts({ now })).expired).toBe(1);
 
     const node = connect(server().url);

@@ -103,9 +103,9 @@ describe('the data model in Redis', () => {
     expect((await store.counts({ now: now + 49 })).expired).toBe(1);
     expect((await store.get({ key: record.key, now: now + 49 }))?.state).toBe('expired');
     expect(await store.get({ key: record.key, now: later })).toBeUndefined();
-    expect(
-      await store.attachResult({ key: record.key, result: storedResult(), now: later }),
-    ).toBe('missing');
+    expect(await store.attachResult({ key: record.key, result: storedResult(), now: later })).toBe(
+      'missing',
+    );
     expect(
       await store.findByUser({ externalUserId: record.externalUserId, now: later, limit: 10 }),
     ).toEqual([]);
@@ -219,9 +219,9 @@ describe('the data model in Redis', () => {
       store.remember({ digest: 'x', ttlMs: Number.POSITIVE_INFINITY, now }),
     ).rejects.toThrow(/keeps nothing forever/);
     expect(await store.leaseDue({ now, limit: 0, owner: 'w', leaseMs: 1000 })).toEqual([]);
-    expect(await store.findByUser({ externalUserId: record.externalUserId, now, limit: 0 })).toEqual(
-      [],
-    );
+    expect(
+      await store.findByUser({ externalUserId: record.externalUserId, now, limit: 0 }),
+    ).toEqual([]);
     const all = await store.leaseDue({
       now,
       limit: Number.POSITIVE_INFINITY,

@@ -41,7 +41,9 @@ describe('RedisStore errors', () => {
   it('reports an error answer without the password the client was given', async () => {
     const wrong = `${PASSWORD}-but-wrong`;
     const redis = connect(`redis://:${wrong}@127.0.0.1:${secured().port}`);
-    const error = await failure(new RedisStore({ redis }).insert({ record: trackedSession(), now: Date.now() }));
+    const error = await failure(
+      new RedisStore({ redis }).insert({ record: trackedSession(), now: Date.now() }),
+    );
     expect(error.failure).toBe('rejected');
     expect(error.message).toMatch(/^RedisStore\.insert failed: Redis answered with an error/);
     expect(error.message).not.toContain(wrong);
@@ -59,7 +61,9 @@ describe('RedisStore errors', () => {
     const redis = connect();
     const prefix = uniquePrefix('foreign');
     await redis.hset(`${prefix}s:alien`, 'state', 'unknown', 'user', 'x');
-    const error = await failure(new RedisStore({ redis, prefix }).get({ key: 'alien', now: Date.now() }));
+    const error = await failure(
+      new RedisStore({ redis, prefix }).get({ key: 'alien', now: Date.now() }),
+    );
     expect(error.failure).toBe('malformed');
   });
 

@@ -21,9 +21,11 @@ describe('a receiver process restarting', () => {
 
     const after = new RedisStore({ redis: connect(), prefix });
     expect(await after.get({ key: pending.key, now })).toEqual(pending);
-    expect((await after.findByUser({ externalUserId: 'u-restart', now, limit: 10 })).map((r) => r.key).sort()).toEqual(
-      [pending.key, delivering.key].sort(),
-    );
+    expect(
+      (await after.findByUser({ externalUserId: 'u-restart', now, limit: 10 }))
+        .map((r) => r.key)
+        .sort(),
+    ).toEqual([pending.key, delivering.key].sort());
     expect(await after.remember({ digest: 'digest-1', ttlMs: 60_000, now })).toBe(false);
     expect(await after.counts({ now })).toEqual({
       pending: 1,

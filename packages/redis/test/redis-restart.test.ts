@@ -97,11 +97,17 @@ describe('Redis restarted under a running receiver (appendonly yes)', () => {
     ]);
     expect(await fresh.script('EXISTS', LEASE_DUE.sha)).toEqual([1]);
     expect(
-      await store.settle({ key: delivered.key, owner: 'after', update: { state: 'completed', retainMs: 60_000 }, now: Date.now() }),
+      await store.settle({
+        key: delivered.key,
+        owner: 'after',
+        update: { state: 'completed', retainMs: 60_000 },
+        now: Date.now(),
+      }),
     ).toBe(true);
-    expect((await store.findByUser({ externalUserId: 'u-aof', now: Date.now(), limit: 10 })).map((r) => r.state).sort()).toEqual([
-      'completed',
-      'pending',
-    ]);
+    expect(
+      (await store.findByUser({ externalUserId: 'u-aof', now: Date.now(), limit: 10 }))
+        .map((r) => r.state)
+        .sort(),
+    ).toEqual(['completed', 'pending']);
   });
 });
