@@ -1,40 +1,31 @@
-import type { TrackedState } from '@faceverify/core';
-
 /**
- * Names of every Redis key the store uses, all under one prefix:
+ * Names of the Redis keys the store reads and writes from TypeScript, all under one prefix.
+ * The scripts name the rest themselves from the same prefix (see scripts/record-lifetime.ts):
  * - `s:<key>` hash: one tracked record.
- * - `u:<externalUserId>` sorted set: the user's record keys, scored by when each may be
- *   purged (`+inf` while open).
- * - `d:<digest>` string: a remembered delivery digest, with its own expiry.
  * - `due` sorted set: keys of open records scored by `dueAt`.
- * - `counts` hash: number of `pending` and `delivering` records.
- * - `closed:completed`, `closed:expired` sorted sets: retained closed records scored by
- *   their purge time, so counting them never scans.
+ * - `uo:<externalUserId>` sorted set: the user's open records, scored by `createdAt`.
+ * - `uc:<externalUserId>` sorted set: the user's retained closed records, by purge time.
+ * - `n:<state>` sorted sets: each state's records, scored by when each ends.
+ * - `d:<digest>` string: the end of a remembered delivery digest's window.
  */
 export interface StoreKeys {
   record(key: string): string;
-  userIndex(externalUserId: string): string;
+  openIndex(externalUserId: string): string;
   digest(digest: string): string;
   readonly due: string;
-  readonly counts: string;
-  closed(state: Extract<TrackedState, 'completed' | 'expired'>): string;
   /**
-   * Prefixes that scripts complete themselves (record keys found in the due set or a user
-   * index). ioredis adds its `keyPrefix` only to keys passed as KEYS, so these include it.
+   * The prefix the scripts build every key from. ioredis adds its `keyPrefix` only to keys
+   * passed as KEYS, so this includes it.
    */
-  readonly scriptRecordPrefix: string;
-  readonly scriptUserIndexPrefix: string;
+  readonly scriptPrefix: string;
 }
 
 export function storeKeys(prefix: string, clientKeyPrefix: string): StoreKeys {
   return {
     record: (key) => `${prefix}s:${key}`,
-    userIndex: (externalUserId) => `${prefix}u:${externalUserId}`,
+    openIndex: (externalUserId) => `${prefix}uo:${externalUserId}`,
     digest: (digest) => `${prefix}d:${digest}`,
     due: `${prefix}due`,
-    counts: `${prefix}counts`,
-    closed: (state) => `${prefix}closed:${state}`,
-    scriptRecordPrefix: `${clientKeyPrefix}${prefix}s:`,
-    scriptUserIndexPrefix: `${clientKeyPrefix}${prefix}u:`,
+    scriptPrefix: `${clientKeyPrefix}${prefix}`,
   };
 }

@@ -2,7 +2,6 @@ import type {
   AttachOutcome,
   SettleUpdate,
   Store,
-  StoredResult,
   TrackedSession,
   TrackedState,
 } from '@faceverify/core';
@@ -16,19 +15,22 @@ import { FIND_BY_USER } from './scripts/find-by-user.js';
 import { INSERT } from './scripts/insert.js';
 import { LEASE } from './scripts/lease.js';
 import { LEASE_DUE } from './scripts/lease-due.js';
+import { OPEN_RECORD_GRACE_MS } from './scripts/record-lifetime.js';
+import { digestTtlMs, REMEMBER } from './scripts/remember.js';
 import { SETTLE } from './scripts/settle.js';
 import {
   formatNumber,
   fromFields,
+  isPurged,
   recordFromReply,
   recordsFromReply,
   serializeResult,
   toFields,
 } from './serialize.js';
 
-// A user's index outlives its last retained record by this much, so that instances whose
-// clocks differ a little never lose a retained record from `findByUser`.
-const USER_INDEX_GRACE_MS = 60_000;
+// The option and outcome types of the Store methods, as core declares them.
+type Options<Method extends keyof Store> = Parameters<Store[Method]>[0];
+type InsertOutcome = Awaited<ReturnType<Store['insert']>>;
 
 const ATTACH_OUTCOMES: readonly AttachOutcome[] = [
   'attached',
@@ -41,14 +43,19 @@ function isAttachOutcome(value: unknown): value is AttachOutcome {
   return ATTACH_OUTCOMES.some((outcome) => outcome === value);
 }
 
+const OPEN_STATES: readonly TrackedState[] = ['pending', 'delivering'];
+
 /**
  * A `Store` in Redis, shared by every instance of the application: tracked sessions,
  * stored results, leases and the replay window survive restarts and deploys (with Redis
  * persistence), and each session is leased and delivered by one instance at a time.
  *
  * Every operation that reads and then writes is one Lua script, so it is atomic across all
- * instances. `leaseDue` reads only the due part of a sorted set. Works with a single node,
- * Sentinel, or a Cluster when `prefix` holds a hash tag.
+ * instances. Time is only the `now` each call passes in: a closed record is gone, and a
+ * digest forgotten, at exactly the `now` its retention ends, whatever Redis' clock says.
+ * Every key the store writes has a TTL, so nothing is kept forever. `leaseDue` reads only
+ * the due part of a sorted set, `findByUser` and the per-user bound only the user's own
+ * records. Works with a single node, Sentinel, or a Cluster when `prefix` holds a hash tag.
  *
  * Operations reject with a `RedisStoreError` when Redis cannot be reached; how long that
  * takes is set on the ioredis client (`maxRetriesPerRequest`, `commandTimeout`). Once
@@ -74,62 +81,94 @@ export class RedisStore implements Store {
     this.secrets = clientSecrets(redis);
   }
 
-  async insert(session: TrackedSession): Promise<boolean> {
-    const k = this.keys;
+  async insert({
+    record,
+    now,
+    maxOpenPerUser,
+    displacedRetainMs = 0,
+  }: Options<'insert'>): Promise<InsertOutcome> {
+    const displacedPurgeAt = now + retention(displacedRetainMs, 'insert', 'displacedRetainMs');
+    const open = OPEN_STATES.includes(record.state);
+    // A record inserted with a live lease becomes due when the lease ends, as leasing would.
+    const session: TrackedSession = open
+      ? { ...record, dueAt: Math.max(record.dueAt, record.lease?.until ?? record.dueAt) }
+      : record;
+    // Inserted closed, a record was given no retention: it is kept as an open one would be.
+    const closedPurgeAt =
+      Math.max(now, session.dueAt, Number.isFinite(session.expiresAt) ? session.expiresAt : now) +
+      OPEN_RECORD_GRACE_MS;
     const reply = await this.run('insert', () =>
       INSERT.run(
         this.redis,
+        [this.keys.record(session.key)],
         [
-          k.record(session.key),
-          k.userIndex(session.externalUserId),
-          k.due,
-          k.counts,
-          k.closed('completed'),
-          k.closed('expired'),
+          this.keys.scriptPrefix,
+          session.key,
+          session.externalUserId,
+          session.state,
+          formatNumber(session.createdAt),
+          formatNumber(session.dueAt),
+          formatNumber(now),
+          maxOpenPerUser === undefined ? '' : String(Math.max(0, Math.floor(maxOpenPerUser))),
+          formatNumber(displacedPurgeAt),
+          formatNumber(closedPurgeAt),
+          ...toFields(session),
         ],
-        [session.key, session.state, formatNumber(session.dueAt), ...toFields(session)],
       ),
     );
-    return reply === 1;
+    return this.read('insert', () => {
+      if (!Array.isArray(reply) || (reply[0] !== 0 && reply[0] !== 1)) {
+        throw new TypeError('insert came back malformed');
+      }
+      return { inserted: reply[0] === 1, displaced: recordsFromReply(reply[1]) };
+    });
   }
 
-  async get(key: string): Promise<TrackedSession | undefined> {
+  async get({ key, now }: Options<'get'>): Promise<TrackedSession | undefined> {
     const fields = await this.run('get', () => this.redis.hgetall(this.keys.record(key)));
-    if (Object.keys(fields).length === 0) return undefined;
+    if (Object.keys(fields).length === 0 || isPurged(fields, now)) return undefined;
     return this.read('get', () => fromFields(key, fields));
   }
 
-  async findByUser(externalUserId: string): Promise<TrackedSession[]> {
+  async findByUser({
+    externalUserId,
+    now,
+    limit,
+  }: Options<'findByUser'>): Promise<TrackedSession[]> {
+    const count = Math.min(Math.floor(limit), Number.MAX_SAFE_INTEGER);
+    if (!(count >= 1)) return [];
     const reply = await this.run('findByUser', () =>
       FIND_BY_USER.run(
         this.redis,
-        [this.keys.userIndex(externalUserId)],
-        [this.keys.scriptRecordPrefix, externalUserId],
+        [this.keys.openIndex(externalUserId)],
+        [this.keys.scriptPrefix, externalUserId, formatNumber(now), count],
       ),
     );
     return this.read('findByUser', () => recordsFromReply(reply));
   }
 
-  async remember(digest: string, ttlMs: number, now: number): Promise<boolean> {
-    // PX takes whole milliseconds above zero; a shorter window still admits the first caller.
-    const px = Math.max(1, Math.ceil(ttlMs));
+  async remember({ digest, ttlMs, now }: Options<'remember'>): Promise<boolean> {
+    const windowMs = retention(ttlMs, 'remember', 'ttlMs');
     const reply = await this.run('remember', () =>
-      this.redis.set(this.keys.digest(digest), formatNumber(now), 'PX', px, 'NX'),
+      REMEMBER.run(
+        this.redis,
+        [this.keys.digest(digest)],
+        [formatNumber(now), formatNumber(now + windowMs), digestTtlMs(windowMs)],
+      ),
     );
-    return reply === 'OK';
+    return reply === 1;
   }
 
-  async forget(digest: string): Promise<void> {
+  async forget({ digest }: Options<'forget'>): Promise<void> {
     await this.run('forget', () => this.redis.del(this.keys.digest(digest)));
   }
 
-  async attachResult(key: string, result: StoredResult, now: number): Promise<AttachOutcome> {
-    const k = this.keys;
+  async attachResult({ key, result, now }: Options<'attachResult'>): Promise<AttachOutcome> {
     const reply = await this.run('attachResult', () =>
       ATTACH_RESULT.run(
         this.redis,
-        [k.record(key), k.due, k.counts],
-        [key, serializeResult(result), formatNumber(now)],
+        [this.keys.record(key)],
+        [this.keys.scriptPrefix, key, serializeResult(result), formatNumber(now)],
       ),
     );
     return this.read('attachResult', () => {
@@ -138,30 +177,20 @@ export class RedisStore implements Store {
     });
   }
 
-  async lease(
-    key: string,
-    owner: string,
-    now: number,
-    leaseMs: number,
-  ): Promise<TrackedSession | undefined> {
+  async lease({ key, owner, now, leaseMs }: Options<'lease'>): Promise<TrackedSession | undefined> {
     const until = leaseEnd(now, leaseMs, 'lease');
     const reply = await this.run('lease', () =>
       LEASE.run(
         this.redis,
-        [this.keys.record(key), this.keys.due],
-        [key, owner, formatNumber(now), formatNumber(until)],
+        [this.keys.record(key)],
+        [this.keys.scriptPrefix, key, owner, formatNumber(now), formatNumber(until)],
       ),
     );
     if (reply === null) return undefined;
     return this.read('lease', () => recordFromReply(key, reply));
   }
 
-  async leaseDue(
-    now: number,
-    limit: number,
-    owner: string,
-    leaseMs: number,
-  ): Promise<TrackedSession[]> {
+  async leaseDue({ owner, now, leaseMs, limit }: Options<'leaseDue'>): Promise<TrackedSession[]> {
     const until = leaseEnd(now, leaseMs, 'leaseDue');
     const count = Math.min(Math.floor(limit), Number.MAX_SAFE_INTEGER);
     if (!(count >= 1)) return [];
@@ -169,39 +198,34 @@ export class RedisStore implements Store {
       LEASE_DUE.run(
         this.redis,
         [this.keys.due],
-        [this.keys.scriptRecordPrefix, formatNumber(now), count, owner, formatNumber(until)],
+        [this.keys.scriptPrefix, formatNumber(now), count, owner, formatNumber(until)],
       ),
     );
     return this.read('leaseDue', () => recordsFromReply(reply));
   }
 
-  async settle(key: string, owner: string, update: SettleUpdate, now: number): Promise<boolean> {
-    const k = this.keys;
+  async settle({ key, owner, update, now }: Options<'settle'>): Promise<boolean> {
     const reply = await this.run('settle', () =>
       SETTLE.run(
         this.redis,
-        [k.record(key), k.due, k.counts, k.closed('completed'), k.closed('expired')],
-        [key, owner, formatNumber(now), k.scriptUserIndexPrefix, ...settleArgs(update, now)],
+        [this.keys.record(key)],
+        [this.keys.scriptPrefix, key, owner, formatNumber(now), ...settleArgs(update, now)],
       ),
     );
     return reply === 1;
   }
 
-  async counts(): Promise<Record<TrackedState, number>> {
-    const k = this.keys;
+  async counts({ now }: Options<'counts'>): Promise<Record<TrackedState, number>> {
     const reply = await this.run('counts', () =>
-      COUNTS.run(
-        this.redis,
-        [k.counts, k.closed('completed'), k.closed('expired')],
-        [formatNumber(Date.now())],
-      ),
+      COUNTS.run(this.redis, [this.keys.due], [this.keys.scriptPrefix, formatNumber(now)]),
     );
     return this.read('counts', () => {
       if (!Array.isArray(reply) || !reply.every((n) => typeof n === 'number')) {
         throw new TypeError('counts came back malformed');
       }
-      const [pending = 0, delivering = 0, completed = 0, expired = 0] = reply as number[];
-      return { pending, delivering, completed, expired };
+      const [pending = 0, delivering = 0, completed = 0, expired = 0, failed = 0] =
+        reply as number[];
+      return { pending, delivering, completed, expired, failed };
     });
   }
 
@@ -235,19 +259,24 @@ function leaseEnd(now: number, leaseMs: number, operation: string): number {
   return now + leaseMs;
 }
 
+/** A retention in whole ms; a store that keeps nothing forever refuses an endless one. */
+function retention(ms: number, operation: string, name: string): number {
+  if (Number.isNaN(ms) || ms === Number.POSITIVE_INFINITY) {
+    throw new RangeError(
+      `RedisStore.${operation}: ${name} must be a finite number of ms, got ${ms}; ` +
+        'RedisStore keeps nothing forever, so pass how long to keep it.',
+    );
+  }
+  return Math.max(0, Math.ceil(ms));
+}
+
 /** The script arguments that describe a settle update (see scripts/settle.ts). */
 function settleArgs(update: SettleUpdate, now: number): string[] {
   const result = update.result ? serializeResult(update.result) : '';
   if ('dueAt' in update) {
     return [update.state, result, formatNumber(update.dueAt), formatNumber(update.attempts)];
   }
-  if (!Number.isFinite(update.retainMs)) return [update.state, result, '', 'inf', '0'];
-  const retainMs = Math.max(0, Math.ceil(update.retainMs));
-  return [
-    update.state,
-    result,
-    String(retainMs),
-    formatNumber(now + retainMs),
-    String(USER_INDEX_GRACE_MS),
-  ];
+  const purgeAt = now + retention(update.retainMs, 'settle', 'retainMs');
+  const attempts = update.attempts === undefined ? '' : formatNumber(update.attempts);
+  return [update.state, result, formatNumber(purgeAt), attempts];
 }

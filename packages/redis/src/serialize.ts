@@ -1,8 +1,9 @@
 import type { StoredResult, TrackedSession, TrackedState } from '@faceverify/core';
 
-// Field names of the record hash. The Lua scripts read and write `user`, `state`, `dueAt`,
-// `attempts`, `result`, `leaseOwner` and `leaseUntil` by these same names.
-const STATES: readonly TrackedState[] = ['pending', 'delivering', 'completed', 'expired'];
+// Field names of the record hash. The Lua scripts read and write `user`, `createdAt`,
+// `expiresAt`, `state`, `dueAt`, `attempts`, `result`, `leaseOwner`, `leaseUntil` and
+// `purgeAt` (a closed record's end of retention) by these same names.
+const STATES: readonly TrackedState[] = ['pending', 'delivering', 'completed', 'expired', 'failed'];
 
 /**
  * A number as Redis accepts it both in a hash and as a sorted-set score: `String(Infinity)`
@@ -80,6 +81,14 @@ export function fromFields(key: string, fields: Readonly<Record<string, string>>
     };
   }
   return session;
+}
+
+/**
+ * Whether a record read at `now` is past its retention: closed records carry `purgeAt`, and
+ * Redis may still hold one for a little while after it (cleanup grace).
+ */
+export function isPurged(fields: Readonly<Record<string, string>>, now: number): boolean {
+  return fields.purgeAt !== undefined && Number(fields.purgeAt) <= now;
 }
 
 /** A flat `[name, value, name, value, ...]` reply (HGETALL inside Lua) as an object. */

@@ -51,16 +51,34 @@ describe('RedisStore on a Redis Cluster', () => {
     const prefix = taggedPrefix();
     const store = new RedisStore({ redis: cluster, prefix });
     const record = trackedSession();
-    await store.insert(record);
-    await store.insert(trackedSession({ externalUserId: record.externalUserId }));
-    await store.attachResult(record.key, storedResult(), Date.now());
-    await store.leaseDue(Date.now(), 10, 'w', 5000);
-    await store.settle(record.key, 'w', { state: 'completed', retainMs: 60_000 }, Date.now());
-    await store.remember('digest', 60_000, Date.now());
+    const now = Date.now();
+    await store.insert({ record, now });
+    await store.insert({
+      record: trackedSession({ externalUserId: record.externalUserId }),
+      now,
+      maxOpenPerUser: 1,
+      displacedRetainMs: 60_000,
+    });
+    const other = trackedSession();
+    await store.insert({ record: other, now });
+    await store.attachResult({ key: other.key, result: storedResult(), now });
+    await store.leaseDue({ now, limit: 10, owner: 'w', leaseMs: 5000 });
+    await store.settle({
+      key: other.key,
+      owner: 'w',
+      update: { state: 'completed', retainMs: 60_000 },
+      now,
+    });
+    await store.remember({ digest: 'digest', ttlMs: 60_000, now });
+    expect(
+      (await store.findByUser({ externalUserId: record.externalUserId, now, limit: 10 })).length,
+    ).toBe(2);
+    expect((await store.counts({ now })).expired).toBe(1);
 
     const node = connect(server().url);
     const keys = await node.keys(`${prefix.replace(/[{}*?[\]]/g, '\\$&')}*`);
-    expect(keys.length).toBeGreaterThanOrEqual(7);
+    // Records, due set, both user indexes, the state sets and the digest.
+    expect(keys.length).toBeGreaterThanOrEqual(10);
     const slots = new Set(await Promise.all(keys.map((key) => node.cluster('KEYSLOT', key))));
     expect(slots.size).toBe(1);
   });

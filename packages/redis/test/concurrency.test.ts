@@ -15,14 +15,14 @@ describe('several instances sharing one Redis', () => {
       Array.from({ length: 500 }, (_, i) => {
         const record = trackedSession({ dueAt: now - 1000 + i });
         keys.add(record.key);
-        return first.insert(record);
+        return first.insert({ record, now });
       }),
     );
 
     const granted: string[] = [];
     const worker = async (store: RedisStore, owner: string) => {
       for (;;) {
-        const batch = await store.leaseDue(Date.now(), 7, owner, 60_000);
+        const batch = await store.leaseDue({ now, limit: 7, owner, leaseMs: 60_000 });
         if (batch.length === 0) return;
         for (const record of batch) {
           expect(record.lease?.owner).toBe(owner);
@@ -45,11 +45,12 @@ describe('several instances sharing one Redis', () => {
     const prefix = uniquePrefix('claim');
     const stores = Array.from({ length: 4 }, () => new RedisStore({ redis: connect(), prefix }));
     const record = trackedSession();
-    await stores[0]!.insert(record);
+    const now = Date.now();
+    await stores[0]!.insert({ record, now });
     const grants = await Promise.all(
       stores.flatMap((store, i) =>
         Array.from({ length: 10 }, (_, j) =>
-          store.lease(record.key, `o${i}-${j}`, Date.now(), 5000),
+          store.lease({ key: record.key, owner: `o${i}-${j}`, now, leaseMs: 5000 }),
         ),
       ),
     );

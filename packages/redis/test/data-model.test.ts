@@ -1,123 +1,188 @@
 import { describe, expect, it } from 'vitest';
 import { RedisStore } from '../src/index.js';
+import { CLEANUP_GRACE_MS, OPEN_RECORD_GRACE_MS } from '../src/scripts/record-lifetime.js';
 import { connect, uniquePrefix } from './support/clients.js';
 import { storedResult, trackedSession } from './support/records.js';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const DAY_MS = 86_400_000;
 
 describe('the data model in Redis', () => {
   const redis = connect();
 
-  it('writes one hash per record, a due set, a user index and counters under the prefix', async () => {
+  it('writes one hash per record, a due set, the user index, a state set and the digest', async () => {
     const prefix = uniquePrefix('model');
     const store = new RedisStore({ redis, prefix });
     const record = trackedSession({ externalUserId: 'ada' });
-    await store.insert(record);
-    await store.remember('abc', 60_000, Date.now());
+    const now = record.createdAt;
+    await store.insert({ record, now });
+    await store.remember({ digest: 'abc', ttlMs: 60_000, now });
 
     expect(await redis.hget(`${prefix}s:${record.key}`, 'state')).toBe('pending');
     expect(await redis.zscore(`${prefix}due`, record.key)).toBe(String(record.dueAt));
-    expect(await redis.zscore(`${prefix}u:ada`, record.key)).toBe('inf');
-    expect(await redis.hget(`${prefix}counts`, 'pending')).toBe('1');
+    expect(await redis.zscore(`${prefix}uo:ada`, record.key)).toBe(String(record.createdAt));
+    expect(await redis.zscore(`${prefix}n:pending`, record.key)).toBe(
+      String(record.expiresAt + OPEN_RECORD_GRACE_MS),
+    );
+    // The digest holds the end of its window; its Redis TTL only cleans up after it.
+    expect(await redis.get(`${prefix}d:abc`)).toBe(String(now + 60_000));
     const digestTtl = await redis.pttl(`${prefix}d:abc`);
-    expect(digestTtl).toBeGreaterThan(59_000);
-    expect(digestTtl).toBeLessThanOrEqual(60_000);
+    expect(digestTtl).toBeGreaterThan(60_000 + CLEANUP_GRACE_MS - 1000);
+    expect(digestTtl).toBeLessThanOrEqual(60_000 + CLEANUP_GRACE_MS);
     expect((await redis.keys(`${prefix}*`)).sort()).toEqual(
       [
         `${prefix}s:${record.key}`,
         `${prefix}due`,
-        `${prefix}u:ada`,
-        `${prefix}counts`,
+        `${prefix}uo:ada`,
+        `${prefix}n:pending`,
         `${prefix}d:abc`,
       ].sort(),
     );
   });
 
-  it('gives a closed record and, once nothing of the user is open, the user index an expiry', async () => {
-    const prefix = uniquePrefix('retain');
+  it('keeps an open record a day past its expiry or due time, whichever is later', async () => {
+    const prefix = uniquePrefix('open-ttl');
     const store = new RedisStore({ redis, prefix });
-    const first = trackedSession({ externalUserId: 'bea' });
-    const second = trackedSession({ externalUserId: 'bea' });
-    await store.insert(first);
-    await store.insert(second);
-    const index = `${prefix}u:bea`;
+    const record = trackedSession();
+    const now = record.createdAt;
+    await store.insert({ record, now });
+    const key = `${prefix}s:${record.key}`;
+    const lifetime = record.expiresAt - now + DAY_MS;
+    expect(await redis.pttl(key)).toBeGreaterThan(lifetime - 1000);
+    expect(await redis.pttl(key)).toBeLessThanOrEqual(lifetime);
 
-    await store.lease(first.key, 'w', Date.now(), 5000);
-    await store.settle(first.key, 'w', { state: 'completed', retainMs: 30_000 }, Date.now());
-    const recordTtl = await redis.pttl(`${prefix}s:${first.key}`);
-    expect(recordTtl).toBeGreaterThan(29_000);
-    expect(recordTtl).toBeLessThanOrEqual(30_000);
-    expect(await redis.zscore(`${prefix}due`, first.key)).toBeNull();
-    expect(await redis.pttl(index)).toBe(-1);
-
-    await store.lease(second.key, 'w', Date.now(), 5000);
-    await store.settle(second.key, 'w', { state: 'expired', retainMs: 10_000 }, Date.now());
-    // The index outlives the record retained longest (30 s), plus a grace.
-    expect(await redis.pttl(index)).toBeGreaterThan(30_000);
-
-    await store.insert(trackedSession({ externalUserId: 'bea' }));
-    expect(await redis.pttl(index)).toBe(-1);
+    // Rescheduled past its expiry, the record lives a day past its new due time.
+    await store.lease({ key: record.key, owner: 'w', now, leaseMs: 5000 });
+    const dueAt = record.expiresAt + 3 * DAY_MS;
+    await store.settle({
+      key: record.key,
+      owner: 'w',
+      update: { state: 'pending', dueAt, attempts: 1 },
+      now,
+    });
+    expect(await redis.pttl(key)).toBeGreaterThan(dueAt - now + DAY_MS - 1000);
+    expect(await redis.pttl(key)).toBeLessThanOrEqual(dueAt - now + DAY_MS);
   });
 
-  it('stops counting closed records once their retention passed', async () => {
-    const store = new RedisStore({ redis, prefix: uniquePrefix('count') });
+  it('moves a closed record from the open index to the closed one, scored by its purge time', async () => {
+    const prefix = uniquePrefix('retain');
+    const store = new RedisStore({ redis, prefix });
+    const record = trackedSession({ externalUserId: 'bea' });
+    const now = record.createdAt;
+    await store.insert({ record, now });
+    await store.lease({ key: record.key, owner: 'w', now, leaseMs: 5000 });
+    await store.settle({
+      key: record.key,
+      owner: 'w',
+      update: { state: 'failed', retainMs: 30_000, attempts: 7 },
+      now,
+    });
+
+    expect(await redis.zscore(`${prefix}due`, record.key)).toBeNull();
+    expect(await redis.zscore(`${prefix}uo:bea`, record.key)).toBeNull();
+    expect(await redis.zscore(`${prefix}uc:bea`, record.key)).toBe(String(now + 30_000));
+    expect(await redis.zscore(`${prefix}n:failed`, record.key)).toBe(String(now + 30_000));
+    expect(await redis.hget(`${prefix}s:${record.key}`, 'purgeAt')).toBe(String(now + 30_000));
+    const recordTtl = await redis.pttl(`${prefix}s:${record.key}`);
+    expect(recordTtl).toBeGreaterThan(30_000 + CLEANUP_GRACE_MS - 1000);
+    expect(recordTtl).toBeLessThanOrEqual(30_000 + CLEANUP_GRACE_MS);
+  });
+
+  it('decides retention by the now it is given, while Redis still holds the record', async () => {
+    const store = new RedisStore({ redis, prefix: uniquePrefix('logical') });
     const record = trackedSession();
-    await store.insert(record);
-    await store.lease(record.key, 'w', Date.now(), 5000);
-    await store.settle(record.key, 'w', { state: 'expired', retainMs: 50 }, Date.now());
-    expect(await store.counts()).toEqual({ pending: 0, delivering: 0, completed: 0, expired: 1 });
-    await sleep(100);
-    expect(await store.counts()).toEqual({ pending: 0, delivering: 0, completed: 0, expired: 0 });
+    const now = record.createdAt;
+    await store.insert({ record, now });
+    await store.lease({ key: record.key, owner: 'w', now, leaseMs: 5000 });
+    await store.settle({
+      key: record.key,
+      owner: 'w',
+      update: { state: 'expired', retainMs: 50 },
+      now,
+    });
+    const later = now + 50;
+    expect((await store.counts({ now: now + 49 })).expired).toBe(1);
+    expect((await store.get({ key: record.key, now: now + 49 }))?.state).toBe('expired');
+    expect(await store.get({ key: record.key, now: later })).toBeUndefined();
+    expect(await store.attachResult({ key: record.key, result: storedResult(), now: later })).toBe(
+      'missing',
+    );
+    expect(
+      await store.findByUser({ externalUserId: record.externalUserId, now: later, limit: 10 }),
+    ).toEqual([]);
+    expect((await store.counts({ now: later })).expired).toBe(0);
   });
 
   it('removes a record with no retention at once', async () => {
-    const store = new RedisStore({ redis, prefix: uniquePrefix('zero') });
+    const prefix = uniquePrefix('zero');
+    const store = new RedisStore({ redis, prefix });
     const record = trackedSession();
-    await store.insert(record);
-    await store.lease(record.key, 'w', Date.now(), 5000);
-    await store.settle(record.key, 'w', { state: 'expired', retainMs: 0 }, Date.now());
-    expect(await store.get(record.key)).toBeUndefined();
-    expect(await store.findByUser(record.externalUserId)).toEqual([]);
-    expect((await store.counts()).expired).toBe(0);
+    const now = record.createdAt;
+    await store.insert({ record, now });
+    await store.lease({ key: record.key, owner: 'w', now, leaseMs: 5000 });
+    await store.settle({
+      key: record.key,
+      owner: 'w',
+      update: { state: 'expired', retainMs: 0 },
+      now,
+    });
+    expect(await store.get({ key: record.key, now })).toBeUndefined();
+    expect(await redis.keys(`${prefix}*`)).toEqual([]);
   });
 
-  it('counts a key used again after its record was purged once, for its new user only', async () => {
+  it('gives a key whose retention passed to its new record, for its new user only', async () => {
     const store = new RedisStore({ redis, prefix: uniquePrefix('reuse') });
     const record = trackedSession({ externalUserId: 'cy' });
-    await store.insert(record);
-    await store.lease(record.key, 'w', Date.now(), 5000);
-    await store.settle(record.key, 'w', { state: 'completed', retainMs: 30 }, Date.now());
-    await sleep(60);
-    expect(await store.insert({ ...record, externalUserId: 'dee' })).toBe(true);
-    expect(await store.findByUser('cy')).toEqual([]);
-    expect((await store.findByUser('dee')).map((r) => r.key)).toEqual([record.key]);
-    expect(await store.counts()).toEqual({ pending: 1, delivering: 0, completed: 0, expired: 0 });
+    const now = record.createdAt;
+    await store.insert({ record, now });
+    await store.lease({ key: record.key, owner: 'w', now, leaseMs: 5000 });
+    await store.settle({
+      key: record.key,
+      owner: 'w',
+      update: { state: 'completed', retainMs: 30 },
+      now,
+    });
+    const later = now + 30;
+    const again = { ...record, externalUserId: 'dee', createdAt: later };
+    expect((await store.insert({ record: again, now: later })).inserted).toBe(true);
+    expect(await store.findByUser({ externalUserId: 'cy', now: later, limit: 10 })).toEqual([]);
+    expect(
+      (await store.findByUser({ externalUserId: 'dee', now: later, limit: 10 })).map((r) => r.key),
+    ).toEqual([record.key]);
+    expect(await store.counts({ now: later })).toEqual({
+      pending: 1,
+      delivering: 0,
+      completed: 0,
+      expired: 0,
+      failed: 0,
+    });
   });
 
-  it('round-trips every field, infinite times included', async () => {
+  it('round-trips every field, an infinite expiry included', async () => {
     const store = new RedisStore({ redis, prefix: uniquePrefix('fields') });
+    const now = Date.now();
     const record = trackedSession({
       state: 'delivering',
       expiresAt: Number.POSITIVE_INFINITY,
       attempts: 3,
       result: storedResult({ secretLabel: 'current', source: 'poll' }),
-      lease: { owner: 'someone', until: Date.now() + 60_000 },
+      lease: { owner: 'someone', until: now + 60_000 },
+      dueAt: now + 60_000,
     });
     const { token: _token, ...withoutToken } = trackedSession({ externalUserId: 'é 🧪 user' });
-    await store.insert(record);
-    await store.insert(withoutToken);
-    expect(await store.get(record.key)).toEqual(record);
-    expect(await store.get(withoutToken.key)).toStrictEqual(withoutToken);
+    await store.insert({ record, now });
+    await store.insert({ record: withoutToken, now });
+    expect(await store.get({ key: record.key, now })).toEqual(record);
+    expect(await store.get({ key: withoutToken.key, now })).toStrictEqual(withoutToken);
   });
 
   it('does not grant a record inserted with a lease before that lease ends', async () => {
     const store = new RedisStore({ redis, prefix: uniquePrefix('held') });
     const now = Date.now();
     const record = trackedSession({ dueAt: now - 10, lease: { owner: 'other', until: now + 80 } });
-    await store.insert(record);
-    expect(await store.leaseDue(now, 10, 'w', 5000)).toEqual([]);
-    expect((await store.get(record.key))?.dueAt).toBe(now + 80);
-    const later = await store.leaseDue(now + 100, 10, 'w', 5000);
+    await store.insert({ record, now });
+    expect(await store.leaseDue({ now, limit: 10, owner: 'w', leaseMs: 5000 })).toEqual([]);
+    expect((await store.get({ key: record.key, now }))?.dueAt).toBe(now + 80);
+    const later = await store.leaseDue({ now: now + 80, limit: 10, owner: 'w', leaseMs: 5000 });
     expect(later.map((r) => r.lease?.owner)).toEqual(['w']);
   });
 
@@ -126,22 +191,51 @@ describe('the data model in Redis', () => {
     const prefixed = connect(undefined, { keyPrefix: 'app:' });
     const store = new RedisStore({ redis: prefixed, prefix });
     const record = trackedSession({ externalUserId: 'eve' });
-    await store.insert(record);
-    expect((await store.findByUser('eve')).map((r) => r.key)).toEqual([record.key]);
-    expect((await store.leaseDue(Date.now(), 10, 'w', 5000)).map((r) => r.key)).toEqual([
-      record.key,
-    ]);
+    const now = record.createdAt;
+    await store.insert({ record, now });
+    expect(
+      (await store.findByUser({ externalUserId: 'eve', now, limit: 10 })).map((r) => r.key),
+    ).toEqual([record.key]);
+    expect(
+      (await store.leaseDue({ now, limit: 10, owner: 'w', leaseMs: 5000 })).map((r) => r.key),
+    ).toEqual([record.key]);
     expect(await redis.exists(`app:${prefix}s:${record.key}`)).toBe(1);
+    expect(await redis.exists(`app:${prefix}uo:eve`)).toBe(1);
     expect(await redis.exists(`${prefix}s:${record.key}`)).toBe(0);
   });
 
-  it('refuses a lease that would not outlast now, and grants nothing for no limit', async () => {
+  it('refuses a lease that would not outlast now and an endless retention', async () => {
     const store = new RedisStore({ redis, prefix: uniquePrefix('args') });
     const record = trackedSession();
-    await store.insert(record);
-    await expect(store.leaseDue(Date.now(), 10, 'w', 0)).rejects.toThrow(RangeError);
-    await expect(store.lease(record.key, 'w', Date.now(), 0.5)).rejects.toThrow(/leaseMs/);
-    expect(await store.leaseDue(Date.now(), 0, 'w', 1000)).toEqual([]);
-    expect((await store.leaseDue(Date.now(), Number.POSITIVE_INFINITY, 'w', 1000)).length).toBe(1);
+    const now = record.createdAt;
+    await store.insert({ record, now });
+    await expect(store.leaseDue({ now, limit: 10, owner: 'w', leaseMs: 0 })).rejects.toThrow(
+      RangeError,
+    );
+    await expect(store.lease({ key: record.key, owner: 'w', now, leaseMs: 0.5 })).rejects.toThrow(
+      /leaseMs/,
+    );
+    await expect(
+      store.remember({ digest: 'x', ttlMs: Number.POSITIVE_INFINITY, now }),
+    ).rejects.toThrow(/keeps nothing forever/);
+    expect(await store.leaseDue({ now, limit: 0, owner: 'w', leaseMs: 1000 })).toEqual([]);
+    expect(
+      await store.findByUser({ externalUserId: record.externalUserId, now, limit: 0 }),
+    ).toEqual([]);
+    const all = await store.leaseDue({
+      now,
+      limit: Number.POSITIVE_INFINITY,
+      owner: 'w',
+      leaseMs: 1000,
+    });
+    expect(all).toHaveLength(1);
+    await expect(
+      store.settle({
+        key: record.key,
+        owner: 'w',
+        update: { state: 'completed', retainMs: Number.POSITIVE_INFINITY },
+        now,
+      }),
+    ).rejects.toThrow(/retainMs must be a finite number/);
   });
 });

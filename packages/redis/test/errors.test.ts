@@ -28,7 +28,7 @@ describe('RedisStore errors', () => {
   it('rejects at once, as unreachable, when the client does not queue while offline', async () => {
     const url = `redis://:${PASSWORD}@127.0.0.1:${await freePort()}`;
     const redis = connect(url, { enableOfflineQueue: false, lazyConnect: true });
-    const error = await failure(new RedisStore({ redis }).get('any'));
+    const error = await failure(new RedisStore({ redis }).get({ key: 'any', now: Date.now() }));
     expect(error.failure).toBe('unreachable');
     expect(error.operation).toBe('get');
     expect(error.code).toBe('store_error');
@@ -41,7 +41,9 @@ describe('RedisStore errors', () => {
   it('reports an error answer without the password the client was given', async () => {
     const wrong = `${PASSWORD}-but-wrong`;
     const redis = connect(`redis://:${wrong}@127.0.0.1:${secured().port}`);
-    const error = await failure(new RedisStore({ redis }).insert(trackedSession()));
+    const error = await failure(
+      new RedisStore({ redis }).insert({ record: trackedSession(), now: Date.now() }),
+    );
     expect(error.failure).toBe('rejected');
     expect(error.message).toMatch(/^RedisStore\.insert failed: Redis answered with an error/);
     expect(error.message).not.toContain(wrong);
@@ -59,7 +61,9 @@ describe('RedisStore errors', () => {
     const redis = connect();
     const prefix = uniquePrefix('foreign');
     await redis.hset(`${prefix}s:alien`, 'state', 'unknown', 'user', 'x');
-    const error = await failure(new RedisStore({ redis, prefix }).get('alien'));
+    const error = await failure(
+      new RedisStore({ redis, prefix }).get({ key: 'alien', now: Date.now() }),
+    );
     expect(error.failure).toBe('malformed');
   });
 
@@ -67,7 +71,7 @@ describe('RedisStore errors', () => {
     const redis = connect(`redis://:${PASSWORD}@127.0.0.1:${secured().port}`);
     const store = new RedisStore({ redis, prefix: uniquePrefix('auth') });
     const record = trackedSession();
-    expect(await store.insert(record)).toBe(true);
-    expect((await store.get(record.key))?.key).toBe(record.key);
+    expect((await store.insert({ record, now: Date.now() })).inserted).toBe(true);
+    expect((await store.get({ key: record.key, now: Date.now() }))?.key).toBe(record.key);
   });
 });

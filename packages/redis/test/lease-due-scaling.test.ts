@@ -22,7 +22,7 @@ describe('leaseDue cost', () => {
           const isDue = n % 2000 === 0;
           const record = trackedSession({ dueAt: isDue ? now - n : now + 60_000 + n });
           if (isDue) due.add(record.key);
-          return store.insert(record);
+          return store.insert({ record, now });
         }),
       );
     }
@@ -30,11 +30,13 @@ describe('leaseDue cost', () => {
     expect(await redis.zcard(`${prefix}due`)).toBe(20_000);
 
     await redis.config('RESETSTAT');
-    const granted = await store.leaseDue(now, 1000, 'sweeper', 60_000);
+    const granted = await store.leaseDue({ now, limit: 1000, owner: 'sweeper', leaseMs: 60_000 });
     const calls = await commandCalls(redis);
 
     expect(new Set(granted.map((r) => r.key))).toEqual(due);
-    // One HMGET (check) and one HGETALL (grant) per due record; nothing else is read.
+    // Per due record: one HGET (check), one HMGET (its lifetime), one HGETALL (the grant);
+    // nothing else is read.
+    expect(calls.get('hget')).toBe(10);
     expect(calls.get('hmget')).toBe(10);
     expect(calls.get('hgetall')).toBe(10);
     expect(calls.get('hset')).toBe(10);

@@ -34,7 +34,9 @@ describe('receivers sharing a RedisStore', () => {
     expect(events[0]!.data.external_user_id).toBe('u-shared');
     // Matched to no session, the delivery keeps no record; its digest alone stops replays.
     const store = new RedisStore({ redis: connect(), prefix });
-    expect(await store.findByUser('u-shared')).toEqual([]);
+    expect(
+      await store.findByUser({ externalUserId: 'u-shared', now: Date.now(), limit: 10 }),
+    ).toEqual([]);
     const replay = await receivers[2]!.receive(delivery);
     expect(JSON.parse(replay.body)).toEqual({ received: true, duplicate: true });
     expect(events).toHaveLength(1);

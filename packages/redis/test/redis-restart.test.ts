@@ -46,18 +46,22 @@ describe('Redis restarted under a running receiver (appendonly yes)', () => {
 
     const waiting = trackedSession({ dueAt: Date.now() + 60_000, externalUserId: 'u-aof' });
     const delivered = trackedSession({ externalUserId: 'u-aof' });
-    await store.insert(waiting);
-    await store.insert(delivered);
-    expect(await store.attachResult(delivered.key, storedResult(), Date.now())).toBe('attached');
-    expect(await store.remember('aof-digest', 600_000, Date.now())).toBe(true);
-    await store.leaseDue(Date.now(), 10, 'before', 1);
+    await store.insert({ record: waiting, now: Date.now() });
+    await store.insert({ record: delivered, now: Date.now() });
+    expect(
+      await store.attachResult({ key: delivered.key, result: storedResult(), now: Date.now() }),
+    ).toBe('attached');
+    expect(await store.remember({ digest: 'aof-digest', ttlMs: 600_000, now: Date.now() })).toBe(
+      true,
+    );
+    await store.leaseDue({ now: Date.now(), limit: 10, owner: 'before', leaseMs: 1 });
     expect(await admin.script('EXISTS', LEASE_DUE.sha)).toEqual([1]);
 
     await server.stop();
 
     const during = await within(
       5000,
-      store.get(waiting.key).catch((error: unknown) => error),
+      store.get({ key: waiting.key, now: Date.now() }).catch((error: unknown) => error),
     );
     expect(during).toBeInstanceOf(RedisStoreError);
     expect((during as RedisStoreError).failure).toBe('unreachable');
@@ -66,7 +70,7 @@ describe('Redis restarted under a running receiver (appendonly yes)', () => {
     );
     const sweep = await within(
       5000,
-      store.leaseDue(Date.now(), 10, 'x', 1000).catch((e) => e),
+      store.leaseDue({ now: Date.now(), limit: 10, owner: 'x', leaseMs: 1000 }).catch((e) => e),
     );
     expect(sweep).toBeInstanceOf(RedisStoreError);
 
@@ -76,25 +80,34 @@ describe('Redis restarted under a running receiver (appendonly yes)', () => {
     // A restarted server has forgotten every script: the store must send them again.
     expect(await fresh.script('EXISTS', LEASE_DUE.sha)).toEqual([0]);
 
-    expect(await store.get(waiting.key)).toEqual(waiting);
-    expect(await store.remember('aof-digest', 600_000, Date.now())).toBe(false);
-    expect(await store.counts()).toEqual({ pending: 1, delivering: 1, completed: 0, expired: 0 });
-    const due = await store.leaseDue(Date.now(), 10, 'after', 5000);
+    expect(await store.get({ key: waiting.key, now: Date.now() })).toEqual(waiting);
+    expect(await store.remember({ digest: 'aof-digest', ttlMs: 600_000, now: Date.now() })).toBe(
+      false,
+    );
+    expect(await store.counts({ now: Date.now() })).toEqual({
+      pending: 1,
+      delivering: 1,
+      completed: 0,
+      expired: 0,
+      failed: 0,
+    });
+    const due = await store.leaseDue({ now: Date.now(), limit: 10, owner: 'after', leaseMs: 5000 });
     expect(due.map((r) => [r.key, r.state, r.lease?.owner])).toEqual([
       [delivered.key, 'delivering', 'after'],
     ]);
     expect(await fresh.script('EXISTS', LEASE_DUE.sha)).toEqual([1]);
     expect(
-      await store.settle(
-        delivered.key,
-        'after',
-        { state: 'completed', retainMs: 60_000 },
-        Date.now(),
-      ),
+      await store.settle({
+        key: delivered.key,
+        owner: 'after',
+        update: { state: 'completed', retainMs: 60_000 },
+        now: Date.now(),
+      }),
     ).toBe(true);
-    expect((await store.findByUser('u-aof')).map((r) => r.state).sort()).toEqual([
-      'completed',
-      'pending',
-    ]);
+    expect(
+      (await store.findByUser({ externalUserId: 'u-aof', now: Date.now(), limit: 10 }))
+        .map((r) => r.state)
+        .sort(),
+    ).toEqual(['completed', 'pending']);
   });
 });

@@ -11,15 +11,28 @@ const server = useRedisServer();
 /** One call of every scripted operation, on a fresh record. */
 async function everyScript(store: RedisStore): Promise<void> {
   const record = trackedSession();
-  expect(await store.insert(record)).toBe(true);
-  expect(await store.findByUser(record.externalUserId)).toHaveLength(1);
-  expect((await store.leaseDue(Date.now(), 1, 'w', 5000)).map((r) => r.key)).toEqual([record.key]);
-  expect(await store.lease(record.key, 'w', Date.now(), 5000)).toBeDefined();
-  expect(await store.attachResult(record.key, storedResult(), Date.now())).toBe('attached');
+  const now = Date.now();
+  expect((await store.insert({ record, now })).inserted).toBe(true);
   expect(
-    await store.settle(record.key, 'w', { state: 'completed', retainMs: 1000 }, Date.now()),
+    await store.findByUser({ externalUserId: record.externalUserId, now, limit: 10 }),
+  ).toHaveLength(1);
+  expect(
+    (await store.leaseDue({ now, limit: 1, owner: 'w', leaseMs: 5000 })).map((r) => r.key),
+  ).toEqual([record.key]);
+  expect(await store.lease({ key: record.key, owner: 'w', now, leaseMs: 5000 })).toBeDefined();
+  expect(await store.attachResult({ key: record.key, result: storedResult(), now })).toBe(
+    'attached',
+  );
+  expect(
+    await store.settle({
+      key: record.key,
+      owner: 'w',
+      update: { state: 'completed', retainMs: 1000 },
+      now,
+    }),
   ).toBe(true);
-  expect((await store.counts()).completed).toBe(1);
+  expect((await store.counts({ now })).completed).toBe(1);
+  expect(await store.remember({ digest: record.key, ttlMs: 1000, now })).toBe(true);
 }
 
 describe('Lua scripts', () => {
@@ -31,14 +44,14 @@ describe('Lua scripts', () => {
 
     await everyScript(store);
     const first = await commandCalls(redis);
-    // Seven scripts: each EVALSHA answered NOSCRIPT and was followed by an EVAL.
-    expect(first.get('eval')).toBe(7);
-    expect(first.get('evalsha')).toBe(7);
+    // Eight scripts: each EVALSHA answered NOSCRIPT and was followed by an EVAL.
+    expect(first.get('eval')).toBe(8);
+    expect(first.get('evalsha')).toBe(8);
 
     await redis.config('RESETSTAT');
     await everyScript(new RedisStore({ redis, prefix: uniquePrefix('flush') }));
     const second = await commandCalls(redis);
     expect(second.has('eval')).toBe(false);
-    expect(second.get('evalsha')).toBe(7);
+    expect(second.get('evalsha')).toBe(8);
   });
 });

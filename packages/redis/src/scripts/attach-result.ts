@@ -1,26 +1,30 @@
 import { LuaScript } from '../lua-script.js';
+import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
 
 /**
- * KEYS: record, due set, counts. ARGV: key, result JSON, now.
- * Returns the AttachOutcome.
+ * KEYS: record. ARGV: prefix, key, result JSON, now.
+ * Returns the AttachOutcome. A closed record whose retention passed at `now` is missing.
  */
-export const ATTACH_RESULT = new LuaScript(`
-local state = redis.call('HGET', KEYS[1], 'state')
+export const ATTACH_RESULT = new LuaScript(`${RECORD_LIFETIME_LUA}
+local key, result, now = ARGV[2], ARGV[3], tonumber(ARGV[4])
+local rk = recordKey(key)
+local record = redis.call('HMGET', rk, 'state', 'leaseUntil')
+local state = record[1]
 if not state then return 'missing' end
-if state ~= 'pending' and state ~= 'delivering' then return 'closed' end
-if redis.call('HEXISTS', KEYS[1], 'result') == 1 then return 'already-attached' end
-redis.call('HSET', KEYS[1], 'result', ARGV[2], 'state', 'delivering')
-if state == 'pending' then
-  -- From now on attempts count deliveries, no longer polls.
-  redis.call('HSET', KEYS[1], 'attempts', 0)
-  redis.call('HINCRBY', KEYS[3], 'pending', -1)
-  redis.call('HINCRBY', KEYS[3], 'delivering', 1)
+if not isOpen(state) then
+  if isPurged(rk, now) then return 'missing' end
+  return 'closed'
 end
+if redis.call('HEXISTS', rk, 'result') == 1 then return 'already-attached' end
+redis.call('HSET', rk, 'result', result, 'state', 'delivering')
+-- From now on attempts count deliveries, no longer polls.
+if state == 'pending' then redis.call('HSET', rk, 'attempts', 0) end
 -- A leased record stays with its owner, who finds the result when it settles.
-local leaseUntil = redis.call('HGET', KEYS[1], 'leaseUntil')
-if not leaseUntil or tonumber(leaseUntil) <= tonumber(ARGV[3]) then
-  redis.call('HSET', KEYS[1], 'dueAt', ARGV[3])
-  redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+local leaseUntil = tonumber(record[2])
+if not leaseUntil or leaseUntil <= now then
+  redis.call('HSET', rk, 'dueAt', ARGV[4])
+  redis.call('ZADD', DUE, ARGV[4], key)
 end
+keepOpen(key, now, state)
 return 'attached'
 `);

@@ -1,19 +1,19 @@
 import { LuaScript } from '../lua-script.js';
+import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
 
 /**
- * KEYS: counts, closed:completed, closed:expired. ARGV: now.
- * Returns [pending, delivering, completed, expired]. Open records are counted as they change
- * state; closed ones are the members of their set whose purge time has not passed (older
- * members are trimmed here), so no call scans the records.
+ * KEYS: any key of the store (routing only). ARGV: prefix, now.
+ * Returns [pending, delivering, completed, expired, failed].
+ *
+ * Each state has a sorted set of its records scored by when each ends (a closed record's
+ * purge time, an open record's drop time of contract rule 8). The members past `now` are
+ * trimmed, the rest counted: O(log N) plus what is trimmed, and no call scans the records.
  */
-export const COUNTS = new LuaScript(`
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[1])
-local open = redis.call('HMGET', KEYS[1], 'pending', 'delivering')
-return {
-  tonumber(open[1]) or 0,
-  tonumber(open[2]) or 0,
-  redis.call('ZCARD', KEYS[2]),
-  redis.call('ZCARD', KEYS[3]),
-}
+export const COUNTS = new LuaScript(`${RECORD_LIFETIME_LUA}
+local counts = {}
+for i, state in ipairs({ 'pending', 'delivering', 'completed', 'expired', 'failed' }) do
+  redis.call('ZREMRANGEBYSCORE', stateSet(state), '-inf', ARGV[2])
+  counts[i] = redis.call('ZCARD', stateSet(state))
+end
+return counts
 `);

@@ -1,16 +1,16 @@
 import { LuaScript } from '../lua-script.js';
 import { GRANT_LUA } from './grant.js';
+import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
 
 /**
- * KEYS: record, due set. ARGV: key, owner, now, lease end.
+ * KEYS: record. ARGV: prefix, key, owner, now, lease end.
  * Returns the leased record's fields, or nil when it is closed, missing or leased to another
  * owner whose lease has not passed.
  */
-export const LEASE = new LuaScript(`${GRANT_LUA}
-local record = redis.call('HMGET', KEYS[1], 'state', 'leaseOwner', 'leaseUntil')
-if record[1] ~= 'pending' and record[1] ~= 'delivering' then return false end
-if record[2] and record[2] ~= ARGV[2] and tonumber(record[3]) > tonumber(ARGV[3]) then
-  return false
-end
-return grant(KEYS[2], KEYS[1], ARGV[1], ARGV[2], ARGV[4])
+export const LEASE = new LuaScript(`${RECORD_LIFETIME_LUA}${GRANT_LUA}
+local key, owner, now = ARGV[2], ARGV[3], tonumber(ARGV[4])
+local record = redis.call('HMGET', recordKey(key), 'state', 'leaseOwner', 'leaseUntil')
+if not isOpen(record[1]) then return false end
+if record[2] and record[2] ~= owner and tonumber(record[3]) > now then return false end
+return grant(key, owner, ARGV[5], now)
 `);
