@@ -11,6 +11,7 @@ export {
   withReceiver,
 } from './adapter/webhook-middleware.js';
 export * from './client/index.js';
+export { type Clock, systemClock, type TimerHandle } from './clock/clock.js';
 export * from './errors.js';
 export {
   type FetchFrontImageOptions,
@@ -31,12 +32,15 @@ export {
   type StartedVerification,
 } from './receiver/create-receiver.js';
 export type {
+  HandlerContext,
   ReceiverErrorContext,
   ReceiverEventMap,
   ReceiverEventName,
   VerificationCompletedEvent,
   VerificationExpiredEvent,
+  VerificationUndeliverableEvent,
 } from './receiver/events.js';
+export type { HandlerOptions } from './receiver/handler-registry.js';
 export type { HeadersLike } from './receiver/headers.js';
 export { readHeader } from './receiver/headers.js';
 export type { ReceiverErrorCode, ReceiverResponse } from './receiver/http-response.js';
@@ -48,11 +52,27 @@ export { verifyWebhook } from './signature/verify-webhook.js';
 export { MemoryStore } from './store/memory-store.js';
 export type {
   AttachOutcome,
+  AttachResultOptions,
+  ClosedState,
+  CountsOptions,
+  FindByUserOptions,
+  ForgetOptions,
+  GetOptions,
+  InsertOptions,
+  InsertOutcome,
   Lease,
+  LeaseDueOptions,
+  LeaseOptions,
+  OpenState,
+  RememberOptions,
+  SettledWith,
+  SettleOptions,
   SettleUpdate,
   Store,
   StoredResult,
   TrackedSession,
   TrackedState,
+  TransactionalStore,
+  TransactionOf,
 } from './store/store.js';
 export type { SweepReport } from './tracker/sweep.js';
