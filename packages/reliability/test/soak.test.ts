@@ -9,7 +9,10 @@ const sessions = Number(process.env.FACEVERIFY_SOAK_SESSIONS ?? 300);
 const ratePerSecond = Number(process.env.FACEVERIFY_SOAK_RATE ?? 100);
 const reportFile = process.env.FACEVERIFY_SOAK_REPORT;
 
-it(`soak: ${sessions} sessions under faults, a receiver killed and Redis restarted: 0 lost, 0 twice`, {
+// The documented guarantee (docs/polling-and-stores.md): no result is lost; a result is
+// handled once after its success was recorded; only a handler that was running in the
+// receiver that was killed, before its success was recorded, may run once more.
+it(`soak: ${sessions} sessions under faults, a receiver killed and Redis restarted: 0 lost, repeats only from the killed receiver`, {
   timeout: Math.max(180_000, sessions * 60),
 }, async () => {
   expect(
@@ -24,8 +27,9 @@ it(`soak: ${sessions} sessions under faults, a receiver killed and Redis restart
   }
   expect(report.started).toBe(sessions);
   expect(report.lost).toBe(0);
-  expect(report.deliveredTwice).toBe(0);
-  expect(report.deliveredOnce).toBe(sessions);
+  expect(report.deliveredMoreThanTwice).toBe(0);
+  expect(report.deliveredOnce + report.deliveredTwice).toBe(sessions);
+  expect(report.repeatedAfterKill).toBe(report.deliveredTwice);
   expect(report.emulator.webhooks.dropped).toBeGreaterThan(0);
   expect(report.latencyMs.poll.count).toBeGreaterThan(0);
 });

@@ -27,6 +27,8 @@ export interface SoakReport {
   completed: number;
   deliveredOnce: number;
   deliveredTwice: number;
+  /** Sessions delivered three times or more: never allowed. */
+  deliveredMoreThanTwice: number;
   /** Of those delivered twice, how many were first delivered by the killed process. */
   repeatedAfterKill: number;
   lost: number;
@@ -229,6 +231,7 @@ export async function runSoak(options: {
       completed: completedAt.size,
       deliveredOnce: [...byToken.values()].filter((list) => list.length === 1).length,
       deliveredTwice: twice.length,
+      deliveredMoreThanTwice: [...byToken.values()].filter((list) => list.length > 2).length,
       repeatedAfterKill: twice.filter((list) => killedPids.includes(list[0]!.pid)).length,
       lost: started.filter((token) => !byToken.has(token)).length,
       latencyMs: { webhook: summary(latencies.webhook), poll: summary(latencies.poll) },
