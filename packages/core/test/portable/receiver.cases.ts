@@ -282,6 +282,52 @@ export const receiverCases: PortableCase[] = [
     },
   },
   {
+    name: 'error contexts name a session by a short token id, never by its usable token',
+    async run() {
+      const client = { apiKey: 'fv_test_unused', baseUrl: 'http://127.0.0.1:9' };
+      const { receiver } = setup({ client, confirmWebhooks: false });
+      const contexts: unknown[] = [];
+      receiver.on('error', (_error, context) => {
+        contexts.push(context);
+      });
+      receiver.on('verification.completed', () => {
+        throw new Error('database down');
+      });
+      const token = 'tok_pending_0123456789abcdefghijklmnop';
+      await receiver.track(token, 'user_123');
+      await receiver.receive(await signedDelivery(fixturePayload(), { secret: SECRET }));
+      checkEqual(contexts.length, 1, 'one report');
+      const context = contexts[0] as { tokenId?: string; eventId?: string; stage?: string };
+      checkEqual(context.stage, 'handler', 'stage');
+      checkEqual(context.tokenId, 'tok_pe…', 'short token id');
+      check(typeof context.eventId === 'string', 'event id given');
+      check(!('sessionToken' in context), 'no sessionToken field');
+      const { event: _event, ...rest } = context as Record<string, unknown>;
+      check(!JSON.stringify(rest).includes(token), 'the token appears nowhere in the context');
+    },
+  },
+  {
+    name: 'maxOpenPerUser: a user starting one session too many gives the oldest up, with an event',
+    async run() {
+      const client = { apiKey: 'fv_test_unused', baseUrl: 'http://127.0.0.1:9' };
+      const { receiver } = setup({ client, maxOpenPerUser: 2 });
+      const expired: { token: string; reason: string }[] = [];
+      receiver.on('verification.expired', (event) => {
+        expired.push({ token: event.sessionToken, reason: event.reason });
+      });
+      await receiver.track('tok_first', 'alice');
+      await receiver.track('tok_second', 'alice');
+      await receiver.track('tok_bob', 'bob');
+      checkEqual(expired.length, 0, 'within the bound');
+      await receiver.track('tok_third', 'alice');
+      checkEqual(
+        JSON.stringify(expired),
+        JSON.stringify([{ token: 'tok_first', reason: 'displaced' }]),
+        'oldest displaced',
+      );
+    },
+  },
+  {
     name: 'a webhook is matched to the one tracked session of its user',
     async run() {
       // A client that is never called: tracking needs one, this test needs no service.
