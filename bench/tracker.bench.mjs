@@ -211,7 +211,7 @@ async function measureCell({ storeName, makeStore, makeNaive, tracked, due, roun
   const setupStart = performance.now();
   await inChunks(notDue, 2000, async (i) => {
     const session = pendingSession(i, now);
-    await store.insert(session);
+    await store.insert({ record: session, now });
     await naive.add(session);
   });
   const setupMs = performance.now() - setupStart;
@@ -225,19 +225,21 @@ async function measureCell({ storeName, makeStore, makeNaive, tracked, due, roun
     const round = tag++;
     await inChunks(due, 500, (i) => target.add(dueSession(round, i, at)));
   };
-  const storeTarget = { add: (session) => store.insert(session) };
+  const storeTarget = { add: (session) => store.insert({ record: session, now: Date.now() }) };
   const owner = 'bench-owner';
   const phases = {
     // Selection alone: the store's leaseDue against the naive scan for due sessions. What
     // was selected is then closed, untimed, so the next phase starts from the same state.
     async leaseDue() {
       const start = performance.now();
-      const leased = await store.leaseDue(Date.now(), due, owner, MINUTE);
+      const leased = await store.leaseDue({ now: Date.now(), limit: due, owner, leaseMs: MINUTE });
       const ms = performance.now() - start;
       if (leased.length !== due) throw new Error(`leaseDue gave ${leased.length} of ${due}`);
       const now = Date.now();
       await Promise.all(
-        leased.map((s) => store.settle(s.key, owner, { state: 'completed', retainMs: HOUR }, now)),
+        leased.map((s) =>
+          store.settle({ key: s.key, owner, update: { state: 'completed', retainMs: HOUR }, now }),
+        ),
       );
       return ms;
     },
