@@ -105,13 +105,12 @@ describe('webhook faults', () => {
   });
 
   it('delay: close() abandons held-back webhooks at once', async () => {
-    const { emulator, receiver } = await setup({ faults: { delayWebhooks: { ms: 10_000 } } });
+    // Held back far longer than the test may run: settling proves it was abandoned.
+    const { emulator, receiver } = await setup({ faults: { delayWebhooks: { ms: 3_600_000 } } });
     const { token } = await openSession(emulator);
     await emulator.completeSession(token, 'verified');
-    const started = Date.now();
     await emulator.close();
     await emulator.webhooksSettled();
-    expect(Date.now() - started).toBeLessThan(2_000);
     expect(receiver.received).toHaveLength(0);
     expect(emulator.stats().webhooks).toMatchObject({ delayed: 1, sent: 0 });
   });

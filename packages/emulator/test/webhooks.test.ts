@@ -121,14 +121,16 @@ describe('verification.completed webhook', () => {
   });
 
   it('answers the completion without waiting for the receiver', async () => {
-    const { emulator, receiver } = await emulatorAndReceiver({ webhookTimeoutMs: 3_000 }, 'hang');
+    // The receiver never answers, and the webhook's timeout outlasts the test: an answer to
+    // the completion call proves it did not wait for the receiver.
+    const { emulator, receiver } = await emulatorAndReceiver(
+      { webhookTimeoutMs: 3_600_000 },
+      'hang',
+    );
     const { token } = await openSession(emulator);
-    const started = performance.now();
     const answer = await postComplete(emulator, token, { outcome: 'verified' });
-    const elapsed = performance.now() - started;
     expect(answer.status).toBe(200);
     await receiver.waitFor(1);
-    expect(elapsed).toBeLessThan(1_000);
     expect(emulator.stats().webhooks).toMatchObject({ sent: 1, delivered: 0, failed: 0 });
   });
 
