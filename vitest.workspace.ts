@@ -8,7 +8,10 @@ export default defineConfig({
   test: {
     projects: ['packages/*', 'examples/*'],
     reporters: process.env.CI
-      ? ['default', ['json', { outputFile: '.vitest-report.json' }]]
+      ? [
+          'default',
+          ['json', { outputFile: process.env.FACEVERIFY_VITEST_REPORT ?? '.vitest-report.json' }],
+        ]
       : ['default'],
   },
 });

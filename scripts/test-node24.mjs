@@ -1,0 +1,27 @@
+#!/usr/bin/env node
+// Runs the whole Vitest suite again on Node 24, the release integrators run, from the npm
+// registry (cached beside the other runtimes). Node 24 is first on PATH, so the processes the
+// tests start (receivers, the emulator CLI, examples) run on it too.
+import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { binCandidates, ensureInstalled } from './runtimes/provision.mjs';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CACHE_DIR = join(ROOT, 'node_modules', '.cache', 'faceverify-runtimes');
+
+const node = await ensureInstalled({
+  dir: join(CACHE_DIR, 'node24'),
+  spec: 'node@24',
+  candidates: (dir) => binCandidates(dir, 'node'),
+});
+console.log(`Node 24: ${node.versionOutput.split('\n')[0]}`);
+const vitest = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
+const args = [vitest, 'run', '--config', 'vitest.workspace.ts', ...process.argv.slice(2)];
+const env = {
+  ...process.env,
+  PATH: `${dirname(node.bin)}:${process.env.PATH ?? ''}`,
+  FACEVERIFY_VITEST_REPORT: '.vitest-report-node24.json',
+};
+const child = spawn(node.bin, args, { cwd: ROOT, env, stdio: 'inherit' });
+child.on('close', (code) => process.exit(code ?? 1));
