@@ -29,8 +29,11 @@ export interface ClientOptions {
    * look like a browser but are not one (jsdom tests): an API key must never reach a browser.
    */
   dangerouslyAllowBrowser?: boolean | undefined;
-  /** Where the client writes what it does. API keys are never written. */
-  logger?: Logger | undefined;
+  /**
+   * Where the client writes what it does. API keys are never written. Default: warnings and
+   * errors to the console; `false` silences it.
+   */
+  logger?: Logger | false | undefined;
 }
 
 /** Per-call options. */
