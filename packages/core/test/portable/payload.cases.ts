@@ -31,13 +31,29 @@ export const payloadCases: PortableCase[] = [
     },
   },
   {
-    name: 'unknown extra fields are kept',
+    name: 'unknown fields are kept in extra, and only there',
     run() {
-      const payload = parseVerificationPayload(
-        text({ ...fixturePayload(), attempts: 2, meta: { k: [1] } }),
-      );
-      checkEqual(payload.attempts, 2, 'attempts');
-      checkEqual(text(payload.meta), '{"k":[1]}', 'meta');
+      const { extra: _none, ...wire } = fixturePayload();
+      const payload = parseVerificationPayload(text({ ...wire, attempts: 2, meta: { k: [1] } }));
+      checkEqual(payload.extra.attempts, 2, 'extra.attempts');
+      checkEqual(text(payload.extra.meta), '{"k":[1]}', 'extra.meta');
+      check(!Object.hasOwn(payload, 'attempts'), 'attempts is not a top-level field');
+      checkEqual(text(Object.keys(payload.extra)), '["attempts","meta"]', 'extra keys');
+    },
+  },
+  {
+    name: 'a payload without unknown fields has an empty extra',
+    run() {
+      const { extra: _none, ...wire } = fixturePayload();
+      checkEqual(text(parseVerificationPayload(text(wire)).extra), '{}', 'extra');
+    },
+  },
+  {
+    name: 'validating a parsed payload again gives the same payload',
+    run() {
+      const once = parseVerificationPayload(text({ ...fixturePayload(), attempts: 2 }));
+      const twice = parseVerificationPayload(text(once));
+      checkEqual(text(twice), text(once), 'payload');
     },
   },
   ...(

@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sign, type VerificationPayload } from '@faceverify/core';
+import { sign } from '@faceverify/core';
 import type { FaultInjector } from '../faults/fault-injector.js';
 import type { EmulatorLogger } from '../logger.js';
 import type { RandomSource } from '../random.js';
 import type { WebhookStats } from '../stats.js';
 import { EMULATOR_VERSION } from '../version.js';
 import { postBytes } from './post-bytes.js';
-import { serializeWebhookBody } from './serialize-body.js';
+import { serializeWebhookBody, type WebhookBody } from './serialize-body.js';
 
 export interface WebhookSenderOptions {
   /** Read at each event, so a callback URL changed at runtime applies to the next webhook. */
@@ -43,7 +43,7 @@ export class WebhookSender {
   constructor(private readonly options: WebhookSenderOptions) {}
 
   /** Starts delivering and returns at once: the completion call never waits for the receiver. */
-  dispatch(payload: VerificationPayload): void {
+  dispatch(payload: WebhookBody): void {
     const canceller = new AbortController();
     // A completion that races with close() is abandoned like the deliveries already running.
     if (this.closed) canceller.abort();
@@ -71,7 +71,7 @@ export class WebhookSender {
     for (const canceller of this.cancellers) canceller.abort();
   }
 
-  private async deliver(payload: VerificationPayload, cancelled: AbortSignal): Promise<void> {
+  private async deliver(payload: WebhookBody, cancelled: AbortSignal): Promise<void> {
     const { counters, logger } = this.options;
     counters.events += 1;
     const who = JSON.stringify(payload.external_user_id);
