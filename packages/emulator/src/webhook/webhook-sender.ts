@@ -8,6 +8,10 @@ import { EMULATOR_VERSION } from '../version.js';
 import { postBytes } from './post-bytes.js';
 import { serializeWebhookBody, type WebhookBody } from './serialize-body.js';
 
+// A 404 almost always means the callback URL's path differs from the app's webhook route.
+const NOT_FOUND_HINT =
+  '. Nothing answers at this path: check that --callback-url (or setCallbackUrl) names the route your app mounts the webhook on, /webhooks/verification in the examples.';
+
 export interface WebhookSenderOptions {
   /** Read at each event, so a callback URL changed at runtime applies to the next webhook. */
   callbackUrl: () => string | null;
@@ -141,7 +145,9 @@ export class WebhookSender {
         logger?.info(`${label} → ${target.href}: ${status} (${elapsed} ms)`);
       } else {
         counters.failed += 1;
-        logger?.warn(`${label} → ${target.href}: ${status} (${elapsed} ms), not retried`);
+        logger?.warn(
+          `${label} → ${target.href}: ${status} (${elapsed} ms), not retried${status === 404 ? NOT_FOUND_HINT : ''}`,
+        );
       }
     } catch (error) {
       counters.failed += 1;
