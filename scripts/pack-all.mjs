@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // Packs every public package (built first with `pnpm build`) into one folder and checks
-// each tarball: LICENSE, README.md and the built entry point inside, no `workspace:` range
+// each tarball (packs/faceverify-core.tgz, ...): LICENSE, README.md and the built entry point inside, no `workspace:` range
 // left in its package.json. Prints the install lines for npm, pnpm, Bun and Deno.
 //
 // usage: node scripts/pack-all.mjs [--out=packs]
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -50,7 +50,9 @@ for (const { folder, manifest } of publicPackages()) {
     cwd: folder,
     encoding: 'utf8',
   });
-  const tarball = output.trim().split('\n').at(-1);
+  // Without the version in the name, the install lines in the docs hold for every release.
+  const tarball = join(OUT, `${manifest.name.replace(/^@/, '').replace('/', '-')}.tgz`);
+  renameSync(output.trim().split('\n').at(-1), tarball);
   const problems = tarballProblems(tarball, manifest);
   for (const problem of problems) console.error(`${manifest.name}: ${problem}`);
   failed ||= problems.length > 0;
