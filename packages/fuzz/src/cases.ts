@@ -879,10 +879,7 @@ const garbage: fc.Arbitrary<CaseBuilder> = fc.oneof(
  * (400, text). None reaches a handler; the report shows which answer each one gave.
  */
 const unparsableTarget: fc.Arbitrary<CaseBuilder> = fc
-  .constantFrom(
-    'http://[/webhooks/verification',
-    'http://a b/webhooks/verification',
-  )
+  .constantFrom('http://[/webhooks/verification', 'http://a b/webhooks/verification')
   .map((target) => (n: number): FuzzCase => {
     const body = validBody(n);
     return {
