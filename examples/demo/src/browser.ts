@@ -31,7 +31,7 @@ export async function launchChromium(env: NodeJS.ProcessEnv = process.env): Prom
   if (!existsSync(executablePath)) {
     return {
       browser: undefined,
-      description: `none at ${executablePath} (set CHROMIUM_PATH): the page's completion call is made instead`,
+      description: `none at ${executablePath}: the page's completion call is made instead. To see a real browser click through the page, install Chromium (Debian/Ubuntu: sudo apt-get install chromium; macOS: brew install --cask chromium) or set CHROMIUM_PATH to a Chromium or Chrome binary`,
     };
   }
   try {

@@ -185,6 +185,17 @@ describe('the Worker in workerd', () => {
     expect(await forged.text()).toContain('<h1>Verification pending</h1>');
   });
 
+  it('answers a bogus or unknown return token with a plain 404 page', async () => {
+    for (const token of ['bogus', 'vs_0123456789abcdef0123456789abcdef', '<script>']) {
+      const page = await fetch(
+        `${worker.url}/verification/return?token=${encodeURIComponent(token)}`,
+      );
+      expect(page.status, token).toBe(404);
+      expect(page.headers.get('content-type'), token).toMatch(/^text\/plain/);
+      expect(await page.text(), token).toBe('This verification is not known.');
+    }
+  });
+
   it('answers a tampered webhook with 401', async () => {
     const delivery = await tamperedDelivery(fixturePayload({ external_user_id: 'mallory' }), {
       secret: emulator.signingSecret,

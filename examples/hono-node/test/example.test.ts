@@ -105,3 +105,21 @@ it('refuses a start request without a user id', async () => {
   });
   expect(response.status).toBe(400);
 });
+
+it('answers a bogus or unknown return token with a plain 404 page', async () => {
+  const receiver = createReceiver({
+    secret: emulator.signingSecret,
+    client: { apiKey: emulator.apiKey, baseUrl: emulator.url },
+    store: new MemoryStore(),
+  });
+  const running = await startServer({ port: 0, receiver });
+  server = running;
+  for (const token of ['bogus', 'vs_0123456789abcdef0123456789abcdef', '<script>']) {
+    const page = await fetch(
+      `${running.url}/verification/return?token=${encodeURIComponent(token)}`,
+    );
+    expect(page.status, token).toBe(404);
+    expect(page.headers.get('content-type'), token).toMatch(/^text\/plain/);
+    expect(await page.text(), token).toBe('This verification is not known.');
+  }
+});

@@ -3,8 +3,10 @@ import { ConfigurationError } from '@faceverify/core';
 import { renderBanner } from './cli/banner.js';
 import { cliRequest } from './cli/cli-options.js';
 import { CliUsageError } from './cli/cli-usage-error.js';
+import { DEFAULT_CLI_PORT } from './cli/flags.js';
 import { renderHelp } from './cli/help.js';
 import { parseArgs } from './cli/parse-args.js';
+import { startFailureMessage } from './cli/start-failure.js';
 import type { EmulatorLogger } from './logger.js';
 import { isLoopbackHost } from './options.js';
 import { startEmulator } from './start-emulator.js';
@@ -51,7 +53,8 @@ async function main(): Promise<void> {
     });
   } catch (error) {
     if (error instanceof ConfigurationError) failUsage(error.message);
-    console.error(`faceverify-emulator: could not start: ${String(error)}`);
+    const { host = '127.0.0.1', port = DEFAULT_CLI_PORT } = request.options;
+    console.error(startFailureMessage(error, host, port));
     process.exit(1);
   }
   process.stdout.write(renderBanner(emulator));

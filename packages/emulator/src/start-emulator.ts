@@ -111,7 +111,7 @@ function urlHost(host: string, wildcardAs: string): string {
  * @example
  * import { startEmulator } from '@faceverify/emulator';
  *
- * const emulator = await startEmulator({ callbackUrl: 'http://127.0.0.1:3000/webhooks/faceverify' });
+ * const emulator = await startEmulator({ callbackUrl: 'http://127.0.0.1:3000/webhooks/verification' });
  * const session = await emulator.createSession({ externalUserId: 'user-42' });
  * await emulator.completeSession(session.token, 'verified'); // the webhook is on its way
  * await emulator.close();

@@ -168,11 +168,14 @@ describe('faceverify-emulator CLI', () => {
     expect(run.stderr()).toContain('--help');
   });
 
-  it('exits 1 when the port is taken', async () => {
+  it('exits 1 when the port is taken, and says how to pick another', async () => {
     const first = start(['--port', '0', '--quiet']);
-    const port = new URL(printed(await waitUntilRunning(first), 'Base URL')).port;
-    const second = start(['--port', port]);
+    const port = Number(new URL(printed(await waitUntilRunning(first), 'Base URL')).port);
+    const second = start(['--port', String(port)]);
     expect(await second.exited).toBe(1);
-    expect(second.stderr()).toMatch(/EADDRINUSE/);
+    const stderr = second.stderr();
+    expect(stderr).toContain(`port ${port} on 127.0.0.1 is already in use`);
+    expect(stderr).toContain(`--port ${port + 1}`);
+    expect(stderr).toContain('--port 0');
   });
 });

@@ -1,8 +1,9 @@
+import { createServer } from 'node:http';
 import { verify } from '@faceverify/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../src/index.js';
 import { control, getSession, type Json, openSession, postComplete } from './support/api.js';
-import { refusingUrl } from './support/servers.js';
+import { closeServer, listenOnLoopback, refusingUrl } from './support/servers.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -216,5 +217,40 @@ describe('verification.completed webhook', () => {
     const unknown = await control(emulator, 'PUT', 'settings', { callback: 'http://x.test' });
     expect(unknown.status).toBe(400);
     expect(emulator.callbackUrl).toBeNull();
+  });
+});
+
+describe('a callback URL whose path the app does not serve', () => {
+  async function emulatorLoggingTo(callbackStatus: number) {
+    const server = createServer((_request, response) => response.writeHead(callbackStatus).end());
+    const base = await listenOnLoopback(server);
+    cleanups.push(() => closeServer(server));
+    const warnings: string[] = [];
+    const logger = { info: () => {}, warn: (message: string) => warnings.push(message) };
+    const emulator = await emulatorWith({ callbackUrl: `${base}/webhooks/faceverify`, logger });
+    return { emulator, warnings };
+  }
+
+  it('logs a hint to check the callback path when the callback answers 404', async () => {
+    const { emulator, warnings } = await emulatorLoggingTo(404);
+    const { token } = await openSession(emulator);
+    await emulator.completeSession(token, 'verified');
+    await emulator.webhooksSettled();
+    const warning = warnings.find((line) => line.includes(': 404 ('));
+    expect(warning).toBeDefined();
+    expect(warning).toContain('/webhooks/faceverify');
+    expect(warning).toContain('Nothing answers at this path');
+    expect(warning).toContain('--callback-url');
+    expect(warning).toContain('/webhooks/verification');
+  });
+
+  it('gives no such hint for other failures', async () => {
+    const { emulator, warnings } = await emulatorLoggingTo(500);
+    const { token } = await openSession(emulator);
+    await emulator.completeSession(token, 'verified');
+    await emulator.webhooksSettled();
+    const warning = warnings.find((line) => line.includes(': 500 ('));
+    expect(warning).toBeDefined();
+    expect(warning).not.toContain('Nothing answers at this path');
   });
 });

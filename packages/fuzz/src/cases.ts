@@ -871,17 +871,15 @@ const garbage: fc.Arbitrary<CaseBuilder> = fc.oneof(
 );
 
 /**
- * A request-target Node passes on but URL parsers refuse (an unclosed IPv6 literal). Each
+ * A request-target Node passes on but URL parsers refuse (an unclosed IPv6 literal, a space
+ * in the host). An unclosed literal with an address in it (`[::1`) is left out: Node's legacy
+ * `url.parse`, which Express calls, prints a DEP0170 warning for it on every run. Each
  * framework answers it in its own way before any webhook logic runs: Express routes it
  * nowhere (404, HTML), Koa throws from `ctx.path` (500, text), @hono/node-server refuses it
  * (400, text). None reaches a handler; the report shows which answer each one gave.
  */
 const unparsableTarget: fc.Arbitrary<CaseBuilder> = fc
-  .constantFrom(
-    'http://[::1/webhooks/verification',
-    'http://[/webhooks/verification',
-    'http://a b/webhooks/verification',
-  )
+  .constantFrom('http://[/webhooks/verification', 'http://a b/webhooks/verification')
   .map((target) => (n: number): FuzzCase => {
     const body = validBody(n);
     return {

@@ -1,5 +1,6 @@
 import { type Clock, systemClock } from '../clock/clock.js';
 import { ENV, readEnv } from '../config/env.js';
+import { assertKnownOptions } from '../config/known-options.js';
 import { ConfigurationError } from '../errors.js';
 import { createLog, type Log } from '../logging/logger.js';
 import { assertApiKey } from './api-key-guard.js';
@@ -103,8 +104,28 @@ function resolveFetch(option: typeof fetch | undefined): typeof fetch {
   return fetchImpl;
 }
 
+// A record, not a list, so that the compiler insists on every option of ClientOptions.
+const CLIENT_OPTIONS: Record<keyof ClientOptions, true> = {
+  apiKey: true,
+  baseUrl: true,
+  fetch: true,
+  timeoutMs: true,
+  maxRetries: true,
+  createSessionsPerMinute: true,
+  paceWindowMs: true,
+  dangerouslyAllowBrowser: true,
+  allowInsecureHttp: true,
+  logger: true,
+  clock: true,
+};
+
 /** Applies defaults (credentials from the environment) and refuses anything unusable. */
 export function resolveClientOptions(options: ClientOptions): ResolvedClientOptions {
+  assertKnownOptions('createClient()', options, Object.keys(CLIENT_OPTIONS), {
+    key: '"apiKey"',
+    url: '"baseUrl"',
+    secret: 'the `secret` option of createReceiver() (the client does not verify webhooks)',
+  });
   return {
     apiKey: resolveApiKey(options.apiKey),
     baseUrl: resolveBaseUrl(options.baseUrl, options.allowInsecureHttp === true),

@@ -41,8 +41,11 @@ export interface ClientOptions {
    * network (another container); `http://localhost`, `127.0.0.1` and `[::1]` need no opt-in.
    */
   allowInsecureHttp?: boolean | undefined;
-  /** Where the client writes what it does. API keys are never written. */
-  logger?: Logger | undefined;
+  /**
+   * Where the client writes what it does. API keys are never written. Default: warnings and
+   * errors to the console; `false` silences it.
+   */
+  logger?: Logger | false | undefined;
 }
 
 /** Per-call options. */

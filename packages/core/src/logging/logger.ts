@@ -43,14 +43,29 @@ export function redact(fields: Record<string, unknown>, depth = 0): Record<strin
   return out;
 }
 
-/** Level-checked writes through an optional logger, with every field set redacted. */
-export function createLog(logger: Logger | undefined) {
+// With no logger option, warnings and errors still reach the console: a newcomer must see
+// "raw body unavailable" without configuring anything. Debug and info stay quiet.
+const CONSOLE_PREFIX = '[faceverify]';
+const defaultLogger: Logger = {
+  warn: (message, fields) => console.warn(CONSOLE_PREFIX, message, ...(fields ? [fields] : [])),
+  error: (message, fields) => console.error(CONSOLE_PREFIX, message, ...(fields ? [fields] : [])),
+};
+
+/**
+ * Level-checked writes, every field set redacted. `undefined` means the default: warnings
+ * and errors to the console. `false` silences everything. Fields are passed only when there
+ * are some, so `console` as a logger prints no stray `{}`.
+ */
+export function createLog(option: Logger | false | undefined) {
+  const logger = option === undefined ? defaultLogger : option === false ? undefined : option;
   const write =
     (level: keyof Logger) =>
-    (message: string, fields: Record<string, unknown> = {}): void => {
+    (message: string, fields?: Record<string, unknown>): void => {
       const write = logger?.[level];
       // Without a logger for this level, the fields are not even redacted.
-      if (write) write.call(logger, message, redact(fields));
+      if (!write) return;
+      if (fields === undefined || Object.keys(fields).length === 0) write.call(logger, message);
+      else write.call(logger, message, redact(fields));
     };
   return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
 }

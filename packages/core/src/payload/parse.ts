@@ -37,7 +37,31 @@ function describe(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-/** Validates an already parsed value as a `verification.completed` payload. */
+const KNOWN_FIELDS = new Set(['event', ...FIELD_CHECKS.map(([field]) => field)]);
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The typed fields as they are, every other field under `extra`. An `extra` object already
+ * there (a payload validated before, read back from a store) is merged, so validating twice
+ * gives the same payload.
+ */
+function separateUnknownFields(record: Record<string, unknown>): VerificationPayload {
+  const known: Record<string, unknown> = {};
+  const extra: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(record)) {
+    if (KNOWN_FIELDS.has(field)) known[field] = value;
+    else if (field === 'extra' && isPlainObject(value)) Object.assign(extra, value);
+    else extra[field] = value;
+  }
+  return { ...known, extra } as unknown as VerificationPayload;
+}
+
+/**
+ * Validates an already parsed value as a `verification.completed` payload. Returns a new
+ * object: the typed fields, and every other field in `extra`.
+ */
 export function validateVerificationPayload(value: unknown): VerificationPayload {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new WebhookPayloadError(`The payload must be a JSON object, got ${describe(value)}.`);
@@ -58,13 +82,13 @@ export function validateVerificationPayload(value: unknown): VerificationPayload
       );
     }
   }
-  return record as VerificationPayload;
+  return separateUnknownFields(record);
 }
 
 /**
  * Parses a raw webhook body (verify its signature first) into a typed payload.
  * Throws `WebhookPayloadError` naming the field for a missing or mistyped field, and for
- * invalid UTF-8 or JSON. Unknown extra fields are kept.
+ * invalid UTF-8 or JSON. Unknown fields are kept in `extra`.
  *
  * @example
  * const payload = parseVerificationPayload(rawBody);

@@ -2,8 +2,9 @@
 export type VerificationStatus = 'verified' | 'failed';
 
 /**
- * Body of the `verification.completed` webhook, with its wire names. Fields the service
- * adds later are kept, typed as `unknown`.
+ * Body of the `verification.completed` webhook, with its wire names. Only these fields are
+ * typed, so a misspelt name (`externalUserId`) is a compile error; fields the service adds
+ * later are kept in `extra`.
  */
 export interface VerificationPayload {
   event: 'verification.completed';
@@ -20,5 +21,12 @@ export interface VerificationPayload {
   reason: string | null;
   /** Signed URL of the front image; it expires 15 minutes after it was issued. */
   frontImageUrl: string;
-  [extra: string]: unknown;
+  /**
+   * Fields of the body this version does not know, by their wire names (`{}` when there are
+   * none). A body field that is itself named `extra` and holds an object is merged in here.
+   *
+   * @example
+   * const attempts = event.data.extra.attempts; // unknown: check it before use
+   */
+  extra: Readonly<Record<string, unknown>>;
 }

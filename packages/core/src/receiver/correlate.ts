@@ -20,7 +20,7 @@ const OUTCOME_FIELDS = [
 
 function tokenField(payload: VerificationPayload): string | undefined {
   for (const field of TOKEN_FIELDS) {
-    const value = payload[field];
+    const value = payload.extra[field];
     if (typeof value === 'string' && value !== '') return value;
   }
   return undefined;

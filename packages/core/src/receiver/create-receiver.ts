@@ -85,7 +85,11 @@ export interface Receiver<Transaction = never> {
   confirm(token: string): Promise<ConfirmedSession>;
   /** Polls due sessions and retries failed deliveries once; call it from a cron trigger. */
   sweep(): Promise<SweepReport>;
-  /** Sweeps on a timer (`sweepIntervalMs`) in a long-lived process. */
+  /**
+   * Sweeps on a timer (`sweepIntervalMs`) in a long-lived process. Throws
+   * `ConfigurationError` at once when the Receiver has no API client to poll with, unless it
+   * was made webhook-only on purpose (`client: false`: it then only retries deliveries).
+   */
   start(): void;
   /** Stops the timer and waits for a sweep in progress. */
   stop(): Promise<void>;
@@ -211,8 +215,9 @@ export function createReceiver<S extends Store = Store>(
     },
     sweep: runSweep,
     start() {
-      requireClient(context, 'start()');
       if (started) return;
+      // Polling is what start() is for; only an explicit webhook-only Receiver sweeps without it.
+      if (options.client !== false) requireClient(context, 'start()');
       started = true;
       const tick = () => {
         running = runSweep()

@@ -2,6 +2,7 @@ import type { Client, ClientOptions } from '../client/index.js';
 import { createClient } from '../client/index.js';
 import { type Clock, systemClock } from '../clock/clock.js';
 import { ENV, readEnv } from '../config/env.js';
+import { assertKnownOptions } from '../config/known-options.js';
 import { ConfigurationError } from '../errors.js';
 import { createLog, type Log, type Logger } from '../logging/logger.js';
 import { warnAboutShortSecrets } from '../signature/secret-strength.js';
@@ -74,14 +75,51 @@ export interface ReceiverOptions {
   sweepBatchSize?: number;
   /** Polls and deliveries in flight at once during a sweep. Default 4. */
   sweepConcurrency?: number;
-  /** Receives what the Receiver does; secrets, keys and signed URLs never reach it. */
-  logger?: Logger;
+  /**
+   * Receives what the Receiver does; secrets, keys and signed URLs never reach it. Default:
+   * warnings and errors to the console. `false` silences it; a logger of your own (pino,
+   * winston, `console` for every level) replaces the default. The client gets it too.
+   */
+  logger?: Logger | false;
   /**
    * Time and timers. Tests pass `createTestClock()` from `@faceverify/core/testing` to move
    * time on without waiting. Default: the system clock.
    */
   clock?: Clock;
 }
+
+// A record, not a list, so that the compiler insists on every option of ReceiverOptions.
+const RECEIVER_OPTIONS: Record<keyof ReceiverOptions, true> = {
+  secret: true,
+  client: true,
+  store: true,
+  maxBodyBytes: true,
+  replayWindowMs: true,
+  ackAfterMs: true,
+  sessionLifetimeMs: true,
+  pollScheduleMs: true,
+  retryScheduleMs: true,
+  maxDeliveryAttempts: true,
+  maxOpenPerUser: true,
+  confirmWebhooks: true,
+  leaseMs: true,
+  sweepIntervalMs: true,
+  sweepBatchSize: true,
+  sweepConcurrency: true,
+  logger: true,
+  clock: true,
+};
+
+// Client options given to createReceiver directly: name where they go instead.
+const CLIENT_OPTIONS_MOVED = {
+  apiKey: '`client: { apiKey }`',
+  baseUrl: '`client: { baseUrl }`',
+  fetch: '`client: { fetch }`',
+  timeoutMs: '`client: { timeoutMs }`',
+  maxRetries: '`client: { maxRetries }`',
+  webhookSecret: '`secret`',
+  secrets: '`secret`',
+};
 
 /** Options with every default applied. */
 export interface ResolvedReceiverOptions {
@@ -117,14 +155,14 @@ function isClient(value: unknown): value is Client {
 
 function resolveClient(
   option: ReceiverOptions['client'],
-  logger: Logger | undefined,
+  logger: Logger | false | undefined,
   clock: Clock,
 ) {
   if (option === false) return undefined;
   if (isClient(option)) return option;
   if (option === undefined && readEnv(ENV.apiKey) === undefined) return undefined;
   // A client built here runs on the Receiver's clock, so a test clock drives polls too.
-  return createClient({ ...(logger ? { logger } : {}), clock, ...option });
+  return createClient({ ...(logger === undefined ? {} : { logger }), clock, ...option });
 }
 
 function positive(name: string, value: number | undefined, fallback: number): number {
@@ -152,6 +190,12 @@ function schedule(name: string, value: readonly number[] | undefined, fallback: 
 }
 
 export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiverOptions {
+  assertKnownOptions(
+    'createReceiver()',
+    options,
+    Object.keys(RECEIVER_OPTIONS),
+    CLIENT_OPTIONS_MOVED,
+  );
   const log = createLog(options.logger);
   const secrets = requireSecrets(
     options.secret ??

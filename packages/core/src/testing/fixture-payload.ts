@@ -17,6 +17,7 @@ export function fixturePayload(overrides: Partial<VerificationPayload> = {}): Ve
     risk: 'low',
     reason: null,
     frontImageUrl: 'https://files.example.test/front/abc.jpg?sig=x&exp=1763776000',
+    extra: {},
     ...overrides,
   };
 }

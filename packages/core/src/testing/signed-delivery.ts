@@ -21,6 +21,15 @@ export interface SignedDeliveryOptions {
 }
 
 const encoder = new TextEncoder();
+
+/** The body as the service sends it: a payload's `extra` fields back at the top level. */
+function wireText(payload: VerificationPayload | Record<string, unknown>): string {
+  const { extra, ...fields } = payload as Record<string, unknown>;
+  if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) {
+    return JSON.stringify(payload);
+  }
+  return JSON.stringify({ ...fields, ...extra });
+}
 const decoder = new TextDecoder();
 
 /**
@@ -34,7 +43,7 @@ export async function signedDelivery(
   payload: VerificationPayload | Record<string, unknown> = fixturePayload(),
   options: SignedDeliveryOptions,
 ): Promise<TestDelivery> {
-  const raw = options.rawBody ?? JSON.stringify(payload);
+  const raw = options.rawBody ?? wireText(payload);
   const body = typeof raw === 'string' ? encoder.encode(raw) : raw;
   const signature = await sign(body, options.secret);
   return {

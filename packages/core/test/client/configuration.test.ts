@@ -130,3 +130,21 @@ describe('call arguments', () => {
     await expect(client.getSession('tok', { timeoutMs: -1 })).rejects.toThrow(/timeoutMs/);
   });
 });
+
+describe('createClient option names', () => {
+  it('refuses a misspelt option and suggests the right one', () => {
+    const options = { apiKey: API_KEY, baseURL: BASE_URL } as Parameters<typeof createClient>[0];
+    const error = configurationError(() => createClient(options));
+    expect(error.message).toContain('createClient() has no option "baseURL".');
+    expect(error.message).toContain('Did you mean "baseUrl"?');
+  });
+
+  it('says where a webhook secret goes instead', () => {
+    const options = { apiKey: API_KEY, baseUrl: BASE_URL, secret: 'whsec_x' } as Parameters<
+      typeof createClient
+    >[0];
+    const error = configurationError(() => createClient(options));
+    expect(error.message).toContain('the `secret` option of createReceiver()');
+    expect(error.message).not.toContain('whsec_x');
+  });
+});

@@ -50,6 +50,7 @@ describe('getSession response, read tolerantly', () => {
       ...RESULT_FIELDS,
       event: 'verification.completed',
       external_user_id: 'user-1',
+      extra: {},
     });
     expect(snapshot.rateLimit).toBeUndefined();
   });

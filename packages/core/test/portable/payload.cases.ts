@@ -31,13 +31,29 @@ export const payloadCases: PortableCase[] = [
     },
   },
   {
-    name: 'unknown extra fields are kept',
+    name: 'unknown fields are kept in extra, and only there',
     run() {
-      const payload = parseVerificationPayload(
-        text({ ...fixturePayload(), attempts: 2, meta: { k: [1] } }),
-      );
-      checkEqual(payload.attempts, 2, 'attempts');
-      checkEqual(text(payload.meta), '{"k":[1]}', 'meta');
+      const { extra: _none, ...wire } = fixturePayload();
+      const payload = parseVerificationPayload(text({ ...wire, attempts: 2, meta: { k: [1] } }));
+      checkEqual(payload.extra.attempts, 2, 'extra.attempts');
+      checkEqual(text(payload.extra.meta), '{"k":[1]}', 'extra.meta');
+      check(!Object.hasOwn(payload, 'attempts'), 'attempts is not a top-level field');
+      checkEqual(text(Object.keys(payload.extra)), '["attempts","meta"]', 'extra keys');
+    },
+  },
+  {
+    name: 'a payload without unknown fields has an empty extra',
+    run() {
+      const { extra: _none, ...wire } = fixturePayload();
+      checkEqual(text(parseVerificationPayload(text(wire)).extra), '{}', 'extra');
+    },
+  },
+  {
+    name: 'validating a parsed payload again gives the same payload',
+    run() {
+      const once = parseVerificationPayload(text({ ...fixturePayload(), attempts: 2 }));
+      const twice = parseVerificationPayload(text(once));
+      checkEqual(text(twice), text(once), 'payload');
     },
   },
   ...(
@@ -115,10 +131,11 @@ export const payloadCases: PortableCase[] = [
         const nested = `{"profile":{"roles":[{${key}:{"isAdmin":true}}]},${key}:{"isAdmin":true},`;
         const payload = parseVerificationPayload(nested + text(fixturePayload()).slice(1));
         check(!Object.hasOwn(payload, '__proto__'), `${key}: no own __proto__ key`);
+        check(!Object.hasOwn(payload.extra, '__proto__'), `${key}: none among the extra fields`);
         checkEqual(Object.getPrototypeOf(payload), Object.prototype, `${key}: plain object`);
-        const merged = Object.assign({}, payload) as Record<string, unknown>;
+        const merged = Object.assign({}, payload, payload.extra) as Record<string, unknown>;
         checkEqual(merged.isAdmin, undefined, `${key}: Object.assign does not pollute`);
-        const role = (payload.profile as { roles: Record<string, unknown>[] }).roles[0]!;
+        const role = (payload.extra.profile as { roles: Record<string, unknown>[] }).roles[0]!;
         check(!Object.hasOwn(role, '__proto__'), `${key}: nested key dropped`);
         checkEqual(Object.getPrototypeOf(role), Object.prototype, `${key}: nested plain object`);
         checkEqual({ ...role }.isAdmin, undefined, `${key}: nested spread does not pollute`);
@@ -132,8 +149,9 @@ export const payloadCases: PortableCase[] = [
       const body = `{${key}:{"prototype":{"isAdmin":true}},"meta":{"constructor":"kept"},${text(fixturePayload()).slice(1)}`;
       const payload = parseVerificationPayload(body);
       check(!Object.hasOwn(payload, 'constructor'), 'constructor.prototype dropped');
+      check(!Object.hasOwn(payload.extra, 'constructor'), 'not kept as an extra field either');
       checkEqual(
-        (payload.meta as Record<string, unknown>)['constructor'] as unknown,
+        (payload.extra.meta as Record<string, unknown>)['constructor'] as unknown,
         'kept',
         'string kept',
       );

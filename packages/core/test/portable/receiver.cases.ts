@@ -348,8 +348,9 @@ export const receiverCases: PortableCase[] = [
       checkEqual(events.length, 1, 'delivered');
       const data = events[0]!.data;
       check(!Object.hasOwn(data, '__proto__'), 'no own __proto__ key');
+      check(!Object.hasOwn(data.extra, '__proto__'), 'none among the extra fields');
       checkEqual(Object.getPrototypeOf(data), Object.prototype, 'plain object');
-      const merged = Object.assign({}, data) as Record<string, unknown>;
+      const merged = Object.assign({}, data, data.extra) as Record<string, unknown>;
       checkEqual(merged.isAdmin, undefined, 'Object.assign does not pollute');
     },
   },

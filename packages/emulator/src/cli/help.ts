@@ -51,7 +51,7 @@ Control endpoints, while it runs (no credentials: keep the emulator on a private
   GET  /__emulator/health     {"ok":true}
 
 Examples:
-  faceverify-emulator --callback-url http://127.0.0.1:3000/webhooks/faceverify
+  faceverify-emulator --callback-url http://127.0.0.1:3000/webhooks/verification
   faceverify-emulator --port 0 --drop-webhooks 0.3 --poll-429 next:5 --seed demo
 `;
 }

@@ -1,6 +1,9 @@
 import type { VerificationPayload } from '@faceverify/core';
 import type { RandomSource } from '../random.js';
 
+/** A webhook body as the service sends it: the typed fields, no `extra` of a parsed payload. */
+export type WebhookBody = Omit<VerificationPayload, 'extra'>;
+
 type Layout = 'compact' | 'indented' | 'tabbed' | 'reordered';
 
 const LAYOUTS: readonly Layout[] = ['compact', 'indented', 'tabbed', 'reordered'];
@@ -20,7 +23,7 @@ function shuffled<T>(items: readonly T[], random: RandomSource): T[] {
  * over anything but the exact bytes it received (say, a re-serialized parsed object) then
  * fails visibly, as it would against the real service.
  */
-export function serializeWebhookBody(payload: VerificationPayload, random: RandomSource): string {
+export function serializeWebhookBody(payload: WebhookBody, random: RandomSource): string {
   const layout = LAYOUTS[Math.floor(random.next() * LAYOUTS.length)] ?? 'compact';
   switch (layout) {
     case 'compact':
@@ -31,7 +34,8 @@ export function serializeWebhookBody(payload: VerificationPayload, random: Rando
       return `${JSON.stringify(payload, null, '\t')}\n`;
     case 'reordered': {
       const keys = shuffled(Object.keys(payload), random);
-      return JSON.stringify(Object.fromEntries(keys.map((key) => [key, payload[key]])));
+      const fields = payload as unknown as Record<string, unknown>;
+      return JSON.stringify(Object.fromEntries(keys.map((key) => [key, fields[key]])));
     }
   }
 }

@@ -1,12 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sign, type VerificationPayload } from '@faceverify/core';
+import { sign } from '@faceverify/core';
 import type { FaultInjector } from '../faults/fault-injector.js';
 import type { EmulatorLogger } from '../logger.js';
 import type { RandomSource } from '../random.js';
 import type { WebhookStats } from '../stats.js';
 import { EMULATOR_VERSION } from '../version.js';
 import { postBytes } from './post-bytes.js';
-import { serializeWebhookBody } from './serialize-body.js';
+import { serializeWebhookBody, type WebhookBody } from './serialize-body.js';
+
+// A 404 almost always means the callback URL's path differs from the app's webhook route.
+const NOT_FOUND_HINT =
+  '. Nothing answers at this path: check that --callback-url (or setCallbackUrl) names the route your app mounts the webhook on, /webhooks/verification in the examples.';
 
 export interface WebhookSenderOptions {
   /** Read at each event, so a callback URL changed at runtime applies to the next webhook. */
@@ -43,7 +47,7 @@ export class WebhookSender {
   constructor(private readonly options: WebhookSenderOptions) {}
 
   /** Starts delivering and returns at once: the completion call never waits for the receiver. */
-  dispatch(payload: VerificationPayload): void {
+  dispatch(payload: WebhookBody): void {
     const canceller = new AbortController();
     // A completion that races with close() is abandoned like the deliveries already running.
     if (this.closed) canceller.abort();
@@ -71,7 +75,7 @@ export class WebhookSender {
     for (const canceller of this.cancellers) canceller.abort();
   }
 
-  private async deliver(payload: VerificationPayload, cancelled: AbortSignal): Promise<void> {
+  private async deliver(payload: WebhookBody, cancelled: AbortSignal): Promise<void> {
     const { counters, logger } = this.options;
     counters.events += 1;
     const who = JSON.stringify(payload.external_user_id);
@@ -141,7 +145,9 @@ export class WebhookSender {
         logger?.info(`${label} → ${target.href}: ${status} (${elapsed} ms)`);
       } else {
         counters.failed += 1;
-        logger?.warn(`${label} → ${target.href}: ${status} (${elapsed} ms), not retried`);
+        logger?.warn(
+          `${label} → ${target.href}: ${status} (${elapsed} ms), not retried${status === 404 ? NOT_FOUND_HINT : ''}`,
+        );
       }
     } catch (error) {
       counters.failed += 1;

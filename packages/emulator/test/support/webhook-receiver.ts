@@ -58,7 +58,7 @@ export async function startWebhookReceiver(options: {
   });
   const base = await listenOnLoopback(server);
   return {
-    url: `${base}${options.path ?? '/webhooks/faceverify'}`,
+    url: `${base}${options.path ?? '/webhooks/verification'}`,
     received,
     async waitFor(count, timeoutMs = 5_000) {
       const deadline = Date.now() + timeoutMs;

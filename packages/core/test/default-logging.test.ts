@@ -1,0 +1,86 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Logger } from '../src/logging/logger.js';
+import { createReceiver } from '../src/receiver/create-receiver.js';
+
+const SECRET = 'whsec_default_logging';
+
+// Spies only record what reaches the console; the real console methods still run.
+function consoleSpies() {
+  return {
+    error: vi.spyOn(console, 'error'),
+    warn: vi.spyOn(console, 'warn'),
+    info: vi.spyOn(console, 'info'),
+    debug: vi.spyOn(console, 'debug'),
+  };
+}
+
+function rejectRawBody(logger?: Logger | false) {
+  const receiver = createReceiver({
+    secret: SECRET,
+    client: false,
+    ...(logger === undefined ? {} : { logger }),
+  });
+  return receiver.reject('raw_body_unavailable', 'Mount the webhook before express.json().');
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('raw_body_unavailable is logged once', () => {
+  it('goes to console.error with no logger option, once, without a trailing {}', () => {
+    const spies = consoleSpies();
+    const receiver = createReceiver({ secret: SECRET, client: false });
+    receiver.reject('raw_body_unavailable', 'Mount the webhook before express.json().');
+    receiver.reject('raw_body_unavailable', 'Mount the webhook before express.json().');
+    expect(spies.error).toHaveBeenCalledTimes(1);
+    const args = spies.error.mock.calls[0]!;
+    expect(args).toHaveLength(2);
+    expect(args[0]).toBe('[faceverify]');
+    expect(args[1]).toContain('The raw request body is not available');
+    expect(args[1]).toContain('Mount the webhook before express.json().');
+  });
+
+  it('is silent with logger: false', () => {
+    const spies = consoleSpies();
+    const response = rejectRawBody(false);
+    expect(response.status).toBe(500);
+    for (const spy of Object.values(spies)) expect(spy).not.toHaveBeenCalled();
+  });
+
+  it('passes no fields argument to logger: console when there are none', () => {
+    const spies = consoleSpies();
+    rejectRawBody(console);
+    expect(spies.error).toHaveBeenCalledTimes(1);
+    expect(spies.error.mock.calls[0]).toHaveLength(1);
+    expect(spies.error.mock.calls[0]![0]).toContain('The raw request body is not available');
+  });
+
+  it('goes to a custom logger only', () => {
+    const spies = consoleSpies();
+    const lines: unknown[][] = [];
+    rejectRawBody({ error: (...args: unknown[]) => lines.push(args) });
+    expect(lines).toHaveLength(1);
+    expect(spies.error).not.toHaveBeenCalled();
+  });
+});
+
+describe('the default logger', () => {
+  it('writes warnings with their (redacted) fields, and no debug or info', async () => {
+    const spies = consoleSpies();
+    const receiver = createReceiver({ secret: SECRET, client: false });
+    const response = await receiver.receive({
+      method: 'POST',
+      body: new TextEncoder().encode('{"event":"verification.completed"}'),
+      headers: { 'x-webhook-signature': 'sha256=00' },
+    });
+    expect(response.status).toBe(401);
+    expect(spies.debug).not.toHaveBeenCalled();
+    expect(spies.info).not.toHaveBeenCalled();
+    expect(spies.warn).toHaveBeenCalledTimes(1);
+    const args = spies.warn.mock.calls[0]!;
+    expect(args[0]).toBe('[faceverify]');
+    expect(args[1]).toBe('Webhook rejected: signature does not match the raw body.');
+    expect(JSON.stringify(args)).not.toContain(SECRET);
+  });
+});

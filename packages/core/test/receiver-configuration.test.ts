@@ -1,0 +1,97 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ConfigurationError } from '../src/errors.js';
+import { createReceiver } from '../src/receiver/create-receiver.js';
+import type { ReceiverOptions } from '../src/receiver/options.js';
+
+const SECRET = 'whsec_receiver_configuration';
+
+function configurationError(run: () => unknown): ConfigurationError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigurationError);
+    return error as ConfigurationError;
+  }
+  throw new Error('expected a ConfigurationError');
+}
+
+async function rejection(run: () => Promise<unknown>): Promise<ConfigurationError> {
+  const error = await run().then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(ConfigurationError);
+  return error as ConfigurationError;
+}
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+describe('a Receiver without API credentials', () => {
+  function receiverWithoutClient() {
+    vi.stubEnv('FACEVERIFY_API_KEY', '');
+    vi.stubEnv('FACEVERIFY_BASE_URL', '');
+    return createReceiver({ secret: SECRET });
+  }
+
+  it('refuses start() at once, naming both variables', async () => {
+    const receiver = receiverWithoutClient();
+    const error = configurationError(() => receiver.start());
+    expect(error.code).toBe('configuration_error');
+    expect(error.message).toContain('start()');
+    expect(error.message).toContain('FACEVERIFY_API_KEY and FACEVERIFY_BASE_URL are not set');
+    expect(error.message).toContain('client: { apiKey, baseUrl }');
+    await receiver.stop();
+  });
+
+  it('refuses startVerification() and confirm(), naming the variables', async () => {
+    const receiver = receiverWithoutClient();
+    const started = await rejection(() => receiver.startVerification({ externalUserId: 'u1' }));
+    expect(started.message).toContain('startVerification()');
+    expect(started.message).toContain('FACEVERIFY_API_KEY and FACEVERIFY_BASE_URL');
+    const confirmed = await rejection(() => receiver.confirm('tok_123456789'));
+    expect(confirmed.message).toContain('confirm()');
+    expect(confirmed.message).toContain('FACEVERIFY_API_KEY');
+  });
+
+  it('names only the variable that is missing', async () => {
+    vi.stubEnv('FACEVERIFY_API_KEY', '');
+    vi.stubEnv('FACEVERIFY_BASE_URL', 'http://127.0.0.1:9');
+    const receiver = createReceiver({ secret: SECRET });
+    const error = configurationError(() => receiver.start());
+    expect(error.message).toContain('FACEVERIFY_API_KEY is not set');
+    expect(error.message).not.toContain('FACEVERIFY_BASE_URL is not set');
+  });
+
+  it('still starts when made webhook-only on purpose (client: false), to retry deliveries', async () => {
+    const receiver = createReceiver({ secret: SECRET, client: false });
+    expect(() => receiver.start()).not.toThrow();
+    await receiver.stop();
+  });
+});
+
+describe('createReceiver option names', () => {
+  it('refuses a top-level apiKey and says it belongs in client', () => {
+    const options = { secret: SECRET, apiKey: 'fv_test_key' } as ReceiverOptions;
+    const error = configurationError(() => createReceiver(options));
+    expect(error.message).toContain('createReceiver() has no option "apiKey"');
+    expect(error.message).toContain('Did you mean `client: { apiKey }`?');
+    expect(error.message).not.toContain('fv_test_key');
+  });
+
+  it('suggests the nearest option name for a typo', () => {
+    const options = { secret: SECRET, client: false, maxBodyByte: 1024 } as ReceiverOptions;
+    const error = configurationError(() => createReceiver(options));
+    expect(error.message).toContain('"maxBodyByte"');
+    expect(error.message).toContain('Did you mean "maxBodyBytes"?');
+  });
+
+  it('names an unknown option with no near match and lists the known ones', () => {
+    const options = { secret: SECRET, client: false, colour: 'blue' } as ReceiverOptions;
+    const error = configurationError(() => createReceiver(options));
+    expect(error.message).toContain('createReceiver() has no option "colour".');
+    expect(error.message).not.toContain('Did you mean');
+    expect(error.message).toContain('Known options: secret, client, store');
+  });
+});
