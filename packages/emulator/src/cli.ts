@@ -57,19 +57,7 @@ async function main(): Promise<void> {
     console.error(startFailureMessage(error, host, port));
     process.exit(1);
   }
-  process.stdout.write(renderBanner(emulator));
-  // Without a logger (--quiet) startEmulator cannot warn; this warning is never silenced.
-  if (
-    request.quiet &&
-    emulator.controlToken !== null &&
-    !isLoopbackHost(request.options.host ?? '127.0.0.1')
-  ) {
-    console.error(
-      'Warning: the emulator listens beyond this machine; its /__emulator control endpoints ' +
-        'require the control token printed above.',
-    );
-  }
-
+  // Handlers first: the banner tells a supervisor (or a test) that signals are handled.
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     // A second signal while closing means "now".
@@ -86,6 +74,18 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  process.stdout.write(renderBanner(emulator));
+  // Without a logger (--quiet) startEmulator cannot warn; this warning is never silenced.
+  if (
+    request.quiet &&
+    emulator.controlToken !== null &&
+    !isLoopbackHost(request.options.host ?? '127.0.0.1')
+  ) {
+    console.error(
+      'Warning: the emulator listens beyond this machine; its /__emulator control endpoints ' +
+        'require the control token printed above.',
+    );
+  }
 }
 
 await main();
