@@ -1,15 +1,27 @@
+export { type BodyRead, bytesAsSent, textAsSent } from './adapter/body-read.js';
 export { exactTextBytes, type TextProof } from './adapter/exact-text-bytes.js';
-export { rawBodyErrorAnswer } from './adapter/raw-body-error.js';
+export { toFetchResponse } from './adapter/fetch-response.js';
+export { type ExecutionContextLike, lazyWaitUntil } from './adapter/lazy-wait-until.js';
+export { type NodeResponseLike, writeNodeAnswer } from './adapter/node-answer.js';
+export { readFetchBody } from './adapter/read-fetch-body.js';
 export { type LimitedRead, readLimited } from './adapter/read-limited.js';
+export { type NodeRequestLike, nodeBodyTaken, readNodeBody } from './adapter/read-node-body.js';
+export { systemTimers, type Timers } from './adapter/timers.js';
 export { toReceiver } from './adapter/to-receiver.js';
 export {
-  DEFAULT_WEBHOOK_PATH,
-  setUpWebhookMiddleware,
-  type WebhookMiddlewareOptions,
-  type WebhookMiddlewareSetup,
-  type WithReceiver,
-  withReceiver,
+  type BodyReader,
+  type VerificationWebhookFactory,
+  webhookMiddleware,
 } from './adapter/webhook-middleware.js';
+export {
+  createWebhookPipeline,
+  DEFAULT_BODY_TIMEOUT_MS,
+  DEFAULT_WEBHOOK_PATH,
+  type WebhookExchange,
+  type WebhookPipeline,
+  type WebhookPipelineOptions,
+} from './adapter/webhook-pipeline.js';
+export { type WithReceiver, withReceiver } from './adapter/with-receiver.js';
 export * from './client/index.js';
 export * from './errors.js';
 export {
