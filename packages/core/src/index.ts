@@ -1,29 +1,28 @@
-export { type BodyRead, bytesAsSent, textAsSent } from './adapter/body-read.js';
-export { exactTextBytes, type TextProof } from './adapter/exact-text-bytes.js';
-export { toFetchResponse } from './adapter/fetch-response.js';
-export { type ExecutionContextLike, lazyWaitUntil } from './adapter/lazy-wait-until.js';
-export { type NodeResponseLike, writeNodeAnswer } from './adapter/node-answer.js';
-export { readFetchBody } from './adapter/read-fetch-body.js';
-export { type LimitedRead, readLimited } from './adapter/read-limited.js';
-export { type NodeRequestLike, nodeBodyTaken, readNodeBody } from './adapter/read-node-body.js';
-export { systemTimers, type Timers } from './adapter/timers.js';
-export { toReceiver } from './adapter/to-receiver.js';
+// The application API: what an app that receives verification results uses. Adapter
+// authors import from `@faceverify/core/adapter`, store authors from `@faceverify/core/store`,
+// tests from `@faceverify/core/testing`.
 export {
-  type BodyReader,
-  type VerificationWebhookFactory,
-  webhookMiddleware,
-} from './adapter/webhook-middleware.js';
+  type Client,
+  type ClientOptions,
+  type CreatedSession,
+  type CreateSessionParams,
+  createClient,
+  type RequestOptions,
+  type SessionSnapshot,
+} from './client/index.js';
 export {
-  createWebhookPipeline,
-  DEFAULT_BODY_TIMEOUT_MS,
-  DEFAULT_WEBHOOK_PATH,
-  type WebhookExchange,
-  type WebhookPipeline,
-  type WebhookPipelineOptions,
-} from './adapter/webhook-pipeline.js';
-export { type WithReceiver, withReceiver } from './adapter/with-receiver.js';
-export * from './client/index.js';
-export * from './errors.js';
+  ApiError,
+  BrowserRefusedError,
+  ConfigurationError,
+  FaceverifyError,
+  type FaceverifyErrorCode,
+  NetworkError,
+  RateLimitError,
+  type RateLimitInfo,
+  TimeoutError,
+  WebhookPayloadError,
+  WebhookVerificationError,
+} from './errors.js';
 export {
   type FetchFrontImageOptions,
   type FrontImage,
@@ -38,7 +37,6 @@ export {
   type ConfirmedSession,
   createReceiver,
   type Receiver,
-  type RejectReason,
   type StartedVerification,
 } from './receiver/create-receiver.js';
 export type {
@@ -49,7 +47,6 @@ export type {
   VerificationExpiredEvent,
 } from './receiver/events.js';
 export type { HeadersLike } from './receiver/headers.js';
-export { readHeader } from './receiver/headers.js';
 export type { ReceiverErrorCode, ReceiverResponse } from './receiver/http-response.js';
 export type { ReceiverOptions } from './receiver/options.js';
 export { SIGNATURE_HEADER, type WebhookRequest } from './receiver/receive-webhook.js';
@@ -57,13 +54,4 @@ export type { LabeledSecret, WebhookSecrets } from './signature/secrets.js';
 export { matchSignature, type SecretMatch, sign, verify } from './signature/verify.js';
 export { verifyWebhook } from './signature/verify-webhook.js';
 export { MemoryStore } from './store/memory-store.js';
-export type {
-  AttachOutcome,
-  Lease,
-  SettleUpdate,
-  Store,
-  StoredResult,
-  TrackedSession,
-  TrackedState,
-} from './store/store.js';
 export type { SweepReport } from './tracker/sweep.js';

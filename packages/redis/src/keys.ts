@@ -1,4 +1,4 @@
-import type { TrackedState } from '@faceverify/core';
+import type { TrackedState } from '@faceverify/core/store';
 
 /**
  * Names of every Redis key the store uses, all under one prefix:

@@ -5,7 +5,7 @@ import type {
   StoredResult,
   TrackedSession,
   TrackedState,
-} from '@faceverify/core';
+} from '@faceverify/core/store';
 import { clientKeyPrefix, clientSecrets, type RedisClient } from './client.js';
 import { storeError } from './errors.js';
 import { type StoreKeys, storeKeys } from './keys.js';

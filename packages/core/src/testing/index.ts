@@ -5,4 +5,3 @@ export {
   type TestDelivery,
   tamperedDelivery,
 } from './signed-delivery.js';
-export { type StoreContractCase, storeContractCases } from './store-contract.js';

@@ -1,14 +1,12 @@
 import {
   type BodyRead,
-  createReceiver,
   createWebhookPipeline,
-  MemoryStore,
-  type ReceiverResponse,
   readLimited,
   type Timers,
   type WebhookExchange,
   type WebhookPipelineOptions,
-} from '../../src/index.js';
+} from '../../src/adapter/index.js';
+import { createReceiver, MemoryStore, type ReceiverResponse } from '../../src/index.js';
 import { fixturePayload, signedDelivery } from '../../src/testing/index.js';
 import { check, checkEqual, checkRejects, type PortableCase } from './case.js';
 

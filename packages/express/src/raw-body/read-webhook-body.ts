@@ -1,5 +1,5 @@
-import type { BodyRead, BodyReader } from '@faceverify/core';
-import { bytesAsSent, nodeBodyTaken, readNodeBody } from '@faceverify/core';
+import type { BodyRead, BodyReader } from '@faceverify/core/adapter';
+import { bytesAsSent, nodeBodyTaken, readNodeBody } from '@faceverify/core/adapter';
 import type { Request } from 'express';
 import { capturedBody } from './captured-body.js';
 import { HINTS } from './hints.js';

@@ -1,4 +1,4 @@
-import { webhookMiddleware, writeNodeAnswer } from '@faceverify/core';
+import { webhookMiddleware, writeNodeAnswer } from '@faceverify/core/adapter';
 import { readWebhookBody } from '../raw-body/read-webhook-body.js';
 import { fullPath, isRouteHandler } from './mounting.js';
 import type { VerificationWebhookOptions } from './options.js';

@@ -1,4 +1,5 @@
-import type { VerificationCompletedEvent, WithReceiver } from '@faceverify/core';
+import type { VerificationCompletedEvent } from '@faceverify/core';
+import type { WithReceiver } from '@faceverify/core/adapter';
 import type { NextFunction, Request, Response } from 'express';
 
 declare global {

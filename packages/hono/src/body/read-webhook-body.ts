@@ -1,5 +1,5 @@
-import type { BodyRead, BodyReader } from '@faceverify/core';
-import { readFetchBody, textAsSent } from '@faceverify/core';
+import type { BodyRead, BodyReader } from '@faceverify/core/adapter';
+import { readFetchBody, textAsSent } from '@faceverify/core/adapter';
 import type { HonoRequest } from 'hono';
 import { bodyCacheOf } from './body-cache.js';
 import { HINTS } from './hints.js';

@@ -1,4 +1,4 @@
-import { lazyWaitUntil, toFetchResponse, webhookMiddleware } from '@faceverify/core';
+import { lazyWaitUntil, toFetchResponse, webhookMiddleware } from '@faceverify/core/adapter';
 import { readWebhookBody } from '../body/read-webhook-body.js';
 import { isRouteHandler } from './mounting.js';
 import type { VerificationWebhookOptions } from './options.js';

@@ -1,5 +1,5 @@
-import type { BodyReader } from '@faceverify/core';
-import { nodeBodyTaken, readNodeBody, textAsSent } from '@faceverify/core';
+import type { BodyReader } from '@faceverify/core/adapter';
+import { nodeBodyTaken, readNodeBody, textAsSent } from '@faceverify/core/adapter';
 import type { Context } from 'koa';
 import { HINTS } from './hints.js';
 

@@ -1,4 +1,4 @@
-import { webhookMiddleware } from '@faceverify/core';
+import { webhookMiddleware } from '@faceverify/core/adapter';
 import { readWebhookBody } from '../raw-body/read-webhook-body.js';
 import { writeAnswer } from '../response/write-answer.js';
 import { isRouteHandler } from './mounting.js';
