@@ -5,6 +5,8 @@ import { defineConfig } from 'tsup';
 export default defineConfig({
   entry: {
     index: 'src/index.ts',
+    'adapter/index': 'src/adapter/index.ts',
+    'store/index': 'src/store/index.ts',
     'testing/index': 'src/testing/index.ts',
     'hmac-node': 'src/signature/hmac-node.ts',
     'hmac-web': 'src/signature/hmac-web.ts',

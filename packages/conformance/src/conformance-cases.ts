@@ -1,6 +1,7 @@
 import type { ConformanceCase } from './case.js';
 import { bodyLimitCases } from './cases/body-limit-cases.js';
 import { bodyParserCases } from './cases/body-parser-cases.js';
+import { bodyTimeoutCases } from './cases/body-timeout-cases.js';
 import { deliveryCases } from './cases/delivery-cases.js';
 import { passThroughCases } from './cases/pass-through-cases.js';
 import { routingCases } from './cases/routing-cases.js';
@@ -23,6 +24,7 @@ export function conformanceCases(target: ConformanceTarget, mount: MountStyle): 
     ...signatureCases(target, mount),
     ...routingCases(target, mount),
     ...bodyLimitCases(target, mount),
+    ...bodyTimeoutCases(target, mount),
     ...deliveryCases(target, mount),
     ...bodyParserCases(target, mount),
     ...passThroughCases(target, mount),

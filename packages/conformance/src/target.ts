@@ -28,6 +28,7 @@ export type BodyParserSetup = 'none' | 'parser-first' | 'parser-keeping-bytes';
 export interface WebhookOptionsUnderTest {
   path?: string;
   passThrough?: boolean;
+  bodyTimeoutMs?: number;
 }
 
 /** The app a target must start for one case. */

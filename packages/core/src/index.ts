@@ -1,18 +1,29 @@
-export { exactTextBytes, type TextProof } from './adapter/exact-text-bytes.js';
-export { rawBodyErrorAnswer } from './adapter/raw-body-error.js';
-export { type LimitedRead, readLimited } from './adapter/read-limited.js';
-export { toReceiver } from './adapter/to-receiver.js';
+// The application API: what an app that receives verification results uses. Adapter
+// authors import from `@faceverify/core/adapter`, store authors from `@faceverify/core/store`,
+// tests from `@faceverify/core/testing`.
 export {
-  DEFAULT_WEBHOOK_PATH,
-  setUpWebhookMiddleware,
-  type WebhookMiddlewareOptions,
-  type WebhookMiddlewareSetup,
-  type WithReceiver,
-  withReceiver,
-} from './adapter/webhook-middleware.js';
-export * from './client/index.js';
+  type Client,
+  type ClientOptions,
+  type CreatedSession,
+  type CreateSessionParams,
+  createClient,
+  type RequestOptions,
+  type SessionSnapshot,
+} from './client/index.js';
 export { type Clock, systemClock, type TimerHandle } from './clock/clock.js';
-export * from './errors.js';
+export {
+  ApiError,
+  BrowserRefusedError,
+  ConfigurationError,
+  FaceverifyError,
+  type FaceverifyErrorCode,
+  NetworkError,
+  RateLimitError,
+  type RateLimitInfo,
+  TimeoutError,
+  WebhookPayloadError,
+  WebhookVerificationError,
+} from './errors.js';
 export {
   type FetchFrontImageOptions,
   type FrontImage,
@@ -28,7 +39,6 @@ export {
   type ConfirmedSession,
   createReceiver,
   type Receiver,
-  type RejectReason,
   type StartedVerification,
 } from './receiver/create-receiver.js';
 export type {
@@ -42,7 +52,6 @@ export type {
 } from './receiver/events.js';
 export type { HandlerOptions } from './receiver/handler-registry.js';
 export type { HeadersLike } from './receiver/headers.js';
-export { readHeader } from './receiver/headers.js';
 export type { ReceiverErrorCode, ReceiverResponse } from './receiver/http-response.js';
 export type { ReceiverOptions } from './receiver/options.js';
 export { SIGNATURE_HEADER, type WebhookRequest } from './receiver/receive-webhook.js';
@@ -50,29 +59,6 @@ export type { LabeledSecret, WebhookSecrets } from './signature/secrets.js';
 export { matchSignature, type SecretMatch, sign, verify } from './signature/verify.js';
 export { verifyWebhook } from './signature/verify-webhook.js';
 export { MemoryStore } from './store/memory-store.js';
-export type {
-  AttachOutcome,
-  AttachResultOptions,
-  ClosedState,
-  CountsOptions,
-  FindByUserOptions,
-  ForgetOptions,
-  GetOptions,
-  InsertOptions,
-  InsertOutcome,
-  Lease,
-  LeaseDueOptions,
-  LeaseOptions,
-  OpenState,
-  RememberOptions,
-  SettledWith,
-  SettleOptions,
-  SettleUpdate,
-  Store,
-  StoredResult,
-  TrackedSession,
-  TrackedState,
-  TransactionalStore,
-  TransactionOf,
-} from './store/store.js';
+// The type of the `store` option; implementing one is for `@faceverify/core/store`.
+export type { Store } from './store/store.js';
 export type { SweepReport } from './tracker/sweep.js';

@@ -4,7 +4,7 @@ import type {
   Store,
   TrackedSession,
   TrackedState,
-} from '@faceverify/core';
+} from '@faceverify/core/store';
 import { clientKeyPrefix, clientSecrets, type RedisClient } from './client.js';
 import { storeError } from './errors.js';
 import { type StoreKeys, storeKeys } from './keys.js';

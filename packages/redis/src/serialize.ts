@@ -1,4 +1,4 @@
-import type { StoredResult, TrackedSession, TrackedState } from '@faceverify/core';
+import type { StoredResult, TrackedSession, TrackedState } from '@faceverify/core/store';
 
 // Field names of the record hash. The Lua scripts read and write `user`, `createdAt`,
 // `expiresAt`, `state`, `dueAt`, `attempts`, `result`, `leaseOwner`, `leaseUntil` and

@@ -1,5 +1,5 @@
 import { ConfigurationError } from '@faceverify/core';
-import { storeContractCases } from '@faceverify/core/testing';
+import { storeContractCases } from '@faceverify/core/store';
 import { useRedisServer } from '@faceverify/test-support';
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

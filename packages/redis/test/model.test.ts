@@ -1,10 +1,5 @@
-import {
-  MemoryStore,
-  type SettleUpdate,
-  type Store,
-  type StoredResult,
-  type TrackedSession,
-} from '@faceverify/core';
+import { MemoryStore } from '@faceverify/core';
+import type { SettleUpdate, Store, StoredResult, TrackedSession } from '@faceverify/core/store';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RedisStore } from '../src/index.js';

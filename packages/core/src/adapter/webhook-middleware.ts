@@ -1,66 +1,67 @@
-import { ConfigurationError } from '../errors.js';
 import type { Receiver } from '../receiver/create-receiver.js';
-import type { ReceiverEventMap, ReceiverEventName } from '../receiver/events.js';
 import type { ReceiverOptions } from '../receiver/options.js';
-import { toReceiver } from './to-receiver.js';
+import type { BodyRead } from './body-read.js';
+import {
+  createWebhookPipeline,
+  type WebhookExchange,
+  type WebhookPipelineOptions,
+} from './webhook-pipeline.js';
+import { type WithReceiver, withReceiver } from './with-receiver.js';
 
-/** Where adapters listen when mounted app-wide and given no `path`. */
-export const DEFAULT_WEBHOOK_PATH = '/webhooks/verification';
-
-/** The options every adapter's `verificationWebhook()` shares. */
-export interface WebhookMiddlewareOptions {
-  path?: string;
-  passThrough?: boolean;
-}
-
-/** What an adapter's middleware works with, options resolved and checked. */
-export interface WebhookMiddlewareSetup {
-  receiver: Receiver;
-  path: string;
-  passThrough: boolean;
-}
+/** How an adapter reads the exact body of its request type; see `WebhookExchange.readBody`. */
+export type BodyReader<Request> = (
+  request: Request,
+  limit: number,
+  signal: AbortSignal,
+) => Promise<BodyRead>;
 
 /**
- * Resolves the arguments of an adapter's `verificationWebhook()`: the Receiver (given,
- * built from options, or from the environment) and a checked `path`. Configuration errors
- * surface here, when the app starts. For adapter authors.
+ * An adapter's `verificationWebhook(receiverOrOptions?, options?)`: it returns the
+ * framework's middleware carrying its Receiver and a chainable `.on()`.
  */
-export function setUpWebhookMiddleware(
-  receiverOrOptions: Receiver | ReceiverOptions | undefined,
-  options: WebhookMiddlewareOptions,
-): WebhookMiddlewareSetup {
-  const receiver = toReceiver(receiverOrOptions);
-  const path = options.path ?? DEFAULT_WEBHOOK_PATH;
-  if (!path.startsWith('/')) {
-    throw new ConfigurationError(
-      `verificationWebhook(): "path" must start with "/", got ${JSON.stringify(path)}.`,
-    );
-  }
-  return { receiver, path, passThrough: options.passThrough === true };
-}
+export type VerificationWebhookFactory<Middleware, Options> = (
+  receiverOrOptions?: Receiver | ReceiverOptions,
+  options?: Options,
+) => Middleware;
 
-/** A framework middleware that also carries its Receiver and a chainable `on`. */
-export type WithReceiver<Middleware> = Middleware & {
-  /** The Receiver that checks and delivers the webhooks. */
-  readonly receiver: Receiver;
-  /** Registers a handler on the Receiver; returns the middleware, so it chains. */
-  on<Name extends ReceiverEventName>(
-    name: Name,
-    handler: ReceiverEventMap[Name],
-  ): WithReceiver<Middleware>;
-};
+// biome-ignore lint/suspicious/noExplicitAny: a middleware's own parameters are whatever its framework passes.
+type AnyMiddleware = (...args: any[]) => unknown;
 
-/** Gives a middleware function its `.receiver` and chainable `.on()`. For adapter authors. */
-export function withReceiver<Middleware extends object>(
-  middleware: Middleware,
-  receiver: Receiver,
-): WithReceiver<Middleware> {
-  const result = Object.assign(middleware, {
-    receiver,
-    on<Name extends ReceiverEventName>(name: Name, handler: ReceiverEventMap[Name]) {
-      receiver.on(name, handler);
-      return result;
-    },
-  }) as WithReceiver<Middleware>;
-  return result;
+/**
+ * Builds an adapter's `verificationWebhook()` from one function: how a call of the
+ * framework's middleware becomes a `WebhookExchange` (`self` is the middleware, for
+ * frameworks whose router is asked whether it chose it). Every call of the factory
+ * resolves its Receiver and options once, when the app starts; every request then runs
+ * through the shared pipeline. For adapter authors.
+ *
+ * @example
+ * export const verificationWebhook = webhookMiddleware<WithReceiver<Middleware>>(
+ *   (self, req, res, next) => ({
+ *     method: req.method,
+ *     headers: req.headers,
+ *     isRouted: () => false,
+ *     path: () => req.url,
+ *     readBody: (limit, signal) => readNodeBody(req, limit, signal),
+ *     keep: (event) => Object.assign(req, { verification: event }),
+ *     next,
+ *     respond: (answer, close) => writeNodeAnswer(res, answer, close),
+ *   }),
+ * );
+ */
+export function webhookMiddleware<
+  Middleware extends WithReceiver<AnyMiddleware>,
+  Options extends WebhookPipelineOptions = WebhookPipelineOptions,
+>(
+  exchangeOf: (
+    self: Middleware,
+    ...args: Parameters<Middleware>
+  ) => WebhookExchange<Awaited<ReturnType<Middleware>>>,
+): VerificationWebhookFactory<Middleware, Options> {
+  return (receiverOrOptions, options) => {
+    const pipeline = createWebhookPipeline(receiverOrOptions, options);
+    const handle = (...args: Parameters<Middleware>) =>
+      pipeline.handle(exchangeOf(middleware, ...args));
+    const middleware = withReceiver(handle, pipeline.receiver) as unknown as Middleware;
+    return middleware;
+  };
 }

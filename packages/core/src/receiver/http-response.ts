@@ -22,6 +22,7 @@ export type ReceiverErrorCode =
   | 'handler_failed'
   | 'raw_body_unavailable'
   | 'body_unreadable'
+  | 'body_timeout'
   | 'store_unavailable'
   | 'internal_error';
 

@@ -5,5 +5,4 @@ export {
   type TestDelivery,
   tamperedDelivery,
 } from './signed-delivery.js';
-export { type StoreContractCase, storeContractCases } from './store-contract.js';
 export { createTestClock, type TestClock } from './test-clock.js';

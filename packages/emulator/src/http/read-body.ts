@@ -1,4 +1,4 @@
-import { readLimited } from '@faceverify/core';
+import { readLimited } from '@faceverify/core/adapter';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './app-env.js';
 import { errorResponse } from './error-response.js';

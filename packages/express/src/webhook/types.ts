@@ -1,9 +1,5 @@
-import type {
-  Receiver,
-  ReceiverEventMap,
-  ReceiverEventName,
-  VerificationCompletedEvent,
-} from '@faceverify/core';
+import type { VerificationCompletedEvent } from '@faceverify/core';
+import type { WithReceiver } from '@faceverify/core/adapter';
 import type { NextFunction, Request, Response } from 'express';
 
 declare global {
@@ -18,23 +14,17 @@ declare global {
   }
 }
 
-/** The Express middleware `verificationWebhook()` returns. */
-export interface VerificationWebhookMiddleware {
-  (req: Request, res: Response, next: NextFunction): void;
-  /** The Receiver that checks and delivers the webhooks. */
-  readonly receiver: Receiver;
-  /**
-   * Registers a handler on the Receiver; returns the middleware, so it chains.
-   *
-   * @example
-   * app.use(
-   *   verificationWebhook().on('verification.completed', async ({ data }) => {
-   *     await users.markVerified(data.external_user_id, data.status === 'verified');
-   *   }),
-   * );
-   */
-  on<Name extends ReceiverEventName>(
-    name: Name,
-    handler: ReceiverEventMap[Name],
-  ): VerificationWebhookMiddleware;
-}
+/**
+ * The Express middleware `verificationWebhook()` returns, with its Receiver and a
+ * chainable `.on()` that registers handlers on it.
+ *
+ * @example
+ * app.use(
+ *   verificationWebhook().on('verification.completed', async ({ data }) => {
+ *     await users.markVerified(data.external_user_id, data.status === 'verified');
+ *   }),
+ * );
+ */
+export type VerificationWebhookMiddleware = WithReceiver<
+  (req: Request, res: Response, next: NextFunction) => void
+>;

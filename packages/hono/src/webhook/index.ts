@@ -1,24 +1,13 @@
-import {
-  type Receiver,
-  type ReceiverOptions,
-  setUpWebhookMiddleware,
-  withReceiver,
-} from '@faceverify/core';
-import type { Context, Next } from 'hono';
+import { lazyWaitUntil, toFetchResponse, webhookMiddleware } from '@faceverify/core/adapter';
 import { readWebhookBody } from '../body/read-webhook-body.js';
-
-import { toResponse } from '../response/to-response.js';
-import { waitUntilOf } from '../runtime/wait-until.js';
 import { isRouteHandler } from './mounting.js';
 import type { VerificationWebhookOptions } from './options.js';
-import type { VerificationEnv, VerificationWebhookMiddleware } from './types.js';
-
-const NO_BODY = new Uint8Array(0);
+import type { VerificationWebhookMiddleware } from './types.js';
 
 /**
  * Hono middleware that receives the signed `verification.completed` webhook on Node, Bun,
  * Deno and Cloudflare Workers: it reads the exact raw body through the Fetch API
- * (size-limited, before any JSON parsing), lets the Receiver verify and deliver it, and
+ * (size-limited and time-limited, before any JSON parsing), lets the Receiver verify and deliver it, and
  * returns the Receiver's answer. Handlers still running at the acknowledgement deadline
  * are kept alive with the platform's `waitUntil` where there is one.
  *
@@ -40,42 +29,19 @@ const NO_BODY = new Uint8Array(0);
  * // As app-level middleware: listens on `path` (default /webhooks/verification).
  * app.use(verificationWebhook(receiver));
  */
-export function verificationWebhook(
-  receiverOrOptions?: Receiver | ReceiverOptions,
-  options: VerificationWebhookOptions = {},
-): VerificationWebhookMiddleware {
-  const { receiver, path, passThrough } = setUpWebhookMiddleware(receiverOrOptions, options);
-
-  async function handle(c: Context<VerificationEnv>, next: Next): Promise<Response | undefined> {
-    if (!isRouteHandler(c) && c.req.path !== path) {
-      await next();
-      return undefined;
-    }
-    const { method } = c.req;
-    let body: Uint8Array = NO_BODY;
-    // Other methods get the Receiver's 405 without their body being read.
-    if (method === 'POST') {
-      const read = await readWebhookBody(c.req, receiver);
-      if (read.kind === 'refused') return toResponse(read.answer);
-      body = read.bytes;
-    }
-
-    const answer = await receiver.receive({
-      method,
-      headers: c.req.raw.headers,
-      body,
-      waitUntil: waitUntilOf(c),
-    });
-    if (answer.event) {
-      c.set('verification', answer.event);
-      if (passThrough) {
-        await next();
-        return undefined;
-      }
-    }
-    return toResponse(answer);
-  }
-
-  const middleware: VerificationWebhookMiddleware = withReceiver(handle, receiver);
-  return middleware;
-}
+export const verificationWebhook = webhookMiddleware<
+  VerificationWebhookMiddleware,
+  VerificationWebhookOptions
+>((_self, c, next) => ({
+  method: c.req.method,
+  headers: c.req.raw.headers,
+  isRouted: () => isRouteHandler(c),
+  path: () => c.req.path,
+  readBody: (limit, signal) => readWebhookBody(c.req, limit, signal),
+  // Read only when work outlives the response: Hono throws (building an Error) on every
+  // read where the runtime has no execution context (Node, Bun, Deno).
+  waitUntil: lazyWaitUntil(() => c.executionCtx),
+  keep: (event) => c.set('verification', event),
+  next,
+  respond: (answer, close) => toFetchResponse(answer, close),
+}));

@@ -22,4 +22,13 @@ export interface VerificationWebhookOptions {
    * );
    */
   passThrough?: boolean;
+  /**
+   * How long the whole body may take to arrive, in milliseconds. A slower body (a sender
+   * trickling bytes, or one that stopped) is answered `408 body_timeout` and the connection
+   * is closed, instead of holding the request until the platform's request timeout. Default `10000`.
+   *
+   * @example
+   * app.use(verificationWebhook(receiver, { bodyTimeoutMs: 5_000 }));
+   */
+  bodyTimeoutMs?: number;
 }

@@ -1,9 +1,5 @@
-import type {
-  Receiver,
-  ReceiverEventMap,
-  ReceiverEventName,
-  VerificationCompletedEvent,
-} from '@faceverify/core';
+import type { VerificationCompletedEvent } from '@faceverify/core';
+import type { WithReceiver } from '@faceverify/core/adapter';
 import type { MiddlewareHandler } from 'hono';
 
 /** What `verificationWebhook()` sets for later handlers: `c.get('verification')`. */
@@ -20,22 +16,15 @@ export type VerificationVariables = {
  */
 export type VerificationEnv = { Variables: VerificationVariables };
 
-/** The Hono middleware `verificationWebhook()` returns. */
-export interface VerificationWebhookMiddleware extends MiddlewareHandler<VerificationEnv> {
-  /** The Receiver that checks and delivers the webhooks. */
-  readonly receiver: Receiver;
-  /**
-   * Registers a handler on the Receiver; returns the middleware, so it chains.
-   *
-   * @example
-   * app.use(
-   *   verificationWebhook(receiver).on('verification.completed', async ({ data }) => {
-   *     await users.markVerified(data.external_user_id, data.status === 'verified');
-   *   }),
-   * );
-   */
-  on<Name extends ReceiverEventName>(
-    name: Name,
-    handler: ReceiverEventMap[Name],
-  ): VerificationWebhookMiddleware;
-}
+/**
+ * The Hono middleware `verificationWebhook()` returns, with its Receiver and a chainable
+ * `.on()` that registers handlers on it.
+ *
+ * @example
+ * app.use(
+ *   verificationWebhook(receiver).on('verification.completed', async ({ data }) => {
+ *     await users.markVerified(data.external_user_id, data.status === 'verified');
+ *   }),
+ * );
+ */
+export type VerificationWebhookMiddleware = WithReceiver<MiddlewareHandler<VerificationEnv>>;

@@ -1,18 +1,14 @@
 import type { ReceiverResponse } from '@faceverify/core';
 import type { Context } from 'koa';
 
-/** Writes the Receiver's answer as it is: status, headers and body. */
-export function writeAnswer(ctx: Context, answer: ReceiverResponse): void {
+/**
+ * Writes the answer as it is: status, headers and body. With `close`, the connection is
+ * closed once the answer is sent: otherwise Node keeps the socket and the sender keeps
+ * pushing the rest of a body nobody reads. (HTTP/2 has no such header.)
+ */
+export function writeAnswer(ctx: Context, answer: ReceiverResponse, close: boolean): void {
   ctx.status = answer.status;
   ctx.set(answer.headers);
+  if (close && ctx.req.httpVersionMajor === 1) ctx.set('connection', 'close');
   ctx.body = answer.body;
-}
-
-/**
- * After refusing a body it did not read, the connection is closed once the answer is sent:
- * otherwise Node keeps the socket and the sender keeps pushing the rest of the body.
- * (HTTP/2 has no such header and ends the stream by itself.)
- */
-export function closeAfterAnswer(ctx: Context): void {
-  if (ctx.req.httpVersionMajor === 1) ctx.set('connection', 'close');
 }

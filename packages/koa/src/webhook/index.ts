@@ -1,31 +1,13 @@
-import {
-  type Receiver,
-  type ReceiverOptions,
-  setUpWebhookMiddleware,
-  withReceiver,
-} from '@faceverify/core';
-import type { Next, ParameterizedContext } from 'koa';
+import { webhookMiddleware } from '@faceverify/core/adapter';
 import { readWebhookBody } from '../raw-body/read-webhook-body.js';
-
-import { closeAfterAnswer, writeAnswer } from '../response/write-answer.js';
+import { writeAnswer } from '../response/write-answer.js';
 import { isRouteHandler } from './mounting.js';
 import type { VerificationWebhookOptions } from './options.js';
-import type { VerificationState, VerificationWebhookMiddleware } from './types.js';
-
-const NO_BODY = new Uint8Array(0);
-
-/** `ctx.path`, or `undefined` for a request line Koa cannot parse as a URL (it throws). */
-function requestPath(ctx: ParameterizedContext<VerificationState>): string | undefined {
-  try {
-    return ctx.path;
-  } catch {
-    return undefined;
-  }
-}
+import type { VerificationWebhookMiddleware } from './types.js';
 
 /**
  * Koa 2 and 3 middleware that receives the signed `verification.completed` webhook: it
- * reads the exact raw body (size-limited, before any JSON parsing), lets the Receiver
+ * reads the exact raw body (size-limited and time-limited, before any JSON parsing), lets the Receiver
  * verify and deliver it, and writes back the Receiver's answer. Mount it before
  * `bodyParser()`.
  *
@@ -48,39 +30,17 @@ function requestPath(ctx: ParameterizedContext<VerificationState>): string | und
  * // Without a router: listens on `path` (default /webhooks/verification).
  * app.use(verificationWebhook(receiver));
  */
-export function verificationWebhook(
-  receiverOrOptions?: Receiver | ReceiverOptions,
-  options: VerificationWebhookOptions = {},
-): VerificationWebhookMiddleware {
-  const { receiver, path, passThrough } = setUpWebhookMiddleware(receiverOrOptions, options);
-
-  async function handle(ctx: ParameterizedContext<VerificationState>, next: Next): Promise<void> {
-    if (!isRouteHandler(ctx, middleware) && requestPath(ctx) !== path) {
-      await next();
-      return;
-    }
-    let body: Uint8Array = NO_BODY;
-    // Other methods get the Receiver's 405 without their body being read.
-    if (ctx.method === 'POST') {
-      const read = await readWebhookBody(ctx, receiver);
-      if (read.kind === 'refused') {
-        if (read.leftUnread) closeAfterAnswer(ctx);
-        writeAnswer(ctx, read.answer);
-        return;
-      }
-      body = read.bytes;
-    }
-    const answer = await receiver.receive({ method: ctx.method, headers: ctx.req.headers, body });
-    if (answer.event) {
-      ctx.state.verification = answer.event;
-      if (passThrough) {
-        await next();
-        return;
-      }
-    }
-    writeAnswer(ctx, answer);
-  }
-
-  const middleware: VerificationWebhookMiddleware = withReceiver(handle, receiver);
-  return middleware;
-}
+export const verificationWebhook = webhookMiddleware<
+  VerificationWebhookMiddleware,
+  VerificationWebhookOptions
+>((self, ctx, next) => ({
+  method: ctx.method,
+  headers: ctx.req.headers,
+  isRouted: () => isRouteHandler(ctx, self),
+  // Koa throws on a request line it cannot parse as a URL; the pipeline passes it on.
+  path: () => ctx.path,
+  readBody: (limit, signal) => readWebhookBody(ctx, limit, signal),
+  keep: (event) => Object.assign(ctx.state, { verification: event }),
+  next,
+  respond: (answer, close) => writeAnswer(ctx, answer, close),
+}));

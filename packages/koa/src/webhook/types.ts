@@ -1,9 +1,5 @@
-import type {
-  Receiver,
-  ReceiverEventMap,
-  ReceiverEventName,
-  VerificationCompletedEvent,
-} from '@faceverify/core';
+import type { VerificationCompletedEvent } from '@faceverify/core';
+import type { WithReceiver } from '@faceverify/core/adapter';
 import type { Middleware } from 'koa';
 
 /** What `verificationWebhook()` puts on `ctx.state` for later middleware. */
@@ -12,23 +8,16 @@ export interface VerificationState {
   verification: VerificationCompletedEvent;
 }
 
-/** The Koa middleware `verificationWebhook()` returns. */
-export interface VerificationWebhookMiddleware extends Middleware<VerificationState> {
-  /** The Receiver that checks and delivers the webhooks. */
-  readonly receiver: Receiver;
-  /**
-   * Registers a handler on the Receiver; returns the middleware, so it chains.
-   *
-   * @example
-   * router.post(
-   *   '/webhooks/verification',
-   *   verificationWebhook().on('verification.completed', async ({ data }) => {
-   *     await users.markVerified(data.external_user_id, data.status === 'verified');
-   *   }),
-   * );
-   */
-  on<Name extends ReceiverEventName>(
-    name: Name,
-    handler: ReceiverEventMap[Name],
-  ): VerificationWebhookMiddleware;
-}
+/**
+ * The Koa middleware `verificationWebhook()` returns, with its Receiver and a chainable
+ * `.on()` that registers handlers on it.
+ *
+ * @example
+ * router.post(
+ *   '/webhooks/verification',
+ *   verificationWebhook().on('verification.completed', async ({ data }) => {
+ *     await users.markVerified(data.external_user_id, data.status === 'verified');
+ *   }),
+ * );
+ */
+export type VerificationWebhookMiddleware = WithReceiver<Middleware<VerificationState>>;

@@ -1,4 +1,4 @@
-import type { StoredResult, TrackedSession } from '@faceverify/core';
+import type { StoredResult, TrackedSession } from '@faceverify/core/store';
 import { fixturePayload } from '@faceverify/core/testing';
 
 let sequence = 0;

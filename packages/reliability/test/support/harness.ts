@@ -1,10 +1,5 @@
-import {
-  createReceiver,
-  MemoryStore,
-  type Receiver,
-  type ReceiverOptions,
-  type Store,
-} from '@faceverify/core';
+import { createReceiver, MemoryStore, type Receiver, type ReceiverOptions } from '@faceverify/core';
+import type { Store } from '@faceverify/core/store';
 import { type EmulatorOptions, type FaultSettings, startEmulator } from '@faceverify/emulator';
 import { DeliveryLedger } from './delivery-ledger.js';
 import { type ReceiverServer, startReceiverServer } from './receiver-server.js';

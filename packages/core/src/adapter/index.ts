@@ -1,0 +1,29 @@
+// For authors of framework adapters: the request pipeline every adapter runs, and the
+// pieces adapters plug into it (body readers, answer writers). Applications import from
+// `@faceverify/core`.
+
+export { type HeadersLike, readHeader } from '../receiver/headers.js';
+export { type BodyRead, bytesAsSent, textAsSent } from './body-read.js';
+export { exactTextBytes, type TextProof } from './exact-text-bytes.js';
+export { toFetchResponse } from './fetch-response.js';
+export { type ExecutionContextLike, lazyWaitUntil } from './lazy-wait-until.js';
+export { type NodeResponseLike, writeNodeAnswer } from './node-answer.js';
+export { readFetchBody } from './read-fetch-body.js';
+export { type LimitedRead, readLimited } from './read-limited.js';
+export { type NodeRequestLike, nodeBodyTaken, readNodeBody } from './read-node-body.js';
+export { systemTimers, type Timers } from './timers.js';
+export { toReceiver } from './to-receiver.js';
+export {
+  type BodyReader,
+  type VerificationWebhookFactory,
+  webhookMiddleware,
+} from './webhook-middleware.js';
+export {
+  createWebhookPipeline,
+  DEFAULT_BODY_TIMEOUT_MS,
+  DEFAULT_WEBHOOK_PATH,
+  type WebhookExchange,
+  type WebhookPipeline,
+  type WebhookPipelineOptions,
+} from './webhook-pipeline.js';
+export { type WithReceiver, withReceiver } from './with-receiver.js';

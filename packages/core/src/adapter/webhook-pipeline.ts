@@ -1,0 +1,178 @@
+import { ConfigurationError } from '../errors.js';
+import type { Receiver } from '../receiver/create-receiver.js';
+import type { VerificationCompletedEvent } from '../receiver/events.js';
+import { type HeadersLike, readHeader } from '../receiver/headers.js';
+import type { ReceiverResponse } from '../receiver/http-response.js';
+import type { ReceiverOptions } from '../receiver/options.js';
+import { type DeadlineRead, readWithDeadline } from './body-deadline.js';
+import type { BodyRead } from './body-read.js';
+import { refusalAnswer } from './refusal-answer.js';
+import { systemTimers, type Timers } from './timers.js';
+import { toReceiver } from './to-receiver.js';
+
+/** Where adapters listen when mounted app-wide and given no `path`. */
+export const DEFAULT_WEBHOOK_PATH = '/webhooks/verification';
+
+/** How long a webhook body may take to arrive when `bodyTimeoutMs` is not set. */
+export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
+
+const NO_BODY = new Uint8Array(0);
+
+/** The options every adapter's `verificationWebhook()` shares. */
+export interface WebhookPipelineOptions {
+  /** The path webhooks are posted to; other requests pass on. Default `/webhooks/verification`. */
+  path?: string;
+  /** Hand an accepted webhook to later middleware instead of answering it. Default `false`. */
+  passThrough?: boolean;
+  /**
+   * How long the whole body may take to arrive, in milliseconds. A slower body is answered
+   * `408 body_timeout` and the connection is closed, so a sender that trickles bytes cannot
+   * hold the request (and its buffer) for the server's request timeout. Default `10000`.
+   */
+  bodyTimeoutMs?: number;
+}
+
+/**
+ * One request as an adapter hands it to the pipeline: what it is, and how to do the few
+ * things only the framework knows. `Result` is what the framework's middleware returns.
+ */
+export interface WebhookExchange<Result> {
+  readonly method: string;
+  readonly headers: HeadersLike;
+  /** True when the framework's router chose this request for the middleware (a route). */
+  isRouted(): boolean;
+  /** The request path as sent; may throw (or say `undefined`) when it cannot be parsed. */
+  path(): string | undefined;
+  /** Reads the exact body bytes once, never past `limit`; stops when `signal` aborts. */
+  readBody(limit: number, signal: AbortSignal): Promise<BodyRead>;
+  /** The platform's `waitUntil`, for handlers that outlive the response. */
+  waitUntil?: (promise: Promise<unknown>) => void;
+  /** Keeps the accepted event where later middleware reads it (`req.verification`, ...). */
+  keep(event: VerificationCompletedEvent): void;
+  /** Hands the request on to the next middleware; the pipeline then resolves `undefined`. */
+  next(): unknown;
+  /** Writes the answer; `close` asks to close the connection after it (body left unread). */
+  respond(answer: ReceiverResponse, close: boolean): Result | Promise<Result>;
+  /**
+   * Takes an error thrown while passing on or answering (a response someone else already
+   * sent, ...), for frameworks that ignore rejected promises (Express 4 wants `next(error)`).
+   * Without it, `handle` rejects.
+   */
+  fail?(error: unknown): void;
+}
+
+/** The request flow every adapter shares, from path matching to the written answer. */
+export interface WebhookPipeline {
+  readonly receiver: Receiver;
+  handle<Result>(exchange: WebhookExchange<Result>): Promise<Result | undefined>;
+}
+
+function checkedOptions(options: WebhookPipelineOptions) {
+  const path = options.path ?? DEFAULT_WEBHOOK_PATH;
+  if (!path.startsWith('/')) {
+    throw new ConfigurationError(
+      `verificationWebhook(): "path" must start with "/", got ${JSON.stringify(path)}.`,
+    );
+  }
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+  if (!Number.isFinite(bodyTimeoutMs) || bodyTimeoutMs <= 0) {
+    throw new ConfigurationError(
+      `verificationWebhook(): "bodyTimeoutMs" must be a positive number of milliseconds, got ${String(bodyTimeoutMs)}.`,
+    );
+  }
+  return { path, bodyTimeoutMs, passThrough: options.passThrough === true };
+}
+
+/**
+ * Builds the request flow of a framework adapter: it resolves the Receiver (given, built
+ * from options, or from the environment; configuration errors surface here, when the app
+ * starts) and checks the options. For each request the adapter hands over a
+ * `WebhookExchange`; the pipeline decides whether the request is the webhook's, reads the
+ * body within `maxBodyBytes` and `bodyTimeoutMs`, answers every failure, lets the Receiver
+ * verify and deliver, and answers or passes on. `timers` is for tests. For adapter authors.
+ *
+ * @example
+ * const pipeline = createWebhookPipeline(receiverOrOptions, options);
+ * const middleware = (req, res, next) =>
+ *   pipeline.handle({
+ *     method: req.method,
+ *     headers: req.headers,
+ *     isRouted: () => false,
+ *     path: () => req.url,
+ *     readBody: (limit, signal) => readNodeBody(req, limit, signal),
+ *     keep: (event) => Object.assign(req, { verification: event }),
+ *     next,
+ *     respond: (answer, close) => writeNodeAnswer(res, answer, close),
+ *   });
+ */
+export function createWebhookPipeline(
+  receiverOrOptions: Receiver | ReceiverOptions | undefined,
+  options: WebhookPipelineOptions = {},
+  timers: Timers = systemTimers,
+): WebhookPipeline {
+  const receiver = toReceiver(receiverOrOptions);
+  const { path, bodyTimeoutMs, passThrough } = checkedOptions(options);
+  const limit = receiver.maxBodyBytes;
+
+  function readBody(exchange: WebhookExchange<unknown>): Promise<DeadlineRead> {
+    // A declared length over the limit is refused before a byte of the body is read.
+    const declared = readHeader(exchange.headers, 'content-length');
+    if (declared !== undefined && Number(declared) > limit) {
+      return Promise.resolve({ kind: 'too-large' });
+    }
+    return readWithDeadline((signal) => exchange.readBody(limit, signal), bodyTimeoutMs, timers);
+  }
+
+  function isForWebhook(exchange: WebhookExchange<unknown>): boolean {
+    if (exchange.isRouted()) return true;
+    try {
+      return exchange.path() === path;
+    } catch {
+      // A request line the framework cannot parse as a URL is no webhook of ours.
+      return false;
+    }
+  }
+
+  async function passOn(exchange: WebhookExchange<unknown>): Promise<undefined> {
+    await exchange.next();
+    return undefined;
+  }
+
+  async function handle<Result>(exchange: WebhookExchange<Result>): Promise<Result | undefined> {
+    if (!exchange.fail) return flow(exchange);
+    try {
+      return await flow(exchange);
+    } catch (error) {
+      exchange.fail(error);
+      return undefined;
+    }
+  }
+
+  async function flow<Result>(exchange: WebhookExchange<Result>): Promise<Result | undefined> {
+    if (!isForWebhook(exchange)) return passOn(exchange);
+    let body: Uint8Array = NO_BODY;
+    // Other methods get the Receiver's 405 without their body being read.
+    if (exchange.method === 'POST') {
+      const read = await readBody(exchange);
+      if (read.kind !== 'bytes') {
+        // Unless a parser spent the body, the rest of it is still on the connection.
+        return exchange.respond(
+          refusalAnswer(read, receiver, bodyTimeoutMs),
+          read.kind !== 'unavailable',
+        );
+      }
+      body = read.bytes;
+    }
+    const { method, headers, waitUntil } = exchange;
+    const answer = await receiver.receive(
+      waitUntil ? { method, headers, body, waitUntil } : { method, headers, body },
+    );
+    if (answer.event) {
+      exchange.keep(answer.event);
+      if (passThrough) return passOn(exchange);
+    }
+    return exchange.respond(answer, false);
+  }
+
+  return { receiver, handle };
+}

@@ -1,0 +1,29 @@
+// For authors of Store implementations (such as `@faceverify/redis`): the interface, the
+// records it keeps, and the contract cases every Store must pass.
+
+export { type StoreContractCase, storeContractCases } from '../testing/store-contract.js';
+export type {
+  AttachOutcome,
+  AttachResultOptions,
+  ClosedState,
+  CountsOptions,
+  FindByUserOptions,
+  ForgetOptions,
+  GetOptions,
+  InsertOptions,
+  InsertOutcome,
+  Lease,
+  LeaseDueOptions,
+  LeaseOptions,
+  OpenState,
+  RememberOptions,
+  SettledWith,
+  SettleOptions,
+  SettleUpdate,
+  Store,
+  StoredResult,
+  TrackedSession,
+  TrackedState,
+  TransactionalStore,
+  TransactionOf,
+} from './store.js';

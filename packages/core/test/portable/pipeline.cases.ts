@@ -1,0 +1,292 @@
+import {
+  type BodyRead,
+  createWebhookPipeline,
+  readLimited,
+  type Timers,
+  type WebhookExchange,
+  type WebhookPipelineOptions,
+} from '../../src/adapter/index.js';
+import { createReceiver, MemoryStore, type ReceiverResponse } from '../../src/index.js';
+import { fixturePayload, signedDelivery } from '../../src/testing/index.js';
+import { check, checkEqual, checkRejects, type PortableCase } from './case.js';
+
+const SECRET = 'whsec_pipeline_cases_41c9e2';
+const LIMIT = 1024;
+const PATH = '/webhooks/verification';
+
+/** Timers that fire only when the case says so, so no case waits on a clock. */
+function manualTimers() {
+  const pending = new Map<number, { callback: () => void; ms: number }>();
+  let next = 0;
+  const timers: Timers = {
+    setTimeout(callback, ms) {
+      next += 1;
+      pending.set(next, { callback, ms });
+      return next;
+    },
+    clearTimeout(handle) {
+      pending.delete(handle as number);
+    },
+  };
+  return {
+    timers,
+    pending,
+    fireAll() {
+      const due = [...pending.values()];
+      pending.clear();
+      for (const timer of due) timer.callback();
+    },
+  };
+}
+
+interface Outcome {
+  answer: ReceiverResponse;
+  close: boolean;
+}
+
+function exchange(
+  overrides: Partial<WebhookExchange<Outcome>> & { body?: Uint8Array; headers?: Headers } = {},
+): WebhookExchange<Outcome> & { kept: unknown[]; reads: number; passedOn: boolean } {
+  const state = { kept: [] as unknown[], reads: 0, passedOn: false };
+  const body = overrides.body ?? new Uint8Array(0);
+  return {
+    method: 'POST',
+    headers: overrides.headers ?? new Headers(),
+    isRouted: () => false,
+    path: () => PATH,
+    readBody: async (): Promise<BodyRead> => {
+      state.reads += 1;
+      return { kind: 'bytes', bytes: body };
+    },
+    keep: (event) => {
+      state.kept.push(event);
+    },
+    next: () => {
+      state.passedOn = true;
+    },
+    respond: (answer, close) => ({ answer, close }),
+    ...overrides,
+    get kept() {
+      return state.kept;
+    },
+    get reads() {
+      return state.reads;
+    },
+    get passedOn() {
+      return state.passedOn;
+    },
+  };
+}
+
+function pipeline(options: WebhookPipelineOptions = {}, timers?: Timers) {
+  const receiver = createReceiver({
+    secret: SECRET,
+    client: false,
+    store: new MemoryStore(),
+    maxBodyBytes: LIMIT,
+    logger: { debug() {}, info() {}, warn() {}, error() {} },
+  });
+  return createWebhookPipeline(receiver, options, timers);
+}
+
+function errorCode(outcome: Outcome | undefined): unknown {
+  return outcome?.answer
+    ? (JSON.parse(outcome.answer.body) as { error?: unknown }).error
+    : undefined;
+}
+
+/** A read that ends only when the pipeline aborts it: a sender that stopped sending. */
+function stalledRead(seen: { signal?: AbortSignal }) {
+  return (_limit: number, signal: AbortSignal) =>
+    new Promise<BodyRead>((resolve) => {
+      seen.signal = signal;
+      signal.addEventListener('abort', () =>
+        resolve({ kind: 'unreadable', reason: 'The request was aborted.' }),
+      );
+    });
+}
+
+export const pipelineCases: PortableCase[] = [
+  {
+    name: 'pipeline: a body not complete by bodyTimeoutMs is 408 body_timeout, closes, and aborts the read',
+    async run() {
+      const clock = manualTimers();
+      const seen: { signal?: AbortSignal } = {};
+      const handling = pipeline({ bodyTimeoutMs: 7_000 }, clock.timers).handle(
+        exchange({ readBody: stalledRead(seen) }),
+      );
+      // Let the pipeline start the read and its deadline.
+      await Promise.resolve();
+      checkEqual(clock.pending.size, 1, 'one deadline is scheduled');
+      checkEqual([...clock.pending.values()][0]?.ms, 7_000, 'the deadline is bodyTimeoutMs');
+      clock.fireAll();
+      const outcome = await handling;
+      checkEqual(outcome?.answer.status, 408, 'status');
+      checkEqual(errorCode(outcome), 'body_timeout', 'error code');
+      checkEqual(outcome?.close, true, 'the connection is closed');
+      checkEqual(seen.signal?.aborted, true, 'the reader is told to stop');
+    },
+  },
+  {
+    name: 'pipeline: bodyTimeoutMs defaults to 10 s, and a body in time clears its deadline',
+    async run() {
+      const clock = manualTimers();
+      const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
+      let scheduled = 0;
+      const timers: Timers = {
+        setTimeout: (callback, ms) => {
+          scheduled = ms;
+          return clock.timers.setTimeout(callback, ms);
+        },
+        clearTimeout: clock.timers.clearTimeout,
+      };
+      const outcome = await pipeline({}, timers).handle(
+        exchange({ body: delivery.body, headers: new Headers(delivery.headers) }),
+      );
+      checkEqual(outcome?.answer.status, 200, 'status');
+      checkEqual(scheduled, 10_000, 'default deadline');
+      checkEqual(clock.pending.size, 0, 'no deadline is left behind');
+    },
+  },
+  {
+    name: 'pipeline: a Content-Length over the limit is 413 before the body is read, and closes',
+    async run() {
+      const ex = exchange({ headers: new Headers({ 'content-length': String(LIMIT + 1) }) });
+      const outcome = await pipeline().handle(ex);
+      checkEqual(outcome?.answer.status, 413, 'status');
+      checkEqual(outcome?.close, true, 'close');
+      checkEqual(ex.reads, 0, 'no read');
+    },
+  },
+  {
+    name: 'pipeline: a body a parser consumed is 500 raw_body_unavailable with the hint, connection kept',
+    async run() {
+      const hint = 'Mount the webhook before the parser.';
+      const outcome = await pipeline().handle(
+        exchange({ readBody: async () => ({ kind: 'unavailable', hint }) }),
+      );
+      checkEqual(outcome?.answer.status, 500, 'status');
+      checkEqual(errorCode(outcome), 'raw_body_unavailable', 'code');
+      check(outcome?.answer.body.includes(hint), 'the hint is in the message');
+      checkEqual(outcome?.close, false, 'nothing is left unread');
+    },
+  },
+  {
+    name: 'pipeline: an aborted body is 400 body_unreadable; a reader that throws is too',
+    async run() {
+      const reason = 'The request was aborted before its body was complete.';
+      const aborted = await pipeline().handle(
+        exchange({ readBody: async () => ({ kind: 'unreadable', reason }) }),
+      );
+      checkEqual(aborted?.answer.status, 400, 'status');
+      checkEqual(errorCode(aborted), 'body_unreadable', 'code');
+      check(aborted?.answer.body.includes(reason), 'says what happened');
+      const thrown = await pipeline().handle(
+        exchange({
+          readBody: async () => {
+            throw new Error('socket hang up');
+          },
+        }),
+      );
+      checkEqual(errorCode(thrown), 'body_unreadable', 'a throwing reader');
+    },
+  },
+  {
+    name: 'pipeline: other paths pass on unread; a path that throws counts as another path',
+    async run() {
+      const other = exchange({ path: () => '/other' });
+      checkEqual(await pipeline().handle(other), undefined, 'nothing answered');
+      checkEqual(other.passedOn, true, 'other path');
+      checkEqual(other.reads, 0, 'not read');
+      const unparsable = exchange({
+        path: () => {
+          throw new URIError('bad request line');
+        },
+      });
+      await pipeline().handle(unparsable);
+      checkEqual(unparsable.passedOn, true, 'unparsable');
+      const routed = exchange({ path: () => '/other', isRouted: () => true });
+      checkEqual(
+        (await pipeline().handle(routed))?.answer.status,
+        401,
+        'routed: handled (unsigned)',
+      );
+    },
+  },
+  {
+    name: 'pipeline: other methods get 405 without their body being read',
+    async run() {
+      const ex = exchange({ method: 'GET' });
+      const outcome = await pipeline().handle(ex);
+      checkEqual(outcome?.answer.status, 405, 'status');
+      checkEqual(ex.reads, 0, 'not read');
+    },
+  },
+  {
+    name: 'pipeline: passThrough keeps the event and passes on; without it the event is kept and answered',
+    async run() {
+      const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
+      const passing = exchange({ body: delivery.body, headers: new Headers(delivery.headers) });
+      const passed = await pipeline({ passThrough: true }).handle(passing);
+      checkEqual(passed, undefined, 'not answered');
+      checkEqual(passing.passedOn, true, 'passed on');
+      checkEqual(passing.kept.length, 1, 'kept');
+      const answering = exchange({ body: delivery.body, headers: new Headers(delivery.headers) });
+      const answered = await pipeline().handle(answering);
+      checkEqual(answered?.answer.status, 200, 'answered');
+      checkEqual(answering.passedOn, false, 'not passed on');
+      checkEqual(answering.kept.length, 1, 'kept for response listeners');
+    },
+  },
+  {
+    name: 'pipeline: an error while answering goes to fail() when the adapter has one',
+    async run() {
+      const failures: unknown[] = [];
+      const boom = new Error('headers already sent');
+      const respond = () => {
+        throw boom;
+      };
+      await pipeline().handle(exchange({ respond, fail: (error) => failures.push(error) }));
+      checkEqual(failures[0], boom, 'handed to fail');
+      await checkRejects(
+        () => pipeline().handle(exchange({ respond })),
+        (error) => error === boom,
+        'rejects without fail',
+      );
+    },
+  },
+  {
+    name: 'pipeline: a path without a leading slash or a bodyTimeoutMs that is not positive is refused at setup',
+    async run() {
+      await checkRejects(
+        () => pipeline({ path: 'webhooks' }),
+        (error) => (error as { code?: unknown }).code === 'configuration_error',
+        'path',
+      );
+      await checkRejects(
+        () => pipeline({ bodyTimeoutMs: 0 }),
+        (error) => String((error as Error).message).includes('bodyTimeoutMs'),
+        'bodyTimeoutMs',
+      );
+    },
+  },
+  {
+    name: 'readLimited: aborting the signal cancels the stream and reports the read as failed',
+    async run() {
+      let cancelled = false;
+      const stream = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new Uint8Array(4));
+        },
+        cancel() {
+          cancelled = true;
+        },
+      });
+      const controller = new AbortController();
+      const reading = readLimited(stream, LIMIT, controller.signal);
+      controller.abort();
+      checkEqual((await reading).kind, 'failed', 'failed');
+      checkEqual(cancelled, true, 'cancelled');
+    },
+  },
+];
