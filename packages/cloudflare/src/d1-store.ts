@@ -3,20 +3,6 @@ import type { D1Database, D1Result } from './d1.js';
 import { D1StoreError, d1StoreError } from './errors.js';
 import { type RecordRow, recordFromRow, resultColumn } from './rows.js';
 import {
-  type AttachResultOptions,
-  type CountsOptions,
-  type FindByUserOptions,
-  type ForgetOptions,
-  type GetOptions,
-  type InsertOptions,
-  type InsertOutcome,
-  isOpen,
-  type LeaseDueOptions,
-  type LeaseOptions,
-  type RememberOptions,
-  type SettleOptions,
-} from './store-options.js';
-import {
   ATTACH,
   ATTACH_REFUSAL,
   COUNTS,
@@ -36,6 +22,20 @@ import {
   SETTLE_CLOSED,
   SETTLE_OPEN,
 } from './statements.js';
+import {
+  type AttachResultOptions,
+  type CountsOptions,
+  type FindByUserOptions,
+  type ForgetOptions,
+  type GetOptions,
+  type InsertOptions,
+  type InsertOutcome,
+  isOpen,
+  type LeaseDueOptions,
+  type LeaseOptions,
+  type RememberOptions,
+  type SettleOptions,
+} from './store-options.js';
 
 /** Options of `D1Store`. */
 export interface D1StoreOptions {

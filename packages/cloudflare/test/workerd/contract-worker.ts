@@ -89,9 +89,7 @@ export default {
   async fetch(request: Request, env: Env): Promise<Response> {
     try {
       const body = await route(new URL(request.url), env);
-      return body === undefined
-        ? new Response('not found', { status: 404 })
-        : Response.json(body);
+      return body === undefined ? new Response('not found', { status: 404 }) : Response.json(body);
     } catch (error) {
       return Response.json({ crashed: describeError(error) }, { status: 500 });
     }

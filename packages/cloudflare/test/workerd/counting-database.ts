@@ -16,24 +16,25 @@ export function countingDatabase(db: D1Database): { db: D1Database; traffic: D1T
   const tally = <Row>(results: D1Result<Row>[]) => {
     for (const result of results) traffic.rowsRead += result.meta?.rows_read ?? 0;
   };
-  const wrap = (statement: D1PreparedStatement): D1PreparedStatement => ({
-    bind: (...values) => wrap(statement.bind(...values)),
-    all: async <Row>() => {
-      traffic.statements += 1;
-      traffic.roundTrips += 1;
-      const result = await statement.all<Row>();
-      tally([result]);
-      return result;
-    },
-    run: async <Row>() => {
-      traffic.statements += 1;
-      traffic.roundTrips += 1;
-      const result = await statement.run<Row>();
-      tally([result]);
-      return result;
-    },
-    unwrap: () => statement,
-  } as D1PreparedStatement);
+  const wrap = (statement: D1PreparedStatement): D1PreparedStatement =>
+    ({
+      bind: (...values) => wrap(statement.bind(...values)),
+      all: async <Row>() => {
+        traffic.statements += 1;
+        traffic.roundTrips += 1;
+        const result = await statement.all<Row>();
+        tally([result]);
+        return result;
+      },
+      run: async <Row>() => {
+        traffic.statements += 1;
+        traffic.roundTrips += 1;
+        const result = await statement.run<Row>();
+        tally([result]);
+        return result;
+      },
+      unwrap: () => statement,
+    }) as D1PreparedStatement;
   return {
     traffic,
     db: {

@@ -31,7 +31,12 @@ export async function retentionReport(db: D1Database, reset: () => Promise<unkno
       now: T0,
     });
     await store.lease({ key, owner: 'o', now: T0, leaseMs: 1000 });
-    await store.settle({ key, owner: 'o', update: { state: 'completed', retainMs: 1000 }, now: T0 });
+    await store.settle({
+      key,
+      owner: 'o',
+      update: { state: 'completed', retainMs: 1000 },
+      now: T0,
+    });
     await store.remember({ digest: `d${i}`, ttlMs: 1000, now: T0 });
   }
   await store.insert({
