@@ -14,7 +14,9 @@ const COMPATIBILITY_DATE = '2025-09-01';
 
 /** The test Worker in workerd with a real local D1 (SQLite) bound as DB, and an empty EMPTY. */
 export interface ContractWorker {
-  call<T>(path: string): Promise<T>;
+  /** Requests a route of the test Worker and reads its JSON answer; fails on an error status. */
+  call<T>(path: string, body?: unknown): Promise<T>;
+  url: string;
   miniflare: RunningMiniflare;
   close(): Promise<void>;
 }
@@ -38,8 +40,12 @@ export async function startContractWorker(): Promise<ContractWorker> {
   const url = miniflare.urls.contract!;
   return {
     miniflare,
-    async call<T>(path: string) {
-      const response = await fetch(`${url}${path}`);
+    url,
+    async call<T>(path: string, body?: unknown) {
+      const response = await fetch(
+        `${url}${path}`,
+        body === undefined ? {} : { method: 'POST', body: JSON.stringify(body) },
+      );
       const text = await response.text();
       if (!response.ok) throw new Error(`${path} answered ${response.status}: ${text}`);
       return JSON.parse(text) as T;

@@ -1,11 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-// Shared with scripts/test-runtimes.mjs: Node 22 and Miniflare are installed once for both.
-const RUNTIMES_CACHE = join(ROOT, 'node_modules', '.cache', 'faceverify-runtimes');
 const DRIVER = fileURLToPath(new URL('./miniflare-driver.mjs', import.meta.url));
 const READY_TIMEOUT_MS = 60_000;
 
@@ -15,41 +13,22 @@ export interface MiniflareRuntime {
   miniflareDir: string;
 }
 
-interface Installed {
-  bin: string;
-  dir: string;
-}
-
-/** The parts of scripts/runtimes/provision.mjs used here. */
-interface Provision {
-  ensureInstalled(options: {
-    dir: string;
-    spec: string;
-    candidates: (dir: string) => string[];
-    nodeBinDir?: string;
-  }): Promise<Installed>;
-  binCandidates(dir: string, name: string): string[];
+/** The part of scripts/ensure-miniflare.mjs used here. */
+interface EnsureMiniflare {
+  ensureMiniflare(): Promise<MiniflareRuntime>;
 }
 
 /**
  * Node 22 and Miniflare 4 from the npm registry, installed once into
- * `node_modules/.cache/faceverify-runtimes` and reused: Miniflare 4 does not run on Node 20.
+ * `node_modules/.cache/faceverify-runtimes` and reused (`pnpm test` installs them before
+ * Vitest starts): Miniflare 4 does not run on Node 20.
  */
 export async function provisionMiniflare(): Promise<MiniflareRuntime> {
-  const provisionUrl = pathToFileURL(join(ROOT, 'scripts', 'runtimes', 'provision.mjs')).href;
-  const provision = (await import(provisionUrl)) as Provision;
-  const node = await provision.ensureInstalled({
-    dir: join(RUNTIMES_CACHE, 'node22'),
-    spec: 'node@22',
-    candidates: (dir) => provision.binCandidates(dir, 'node'),
-  });
-  const miniflare = await provision.ensureInstalled({
-    dir: join(RUNTIMES_CACHE, 'miniflare'),
-    spec: 'miniflare@4',
-    candidates: (dir) => provision.binCandidates(dir, 'workerd'),
-    nodeBinDir: dirname(node.bin),
-  });
-  return { node: node.bin, miniflareDir: miniflare.dir };
+  const script = pathToFileURL(join(ROOT, 'scripts', 'ensure-miniflare.mjs')).href;
+  const { node, miniflareDir } = await (
+    (await import(script)) as EnsureMiniflare
+  ).ensureMiniflare();
+  return { node, miniflareDir };
 }
 
 /**

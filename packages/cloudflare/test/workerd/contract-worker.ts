@@ -2,6 +2,7 @@
 // local D1 bound as DB, and answers with what happened, so the host decides pass or fail.
 import { storeContractCases } from '@faceverify/core/testing';
 import { applyMigrations, type D1Database, D1Store, D1StoreError } from '../../src/index.js';
+import { deliveryCost } from './delivery-cost.js';
 import { measureSweep } from './measure-sweep.js';
 import { retentionReport } from './retention-report.js';
 import { scalingReport } from './scaling-report.js';
@@ -88,7 +89,11 @@ async function route(url: URL, env: Env): Promise<unknown> {
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {
     try {
-      const body = await route(new URL(request.url), env);
+      const url = new URL(request.url);
+      const body = url.pathname.startsWith('/cost/')
+        ? await deliveryCost(request, env.DB)
+        : await route(url, env);
+      if (body instanceof Response) return body;
       return body === undefined ? new Response('not found', { status: 404 }) : Response.json(body);
     } catch (error) {
       return Response.json({ crashed: describeError(error) }, { status: 500 });
