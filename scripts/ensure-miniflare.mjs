@@ -2,8 +2,9 @@
 // The Workers tests (packages/cloudflare, examples/hono-cloudflare) run workerd through
 // Miniflare 4, which needs Node 22 or later. This installs Node 22 and Miniflare 4 from the npm
 // registry into node_modules/.cache/faceverify-runtimes (about 360 MB on disk, once; later
-// runs need no network) and prints what it found. `pnpm test` runs it before Vitest, so test projects running
-// side by side never install at the same time. `--refresh` installs the latest again.
+// runs need no network) and prints what it found. `pnpm test` runs it before Vitest, so test
+// projects running side by side never install at the same time. `--refresh` installs the
+// latest again.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { binCandidates, ensureInstalled } from './runtimes/provision.mjs';
