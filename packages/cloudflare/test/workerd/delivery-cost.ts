@@ -28,7 +28,11 @@ export async function deliveryCost(request: Request, db: D1Database): Promise<un
   const url = new URL(request.url);
   switch (url.pathname) {
     case '/cost/setup': {
-      const { base, key, secret } = (await request.json()) as Record<string, string>;
+      const { base, key, secret } = (await request.json()) as {
+        base: string;
+        key: string;
+        secret: string;
+      };
       await applyMigrations(db);
       const counter = countingDatabase(db);
       const delivered: string[] = [];
