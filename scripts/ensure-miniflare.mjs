@@ -5,6 +5,7 @@
 // runs need no network) and prints what it found. `pnpm test` runs it before Vitest, so test
 // projects running side by side never install at the same time. `--refresh` installs the
 // latest again.
+import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { binCandidates, ensureInstalled } from './runtimes/provision.mjs';
@@ -12,12 +13,48 @@ import { binCandidates, ensureInstalled } from './runtimes/provision.mjs';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const RUNTIMES_CACHE = join(ROOT, 'node_modules', '.cache', 'faceverify-runtimes');
 
+const LOCK = join(RUNTIMES_CACHE, 'miniflare.lock');
+// Longer than two installs may take; a lock older than this was left by a killed process.
+const STALE_LOCK_MS = 11 * 60_000;
+
+/**
+ * Runs `body` while holding a lock folder, so that test projects started side by side (each
+ * calling this) install one at a time; the second then finds the first one's install.
+ */
+async function withInstallLock(body) {
+  mkdirSync(RUNTIMES_CACHE, { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      break;
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+      try {
+        if (Date.now() - statSync(LOCK).mtimeMs > STALE_LOCK_MS)
+          rmSync(LOCK, { force: true, recursive: true });
+      } catch {
+        // Released meanwhile: try again.
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  try {
+    return await body();
+  } finally {
+    rmSync(LOCK, { force: true, recursive: true });
+  }
+}
+
 /**
  * Node 22 and Miniflare 4, installed once into the runtimes cache (shared with
  * `pnpm test:runtimes`).
  * @returns {Promise<{ node: string, miniflareDir: string, installed: boolean }>}
  */
-export async function ensureMiniflare({ refresh = false } = {}) {
+export function ensureMiniflare({ refresh = false } = {}) {
+  return withInstallLock(() => install(refresh));
+}
+
+async function install(refresh) {
   const node = await ensureInstalled({
     dir: join(RUNTIMES_CACHE, 'node22'),
     spec: 'node@22',
