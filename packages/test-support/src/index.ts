@@ -1,4 +1,14 @@
 export {
+  bundleForWorkerd,
+  type MigrationsConfig,
+  type MiniflareConfig,
+  type MiniflareRuntime,
+  provisionMiniflare,
+  type RunningMiniflare,
+  startMiniflare,
+  type WorkerConfig,
+} from './miniflare.js';
+export {
   freePort,
   type RedisServer,
   requireRedisServer,
