@@ -47,11 +47,27 @@ export { verifyWebhook } from './signature/verify-webhook.js';
 export { MemoryStore } from './store/memory-store.js';
 export type {
   AttachOutcome,
+  AttachResultOptions,
+  ClosedState,
+  CountsOptions,
+  FindByUserOptions,
+  ForgetOptions,
+  GetOptions,
+  InsertOptions,
+  InsertOutcome,
   Lease,
+  LeaseDueOptions,
+  LeaseOptions,
+  OpenState,
+  RememberOptions,
+  SettledWith,
+  SettleOptions,
   SettleUpdate,
   Store,
   StoredResult,
   TrackedSession,
   TrackedState,
+  TransactionalStore,
+  TransactionOf,
 } from './store/store.js';
 export type { SweepReport } from './tracker/sweep.js';

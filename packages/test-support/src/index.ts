@@ -6,3 +6,11 @@ export {
   startRedisServer,
   useRedisServer,
 } from './redis-server.js';
+export {
+  type PostgresServer,
+  postgresBinDir,
+  requirePostgresServer,
+  type StartPostgresOptions,
+  startPostgresServer,
+  usePostgresServer,
+} from './postgres-server.js';
