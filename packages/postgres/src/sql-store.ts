@@ -217,10 +217,7 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
         owner,
         now + leaseMs,
       ]);
-      return rows
-        .map((row) => ({ session: sessionOf(row), wasDue: Number(row.was_due) }))
-        .sort((a, b) => a.wasDue - b.wasDue || (a.session.key < b.session.key ? -1 : 1))
-        .map(({ session }) => session);
+      return rows.map(sessionOf);
     });
   }
 

@@ -45,10 +45,13 @@ export function statements({ sessions, digests }: TableNames) {
           AND s.drop_at > $3::bigint
         ORDER BY s.created_at DESC, s.key DESC OFFSET $4::integer FOR UPDATE
       )
-      UPDATE ${sessions} t SET state = 'expired', lease_owner = NULL, lease_until = NULL,
-        purge_at = $3::bigint + $5::bigint
-      FROM old WHERE t.key = old.key
-      RETURNING ${columnsOf('old')}`,
+      , closed AS (
+        UPDATE ${sessions} t SET state = 'expired', lease_owner = NULL, lease_until = NULL,
+          purge_at = $3::bigint + $5::bigint
+        WHERE t.key = ANY (ARRAY(SELECT old.key FROM old))
+        RETURNING t.key
+      )
+      SELECT old.* FROM old JOIN closed ON closed.key = old.key`,
     get: `SELECT ${s} FROM ${sessions} s WHERE s.key = $1::text AND s.drop_at > $2::bigint`,
     findByUser: `SELECT ${s} FROM ${sessions} s
       WHERE s.external_user_id = $1::text AND s.drop_at > $2::bigint
@@ -70,8 +73,8 @@ export function statements({ sessions, digests }: TableNames) {
         UPDATE ${sessions} t SET result = $2::jsonb, state = 'delivering',
           attempts = CASE WHEN t.state = 'pending' THEN 0 ELSE t.attempts END,
           due_at = CASE WHEN t.lease_until > $3::bigint THEN t.due_at ELSE $3::bigint END
-        FROM target
-        WHERE t.key = target.key AND target.state IN ${OPEN} AND NOT target.has_result
+        WHERE t.key = $1::text
+          AND (SELECT target.state IN ${OPEN} AND NOT target.has_result FROM target)
         RETURNING t.key
       )
       SELECT target.state, target.has_result, EXISTS (SELECT 1 FROM attached) AS attached
@@ -85,6 +88,7 @@ export function statements({ sessions, digests }: TableNames) {
     /**
      * Leases the earliest due open records. The partial index on open records' due time
      * makes this read only due rows; SKIP LOCKED lets concurrent sweepers take disjoint ones.
+     * The granted rows are found by key (`= ANY`), never by joining the whole table.
      */
     leaseDue: `WITH due AS (
         SELECT s.key, s.due_at FROM ${sessions} s
@@ -92,10 +96,14 @@ export function statements({ sessions, digests }: TableNames) {
           AND (s.lease_until IS NULL OR s.lease_until <= $1::bigint)
         ORDER BY s.due_at LIMIT $2::integer FOR UPDATE SKIP LOCKED
       )
-      UPDATE ${sessions} s SET lease_owner = $3::text, lease_until = $4::bigint,
-        due_at = $4::bigint
-      FROM due WHERE s.key = due.key
-      RETURNING ${s}, due.due_at AS was_due`,
+      , granted AS (
+        UPDATE ${sessions} s SET lease_owner = $3::text, lease_until = $4::bigint,
+          due_at = $4::bigint
+        WHERE s.key = ANY (ARRAY(SELECT due.key FROM due))
+        RETURNING ${s}
+      )
+      SELECT granted.* FROM granted JOIN due ON due.key = granted.key
+      ORDER BY due.due_at, due.key`,
     /** Locks a record for `settleWith`, when `$2` holds its lease. */
     lockLeased: `SELECT s.key FROM ${sessions} s
       WHERE s.key = $1::text AND s.lease_owner = $2::text AND s.state IN ${OPEN}
@@ -124,12 +132,14 @@ export function statements({ sessions, digests }: TableNames) {
         SELECT s.key FROM ${sessions} s WHERE s.drop_at <= $1::bigint
         ORDER BY s.drop_at LIMIT $2::integer FOR UPDATE SKIP LOCKED
       ), deleted_sessions AS (
-        DELETE FROM ${sessions} s USING gone_sessions g WHERE s.key = g.key RETURNING 1
+        DELETE FROM ${sessions} s WHERE s.key = ANY (ARRAY(SELECT g.key FROM gone_sessions g))
+        RETURNING 1
       ), gone_digests AS (
         SELECT d.digest FROM ${digests} d WHERE d.until <= $1::bigint
         ORDER BY d.until LIMIT $2::integer FOR UPDATE SKIP LOCKED
       ), deleted_digests AS (
-        DELETE FROM ${digests} d USING gone_digests g WHERE d.digest = g.digest RETURNING 1
+        DELETE FROM ${digests} d
+        WHERE d.digest = ANY (ARRAY(SELECT g.digest FROM gone_digests g)) RETURNING 1
       )
       SELECT (SELECT count(*) FROM deleted_sessions)::integer AS sessions,
         (SELECT count(*) FROM deleted_digests)::integer AS digests`,
