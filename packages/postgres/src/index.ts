@@ -1,5 +1,5 @@
-export { type PostgresStoreFailure, PostgresStoreError } from './errors.js';
-export { type PostgresStoreOptions, PostgresStore } from './postgres-store.js';
+export { PostgresStoreError, type PostgresStoreFailure } from './errors.js';
+export { PostgresStore, type PostgresStoreOptions } from './postgres-store.js';
 export type {
   MigrateReport,
   PruneOptions,

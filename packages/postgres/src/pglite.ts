@@ -1,5 +1,5 @@
-export { type PostgresStoreFailure, PostgresStoreError } from './errors.js';
-export { type PGliteStoreOptions, PGliteStore } from './pglite-store.js';
+export { PostgresStoreError, type PostgresStoreFailure } from './errors.js';
+export { PGliteStore, type PGliteStoreOptions } from './pglite-store.js';
 export type {
   MigrateReport,
   PruneOptions,

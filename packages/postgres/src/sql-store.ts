@@ -97,8 +97,8 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
           if (statement.trim()) await queryable.query(statement, []);
         }
         const done = new Set(
-          (await queryable.query(`SELECT version FROM ${this.tables.migrations}`, [])).map(
-            (row) => Number(row.version),
+          (await queryable.query(`SELECT version FROM ${this.tables.migrations}`, [])).map((row) =>
+            Number(row.version),
           ),
         );
         const applied: string[] = [];

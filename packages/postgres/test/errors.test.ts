@@ -29,7 +29,12 @@ async function failure(operation: Promise<unknown>): Promise<PostgresStoreError>
 
 /** Everything an error carries that could be logged. */
 function everything(error: Error): string {
-  return JSON.stringify({ ...error, message: error.message, stack: error.stack, cause: error.cause });
+  return JSON.stringify({
+    ...error,
+    message: error.message,
+    stack: error.stack,
+    cause: error.cause,
+  });
 }
 
 describe('PostgresStore errors', () => {
@@ -70,7 +75,12 @@ describe('PostgresStore errors', () => {
     expect(redact(message, [])).toBe(
       'connect to postgres://***@db:5432/app failed; password=*** host=db',
     );
-    const error = storeError('lease', new Error('auth failed for s3cr3t'), ['s3cr3t'], 'PostgresStore');
+    const error = storeError(
+      'lease',
+      new Error('auth failed for s3cr3t'),
+      ['s3cr3t'],
+      'PostgresStore',
+    );
     expect(error.message).not.toContain('s3cr3t');
   });
 

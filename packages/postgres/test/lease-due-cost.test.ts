@@ -43,7 +43,7 @@ describe('leaseDue cost', () => {
         `EXPLAIN (ANALYZE, FORMAT JSON) ${statements(store.tables).leaseDue}`,
         [now, 1000, 'sweeper', now + 60_000],
       );
-      const plan = nodes(rows[0]["QUERY PLAN"][0].Plan as PlanNode);
+      const plan = nodes(rows[0]['QUERY PLAN'][0].Plan as PlanNode);
       expect(plan.some((node) => node['Node Type'] === 'Seq Scan')).toBe(false);
       const scan = plan.find((node) => node['Index Name'] === `${prefix}sessions_due`);
       expect(scan?.['Node Type']).toMatch(/Index Scan/);

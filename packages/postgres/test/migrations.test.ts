@@ -2,9 +2,9 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigurationError } from '@faceverify/core';
 import { describe, expect, it } from 'vitest';
+import { PostgresStore } from '../src/index.js';
 import { MIGRATIONS } from '../src/migrations.js';
 import { tableNames } from '../src/names.js';
-import { PostgresStore } from '../src/index.js';
 import { connect, uniquePrefix } from './support/pools.js';
 
 const folder = join(import.meta.dirname, '..', 'migrations');
@@ -55,7 +55,11 @@ describe('migrations', () => {
       `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1`,
       [schema],
     );
-    expect(rows.map((row) => row.table_name)).toEqual(['fv_digests', 'fv_migrations', 'fv_sessions']);
+    expect(rows.map((row) => row.table_name)).toEqual([
+      'fv_digests',
+      'fv_migrations',
+      'fv_sessions',
+    ]);
     expect(store.tables.sessions).toBe(`${schema}.fv_sessions`);
     const { rows: indexes } = await pool.query(
       `SELECT indexname FROM pg_indexes WHERE schemaname = $1 ORDER BY 1`,

@@ -3,7 +3,7 @@ import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
 import { eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { boolean, pgTable, text } from 'drizzle-orm/pg-core';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type PostgresPoolClient } from 'kysely';
 import type { PoolClient } from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PostgresStore } from '../src/index.js';
@@ -19,12 +19,13 @@ interface Database {
 
 /** Kysely on the transaction's client; `release` is a no-op: the store owns the client. */
 function kyselyOn(transaction: PoolClient): Kysely<Database> {
+  const client: PostgresPoolClient = {
+    query: transaction.query.bind(transaction) as PostgresPoolClient['query'],
+    release() {},
+  };
   return new Kysely<Database>({
     dialect: new PostgresDialect({
-      pool: {
-        connect: async () => ({ query: transaction.query.bind(transaction), release() {} }),
-        end: async () => {},
-      },
+      pool: { options: {}, connect: async () => client, end: async () => {} },
     }),
   });
 }

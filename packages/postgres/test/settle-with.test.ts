@@ -4,8 +4,8 @@ import type pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PostgresStore } from '../src/index.js';
 import { connect, uniquePrefix } from './support/pools.js';
-import { shiftedClock } from './support/shifted-clock.js';
 import { storedResult, trackedSession } from './support/records.js';
+import { shiftedClock } from './support/shifted-clock.js';
 
 const SECRET = 'whsec_postgres_settle_with_7d1e';
 const completed = { state: 'completed' as const, retainMs: 60_000 };

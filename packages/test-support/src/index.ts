@@ -1,12 +1,4 @@
 export {
-  freePort,
-  type RedisServer,
-  requireRedisServer,
-  type StartOptions,
-  startRedisServer,
-  useRedisServer,
-} from './redis-server.js';
-export {
   type PostgresServer,
   postgresBinDir,
   requirePostgresServer,
@@ -14,3 +6,11 @@ export {
   startPostgresServer,
   usePostgresServer,
 } from './postgres-server.js';
+export {
+  freePort,
+  type RedisServer,
+  requireRedisServer,
+  type StartOptions,
+  startRedisServer,
+  useRedisServer,
+} from './redis-server.js';

@@ -34,7 +34,13 @@ receiver.on(
     await transaction.query(
       `INSERT INTO ${users} (session_token, external_user_id, status, source, pid)
        VALUES ($1, $2, $3, $4, $5)`,
-      [event.sessionToken, event.data.external_user_id, event.data.status, event.source, process.pid],
+      [
+        event.sessionToken,
+        event.data.external_user_id,
+        event.data.status,
+        event.source,
+        process.pid,
+      ],
     );
     // Keeps the transaction open a little, so kills land inside transactions too.
     await transaction.query('SELECT pg_sleep(0.002)');
