@@ -1,10 +1,8 @@
 export {
   type PostgresServer,
-  postgresBinDir,
   requirePostgresServer,
   type StartPostgresOptions,
   startPostgresServer,
-  usePostgresServer,
 } from './postgres-server.js';
 export {
   freePort,

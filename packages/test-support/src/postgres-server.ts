@@ -12,7 +12,6 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
 import { freePort } from './redis-server.js';
 
 /**
@@ -61,7 +60,7 @@ function onPath(command: string): string | undefined {
  * Where the server binaries are: Debian's `postgresql` package puts them in
  * `/usr/lib/postgresql/<major>/bin` (the newest installed major wins), other systems on PATH.
  */
-export function postgresBinDir(): string | undefined {
+function postgresBinDir(): string | undefined {
   const root = '/usr/lib/postgresql';
   if (existsSync(root)) {
     const majors = readdirSync(root)
@@ -259,20 +258,5 @@ export async function startPostgresServer(
       await done;
       if (remove) rmSync(dir, { recursive: true, force: true });
     },
-  };
-}
-
-/** A PostgreSQL server of the test file's own, started before and removed after its tests. */
-export function usePostgresServer(options: StartPostgresOptions = {}): () => PostgresServer {
-  let server: PostgresServer | undefined;
-  beforeAll(async () => {
-    server = await startPostgresServer(options);
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
-  return () => {
-    if (!server) throw new Error('the PostgreSQL server of this file did not start');
-    return server;
   };
 }
