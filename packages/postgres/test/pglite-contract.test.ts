@@ -1,10 +1,12 @@
 import { PGlite } from '@electric-sql/pglite';
 import { storeContractCases } from '@faceverify/core/testing';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PGliteStore } from '../src/pglite.js';
 import { uniquePrefix } from './support/pools.js';
 
 const db = new PGlite();
+// Starting PGlite (its WebAssembly build) takes seconds on a busy machine: not a test's time.
+beforeAll(() => db.waitReady, 60_000);
 afterAll(() => db.close());
 
 describe('PGliteStore keeps the Store contract', () => {
