@@ -86,6 +86,10 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
    * Creates or updates the store's tables: applies the migrations not yet applied, in one
    * transaction under an advisory lock, so concurrent instances starting together are safe.
    * Idempotent: call it at every start.
+   *
+   * @example
+   * const store = new PostgresStore({ pool });
+   * const { applied } = await store.migrate(); // [] when the tables are up to date
    */
   async migrate(): Promise<MigrateReport> {
     return this.run('migrate', () =>
@@ -234,6 +238,14 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
    * running `work`), runs `work` with the transaction, applies `update`, and commits. When
    * `work` throws, everything is rolled back (the lease stays with `owner`) and the error
    * is rethrown as it is. Only `work`'s writes through the given transaction are part of it.
+   * The Receiver calls it for handlers registered with `{ transactional: true }`.
+   *
+   * @example
+   * const outcome = await store.settleWith(
+   *   { key, owner, now: Date.now(), update: { state: 'completed', retainMs: 3_600_000 } },
+   *   (client) => client.query('UPDATE users SET verified = true WHERE id = $1', [userId]),
+   * );
+   * if (!outcome.settled) console.log('another worker owns this session now');
    */
   async settleWith<T>(
     options: SettleOptions,
@@ -282,6 +294,10 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
    * their retention, open ones a day after both their expiry and due time) and as many
    * expired digests, oldest first. `leaseDue` runs one on every sweep; call it yourself only
    * when nothing sweeps. Readers never see such rows even before they are deleted.
+   *
+   * @example
+   * // From a scheduled job of an app that never calls receiver.start() or sweep():
+   * const { sessions, digests } = await store.prune({ now: Date.now() });
    */
   async prune({ now, limit = this.pruneBatch }: PruneOptions): Promise<PruneReport> {
     return this.run('prune', async () => {
