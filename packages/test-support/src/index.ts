@@ -9,6 +9,12 @@ export {
   type WorkerConfig,
 } from './miniflare.js';
 export {
+  type PostgresServer,
+  requirePostgresServer,
+  type StartPostgresOptions,
+  startPostgresServer,
+} from './postgres-server.js';
+export {
   freePort,
   type RedisServer,
   requireRedisServer,
