@@ -88,7 +88,7 @@ it('a transactional handler writes each result exactly once across 1,000 deliver
     // processes as well as dead ones.
     const completing = (async () => {
       for (let start = 0; start < tokens.length; start += 25) {
-        await waitFor(async () => (await written()) >= start - 50, 'earlier results', 120_000);
+        await waitFor(async () => (await written()) >= start - 50, 'earlier results');
         await inBatches(tokens.slice(start, start + 25), 25, (token) =>
           emulator.completeSession(token, 'verified'),
         );
@@ -102,7 +102,7 @@ it('a transactional handler writes each result exactly once across 1,000 deliver
     // points spread over its work (mid-handler, mid-commit, mid-poll, between requests).
     while ((await written()) < SESSIONS) {
       const target = Math.min(SESSIONS, (await written()) + between(random, 1, 40));
-      await waitFor(async () => (await written()) >= target, 'progress after a restart', 120_000);
+      await waitFor(async () => (await written()) >= target, 'progress after a restart');
       if (target >= SESSIONS && completed) break;
       await receiver.kill('SIGKILL');
       kills += 1;
@@ -111,14 +111,10 @@ it('a transactional handler writes each result exactly once across 1,000 deliver
     await completing;
     await emulator.webhooksSettled();
     // The last process, never killed, finishes what is left; then one more sweep of its own.
-    await waitFor(
-      async () => {
-        const counts = await store.counts({ now: Date.now() });
-        return counts.pending === 0 && counts.delivering === 0;
-      },
-      'every session closed',
-      120_000,
-    );
+    await waitFor(async () => {
+      const counts = await store.counts({ now: Date.now() });
+      return counts.pending === 0 && counts.delivering === 0;
+    }, 'every session closed');
     await starter.sweep();
 
     const { rows } = await pool.query<{ session_token: string; n: string; sources: string[] }>(

@@ -158,14 +158,10 @@ export async function runPostgresSoak(options: {
     await Promise.all(completions);
     note(`all ${started.length} sessions completed at the service`);
     emulator.setFaults({});
-    await waitFor(
-      async () => {
-        const counts = await store.counts({ now: Date.now() }).catch(() => undefined);
-        return counts !== undefined && counts.pending === 0 && counts.delivering === 0;
-      },
-      'every started session closed',
-      180_000,
-    ).catch(() => note('drain timed out'));
+    await waitFor(async () => {
+      const counts = await store.counts({ now: Date.now() }).catch(() => undefined);
+      return counts !== undefined && counts.pending === 0 && counts.delivering === 0;
+    }, 'every started session closed');
     await emulator.webhooksSettled();
     note('drained');
 
