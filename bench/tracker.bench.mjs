@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Cost of one `receiver.sweep()` as the number of tracked and due sessions grows, on
-// MemoryStore and RedisStore, against the naive approach of scanning every tracked session.
+// MemoryStore, RedisStore, PostgresStore and PGliteStore, against the naive approach of
+// scanning every tracked session.
 //
 // The due sessions are `delivering`: their result is already stored (a webhook whose handler
 // failed, due for a retry), so a sweep leases them, runs the handler and settles them — store
@@ -8,18 +9,22 @@
 // and the API client rather than the store, so no client is configured (`client: false`).
 // The other tracked sessions are `pending` and due in an hour: a sweep must not touch them.
 //
-// usage: node bench/tracker.bench.mjs [--quick] [--rounds=N] [--stores=memory,redis]
+// usage: node bench/tracker.bench.mjs [--quick] [--rounds=N] [--stores=memory,redis,postgres,pglite]
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { PGlite } from '@electric-sql/pglite';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { machineInfo, median, packageVersions, table, writeResults } from './harness.mjs';
+import { startPostgresServer } from './lib/postgres-server.mjs';
 import { startRedisServer } from './lib/redis-server.mjs';
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const entry = (name) =>
-  pathToFileURL(fileURLToPath(new URL(`../packages/${name}/dist/index.js`, import.meta.url))).href;
+const entry = (name, file = 'index') =>
+  pathToFileURL(fileURLToPath(new URL(`../packages/${name}/dist/${file}.js`, import.meta.url)))
+    .href;
 
 const SECRET = 'whsec_bench_tracker_2c8e4a6f0b1d';
 const MINUTE = 60_000;
@@ -39,7 +44,9 @@ function options() {
   });
   return {
     rounds: values.rounds === undefined ? (values.quick ? 3 : 7) : Number(values.rounds),
-    stores: values.stores ? String(values.stores).split(',') : ['memory', 'redis'],
+    stores: values.stores
+      ? String(values.stores).split(',')
+      : ['memory', 'redis', 'postgres', 'pglite'],
   };
 }
 
@@ -187,6 +194,50 @@ function naiveRedis(redis) {
   };
 }
 
+/**
+ * One table of every session with no index on the due time: a sweep's query reads the whole
+ * table (`db` is a pg Pool or a PGlite instance; both answer `query(sql, params)`).
+ */
+async function naiveSql(db) {
+  await db.query('DROP TABLE IF EXISTS naive_sessions');
+  await db.query(
+    'CREATE TABLE naive_sessions (key text PRIMARY KEY, state text, due_at bigint, result jsonb)',
+  );
+  const select = async (now) =>
+    (
+      await db.query(
+        `SELECT key FROM naive_sessions WHERE state IN ('pending', 'delivering') AND due_at <= $1`,
+        [now],
+      )
+    ).rows.map((row) => row.key);
+  return {
+    label: 'full table scan',
+    async add(session) {
+      await db.query('INSERT INTO naive_sessions VALUES ($1, $2, $3, $4)', [
+        session.key,
+        session.state,
+        session.dueAt,
+        session.result ? JSON.stringify(session.result) : null,
+      ]);
+    },
+    select,
+    async close(selected) {
+      await db.query(`UPDATE naive_sessions SET state = 'completed' WHERE key = ANY($1)`, [
+        selected,
+      ]);
+    },
+    async sweep(now, handler) {
+      const due = await select(now);
+      await withConcurrency(due, async (key) => {
+        const { rows } = await db.query('SELECT result FROM naive_sessions WHERE key = $1', [key]);
+        await handler(rows[0].result.payload);
+        await db.query(`UPDATE naive_sessions SET state = 'completed' WHERE key = $1`, [key]);
+      });
+      return due.length;
+    },
+  };
+}
+
 // ---- the measurement ---------------------------------------------------------------------
 
 async function measureCell({ storeName, makeStore, makeNaive, tracked, due, rounds, core }) {
@@ -306,6 +357,7 @@ async function measureCell({ storeName, makeStore, makeNaive, tracked, due, roun
     due,
     sweepMs: Number(sweepMs.toFixed(2)),
     sweepMicrosPerDue: Number(((sweepMs * 1000) / due).toFixed(1)),
+    deliveriesPerSecond: Math.round((due * 1000) / sweepMs),
     naive: naive.label,
     naiveMs: Number(naiveMs.toFixed(2)),
     naiveOverSweep: Number((naiveMs / sweepMs).toFixed(2)),
@@ -322,7 +374,7 @@ async function measureCell({ storeName, makeStore, makeNaive, tracked, due, roun
     ),
   };
   console.log(
-    `  ${storeName.padEnd(6)} tracked ${String(tracked).padStart(6)} due ${String(due).padStart(4)}: ` +
+    `  ${storeName.padEnd(8)} tracked ${String(tracked).padStart(6)} due ${String(due).padStart(4)}: ` +
       `sweep ${row.sweepMs} ms vs naive ${row.naiveMs} ms; selection: leaseDue ${row.leaseDueMs} ms vs scan ${row.naiveSelectMs} ms`,
   );
   return row;
@@ -364,7 +416,12 @@ function scaling(rows) {
 }
 
 async function main() {
-  for (const name of ['core', 'redis']) {
+  const settings = options();
+  const packages = ['core', ...(settings.stores.includes('redis') ? ['redis'] : [])];
+  if (settings.stores.some((store) => store === 'postgres' || store === 'pglite')) {
+    packages.push('postgres');
+  }
+  for (const name of packages) {
     if (!existsSync(new URL(`../packages/${name}/dist/index.js`, import.meta.url))) {
       console.error(
         `packages/${name}/dist is missing: run \`pnpm build\` first (\`pnpm bench:tracker\` does).`,
@@ -372,7 +429,6 @@ async function main() {
       process.exit(1);
     }
   }
-  const settings = options();
   const machine = machineInfo(ROOT);
   const core = await import(entry('core'));
   console.log(
@@ -434,6 +490,69 @@ async function main() {
     }
   }
 
+  let postgresVersion = null;
+  if (settings.stores.includes('postgres')) {
+    const { PostgresStore } = await import(entry('postgres'));
+    const server = await startPostgresServer();
+    const pool = new pg.Pool({ connectionString: server.url, max: 10 });
+    // Connections still idle when the server stops end with an error nobody needs to see.
+    pool.on('error', () => {});
+    try {
+      postgresVersion = (await pool.query('SHOW server_version')).rows[0].server_version;
+      let cell = 0;
+      for (const tracked of TRACKED) {
+        for (const due of DUE) {
+          rows.push(
+            await measureCell({
+              storeName: 'postgres',
+              makeStore: async () => {
+                const store = new PostgresStore({ pool, prefix: `bench${++cell}_` });
+                await store.migrate();
+                return store;
+              },
+              makeNaive: () => naiveSql(pool),
+              tracked,
+              due,
+              rounds: settings.rounds,
+              core,
+            }),
+          );
+        }
+      }
+    } finally {
+      await pool.end();
+      await server.stop();
+    }
+  }
+  if (settings.stores.includes('pglite')) {
+    const { PGliteStore } = await import(entry('postgres', 'pglite'));
+    for (const tracked of TRACKED) {
+      for (const due of DUE) {
+        // A new in-memory database per cell: PGlite holds everything in this process.
+        const db = new PGlite();
+        try {
+          rows.push(
+            await measureCell({
+              storeName: 'pglite',
+              makeStore: async () => {
+                const store = new PGliteStore({ db });
+                await store.migrate();
+                return store;
+              },
+              makeNaive: () => naiveSql(db),
+              tracked,
+              due,
+              rounds: settings.rounds,
+              core,
+            }),
+          );
+        } finally {
+          await db.close();
+        }
+      }
+    }
+  }
+
   console.log(
     `\n${table(
       [
@@ -446,6 +565,7 @@ async function main() {
         'leaseDue ms',
         'scan ms',
         'scan/leaseDue',
+        'deliveries/s',
       ],
       rows.map((r) => [
         r.store,
@@ -457,6 +577,7 @@ async function main() {
         r.leaseDueMs.toFixed(2),
         r.naiveSelectMs.toFixed(2),
         r.naiveSelectOverLeaseDue.toFixed(2),
+        r.deliveriesPerSecond.toLocaleString('en-US'),
       ]),
     )}`,
   );
@@ -470,9 +591,13 @@ async function main() {
   const file = writeResults(BENCH_DIR, 'tracker', {
     benchmark: 'tracker',
     description:
-      'ms of one receiver.sweep() (built dist, client: false) delivering the due sessions (state delivering, result stored) among tracked pending ones not due, vs a naive sweep that scans every tracked session (Map scan; Redis SCAN + HMGET in its own database); medians of alternating rounds.',
+      'ms of one receiver.sweep() (built dist, client: false) delivering the due sessions (state delivering, result stored) among tracked pending ones not due, vs a naive sweep that scans every tracked session (Map scan; Redis SCAN + HMGET in its own database; a SQL table without a due-time index); medians of alternating rounds.',
     machine,
-    versions: { ...packageVersions(ROOT, ['ioredis', '@faceverify/redis']), redis: redisVersion },
+    versions: {
+      ...packageVersions(ROOT, ['ioredis', '@faceverify/redis', 'pg', '@electric-sql/pglite']),
+      redis: redisVersion,
+      postgres: postgresVersion,
+    },
     settings: { ...settings, concurrency: CONCURRENCY },
     rows,
     scaling: growth,

@@ -1,14 +1,28 @@
 #!/usr/bin/env node
-// The test suite talks to a real redis-server and drives a real Chromium. This installs both
-// from Debian's packages when they are missing and we may (root with apt-get), and otherwise
+// The test suite talks to a real redis-server and a real PostgreSQL, and drives a real
+// Chromium. This installs them from Debian's packages when they are missing and we may (root with apt-get), and otherwise
 // says exactly what to install. Tests never skip silently because one is absent.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 
 const needs = [
   { what: 'redis-server', present: () => onPath('redis-server'), pkg: 'redis-server' },
   { what: 'Chromium', present: () => existsSync('/usr/bin/chromium'), pkg: 'chromium' },
+  // Tests start clusters of their own with initdb and postgres, which Debian keeps in
+  // /usr/lib/postgresql/<major>/bin rather than on PATH.
+  { what: 'PostgreSQL', present: postgresInstalled, pkg: 'postgresql' },
 ];
+
+function postgresInstalled() {
+  const root = '/usr/lib/postgresql';
+  if (existsSync(root)) {
+    for (const major of readdirSync(root)) {
+      if (existsSync(join(root, major, 'bin', 'initdb'))) return true;
+    }
+  }
+  return onPath('initdb') && onPath('postgres');
+}
 
 function onPath(command) {
   return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;

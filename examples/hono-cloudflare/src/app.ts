@@ -20,9 +20,9 @@ export function createApp({ receiver, verifications }: AppOptions): Hono<Verific
   // the Worker's waitUntil.
   app.post(
     '/webhooks/verification',
-    verificationWebhook(receiver).on('verification.completed', (event) => {
-      verifications.record(event);
-    }),
+    verificationWebhook(receiver).on('verification.completed', (event) =>
+      verifications.record(event),
+    ),
   );
 
   // Starts a session and gives the browser the hosted page's address, and nothing else.
@@ -60,8 +60,8 @@ export function createApp({ receiver, verifications }: AppOptions): Hono<Verific
   });
 
   // What the handler recorded, from the webhook or from the cron sweep.
-  app.get('/verifications/:userId', (c) => {
-    const verification = verifications.get(c.req.param('userId'));
+  app.get('/verifications/:userId', async (c) => {
+    const verification = await verifications.get(c.req.param('userId'));
     return verification
       ? c.json(verification)
       : c.json({ error: 'No result for this user yet.' }, 404);

@@ -1,11 +1,14 @@
-import { createReceiver, MemoryStore, type Receiver } from '@faceverify/core';
+import { type D1Database, D1Store } from '@faceverify/cloudflare';
+import { createReceiver, type Receiver } from '@faceverify/core';
 
 /**
  * The Worker's bindings. Put the secret and the key with `wrangler secret put`, the base URL
- * in wrangler.toml's [vars]. Typed as optional because a binding can be missing: the Receiver
- * then names it in its error.
+ * in wrangler.toml's [vars], the D1 database under [[d1_databases]]. Typed as optional where a
+ * binding can be missing: the Receiver then names it in its error.
  */
 export interface Bindings {
+  /** Shared by every isolate: tracked sessions survive isolates, deploys and restarts. */
+  DB: D1Database;
   FACEVERIFY_WEBHOOK_SECRET?: string;
   FACEVERIFY_API_KEY?: string;
   FACEVERIFY_BASE_URL?: string;
@@ -30,9 +33,9 @@ export function receiverFromBindings(env: Bindings): Receiver {
     // Several secrets, newest first, during a rotation.
     secret: list(env.FACEVERIFY_WEBHOOK_SECRET),
     client: { apiKey: env.FACEVERIFY_API_KEY, baseUrl: env.FACEVERIFY_BASE_URL },
-    // An isolate's memory: enough for one isolate, as in `wrangler dev`. Deployed, requests and
-    // cron events run in many isolates: give them a shared Store (see docs/edge.md).
-    store: new MemoryStore(),
+    // Requests and cron events run in many isolates: D1 is what they share, so the isolate
+    // whose cron event comes next finds the session a webhook was lost for.
+    store: new D1Store({ db: env.DB }),
     ...(pollScheduleMs.length > 0 ? { pollScheduleMs } : {}),
   });
 }

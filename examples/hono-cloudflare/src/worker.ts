@@ -22,7 +22,10 @@ let instance: Instance | undefined;
 function instanceFor(env: Bindings): Instance {
   if (!instance) {
     const receiver = receiverFromBindings(env);
-    instance = { receiver, app: createApp({ receiver, verifications: new UserVerifications() }) };
+    instance = {
+      receiver,
+      app: createApp({ receiver, verifications: new UserVerifications(env.DB) }),
+    };
   }
   return instance;
 }

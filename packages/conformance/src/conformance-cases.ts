@@ -27,6 +27,6 @@ export function conformanceCases(target: ConformanceTarget, mount: MountStyle): 
     ...bodyTimeoutCases(target, mount),
     ...deliveryCases(target, mount),
     ...bodyParserCases(target, mount),
-    ...passThroughCases(target, mount),
+    ...(target.passThrough === false ? [] : passThroughCases(target, mount)),
   ];
 }

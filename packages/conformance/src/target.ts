@@ -78,6 +78,11 @@ export interface ConformanceTarget {
    * concrete fix (e.g. `captureRawBody`).
    */
   bodyParserFix: string;
+  /**
+   * `false` for a target with no later middleware to hand an accepted webhook to (a Fetch
+   * handler): the passThrough rows are left out. Default `true`.
+   */
+  passThrough?: boolean;
   /** Starts an app for `spec` listening on 127.0.0.1 with an OS-chosen port. */
   start(spec: AppSpec): Promise<RunningApp>;
 }

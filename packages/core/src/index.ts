@@ -59,6 +59,6 @@ export type { LabeledSecret, WebhookSecrets } from './signature/secrets.js';
 export { matchSignature, type SecretMatch, sign, verify } from './signature/verify.js';
 export { verifyWebhook } from './signature/verify-webhook.js';
 export { MemoryStore } from './store/memory-store.js';
-// The type of the `store` option; implementing one is for `@faceverify/core/store`.
+// The type of `ReceiverOptions.store`; the records a Store keeps are in `@faceverify/core/store`.
 export type { Store } from './store/store.js';
 export type { SweepReport } from './tracker/sweep.js';

@@ -1,8 +1,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { refusalAnswer } from '../src/adapter/refusal-answer.js';
 import type { Logger } from '../src/logging/logger.js';
-import { createReceiver } from '../src/receiver/create-receiver.js';
+import { createReceiver, type Receiver } from '../src/receiver/create-receiver.js';
 
 const SECRET = 'whsec_default_logging';
+const HINT = 'Mount the webhook before express.json().';
+
+/** What an adapter answers when a body parser consumed the body first. */
+const rawBodyGone = (receiver: Receiver) =>
+  refusalAnswer({ kind: 'unavailable', hint: HINT }, receiver, 10_000);
 
 // Spies only record what reaches the console; the real console methods still run.
 function consoleSpies() {
@@ -20,7 +26,7 @@ function rejectRawBody(logger?: Logger | false) {
     client: false,
     ...(logger === undefined ? {} : { logger }),
   });
-  return receiver.reject('raw_body_unavailable', 'Mount the webhook before express.json().');
+  return rawBodyGone(receiver);
 }
 
 afterEach(() => {
@@ -31,8 +37,8 @@ describe('raw_body_unavailable is logged once', () => {
   it('goes to console.error with no logger option, once, without a trailing {}', () => {
     const spies = consoleSpies();
     const receiver = createReceiver({ secret: SECRET, client: false });
-    receiver.reject('raw_body_unavailable', 'Mount the webhook before express.json().');
-    receiver.reject('raw_body_unavailable', 'Mount the webhook before express.json().');
+    rawBodyGone(receiver);
+    rawBodyGone(receiver);
     expect(spies.error).toHaveBeenCalledTimes(1);
     const args = spies.error.mock.calls[0]!;
     expect(args).toHaveLength(2);

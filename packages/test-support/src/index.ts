@@ -1,4 +1,20 @@
 export {
+  bundleForWorkerd,
+  type MigrationsConfig,
+  type MiniflareConfig,
+  type MiniflareRuntime,
+  provisionMiniflare,
+  type RunningMiniflare,
+  startMiniflare,
+  type WorkerConfig,
+} from './miniflare.js';
+export {
+  type PostgresServer,
+  requirePostgresServer,
+  type StartPostgresOptions,
+  startPostgresServer,
+} from './postgres-server.js';
+export {
   freePort,
   type RedisServer,
   requireRedisServer,

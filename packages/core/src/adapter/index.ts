@@ -3,6 +3,7 @@
 // `@faceverify/core`.
 
 export { type HeadersLike, readHeader } from '../receiver/headers.js';
+
 export { type BodyRead, bytesAsSent, textAsSent } from './body-read.js';
 export { exactTextBytes, type TextProof } from './exact-text-bytes.js';
 export { toFetchResponse } from './fetch-response.js';
@@ -15,6 +16,7 @@ export { systemTimers, type Timers } from './timers.js';
 export { toReceiver } from './to-receiver.js';
 export {
   type BodyReader,
+  type MiddlewareFunction,
   type VerificationWebhookFactory,
   webhookMiddleware,
 } from './webhook-middleware.js';

@@ -1,6 +1,9 @@
-/** A platform execution context: Cloudflare Workers' `ctx`, Vercel's and Netlify's. */
+/**
+ * A platform execution context: Cloudflare Workers' `ctx`, Vercel's and Netlify's. Other
+ * second arguments of a Fetch handler (Next.js passes `{ params }`) have no `waitUntil`.
+ */
 export interface ExecutionContextLike {
-  waitUntil(promise: Promise<unknown>): void;
+  waitUntil?(promise: Promise<unknown>): void;
 }
 
 /**
@@ -23,6 +26,6 @@ export function lazyWaitUntil(
     } catch {
       return;
     }
-    context?.waitUntil(promise);
+    context?.waitUntil?.(promise);
   };
 }

@@ -6,6 +6,7 @@ export interface NodeRequestLike {
   readonly headers: Record<string, string | string[] | undefined>;
   readonly readableEnded: boolean;
   readonly readableDidRead?: boolean;
+  readonly destroyed?: boolean;
   on(event: 'data', listener: (chunk: Uint8Array) => void): unknown;
   on(event: 'end' | 'close', listener: () => void): unknown;
   on(event: 'error', listener: (error: unknown) => void): unknown;
@@ -41,6 +42,8 @@ export function readNodeBody(
   signal: AbortSignal,
 ): Promise<BodyRead> {
   const declared = req.headers['content-length'];
+  // Its 'close' is past: waiting for events would only end at the body deadline.
+  if (req.destroyed === true) return Promise.resolve({ kind: 'unreadable', reason: ABORTED });
   return new Promise((resolve) => {
     const chunks: Uint8Array[] = [];
     let total = 0;

@@ -1,8 +1,28 @@
 import type { Receiver } from '../receiver/create-receiver.js';
 import { errorResponse, type ReceiverResponse } from '../receiver/http-response.js';
+import { payloadTooLarge } from '../receiver/receive-webhook.js';
+import { receiverLog } from '../receiver/receiver-log.js';
 import type { DeadlineRead } from './body-deadline.js';
 
-/** The answer to a body the pipeline could not hand to the Receiver. */
+// Hints are fixed sentences chosen by adapters; the cap only guards against a misuse.
+const MAX_HINTS_LOGGED = 64;
+const hintsLogged = new WeakMap<Receiver, Set<string>>();
+
+/** Logs a mount-order fix once per Receiver: it is a setup mistake, not a per-request event. */
+function logOnce(receiver: Receiver, message: string): void {
+  const logged = hintsLogged.get(receiver) ?? new Set<string>();
+  hintsLogged.set(receiver, logged);
+  if (logged.has(message) || logged.size >= MAX_HINTS_LOGGED) return;
+  logged.add(message);
+  receiverLog(receiver)?.error(message);
+}
+
+/**
+ * The answer to a body the pipeline could not hand to the Receiver: too large (`413`), a
+ * body a parser consumed before the adapter ran (`500 raw_body_unavailable`, the hint says
+ * how to fix the mount order and is logged once), a body that ended early or was aborted
+ * (`400 body_unreadable`), or one that took longer than `bodyTimeoutMs` (`408`).
+ */
 export function refusalAnswer(
   read: Exclude<DeadlineRead, { kind: 'bytes' }>,
   receiver: Receiver,
@@ -10,11 +30,14 @@ export function refusalAnswer(
 ): ReceiverResponse {
   switch (read.kind) {
     case 'too-large':
-      return receiver.reject('payload_too_large');
-    case 'unavailable':
-      return receiver.reject('raw_body_unavailable', read.hint);
+      return payloadTooLarge(receiver.maxBodyBytes);
+    case 'unavailable': {
+      const message = `The raw request body is not available, so its signature cannot be checked. ${read.hint}`;
+      logOnce(receiver, message);
+      return errorResponse(500, 'raw_body_unavailable', message);
+    }
     case 'unreadable':
-      return receiver.reject('body_unreadable', read.reason);
+      return errorResponse(400, 'body_unreadable', read.reason);
     case 'timeout':
       return errorResponse(
         408,

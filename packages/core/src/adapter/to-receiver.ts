@@ -3,7 +3,7 @@ import type { ReceiverOptions } from '../receiver/options.js';
 
 function isReceiver(value: Receiver | ReceiverOptions | undefined): value is Receiver {
   const candidate = value as Partial<Receiver> | undefined;
-  return typeof candidate?.receive === 'function' && typeof candidate.reject === 'function';
+  return typeof candidate?.receive === 'function' && typeof candidate.on === 'function';
 }
 
 /**

@@ -24,8 +24,9 @@ export type VerificationWebhookFactory<Middleware, Options> = (
   options?: Options,
 ) => Middleware;
 
-// biome-ignore lint/suspicious/noExplicitAny: a middleware's own parameters are whatever its framework passes.
-type AnyMiddleware = (...args: any[]) => unknown;
+/** Any framework's middleware function: its parameters are whatever the framework passes. */
+// biome-ignore lint/suspicious/noExplicitAny: see above; `unknown[]` would reject every framework's signature.
+export type MiddlewareFunction = (...args: any[]) => unknown;
 
 /**
  * Builds an adapter's `verificationWebhook()` from one function: how a call of the
@@ -49,7 +50,7 @@ type AnyMiddleware = (...args: any[]) => unknown;
  * );
  */
 export function webhookMiddleware<
-  Middleware extends WithReceiver<AnyMiddleware>,
+  Middleware extends WithReceiver<MiddlewareFunction>,
   Options extends WebhookPipelineOptions = WebhookPipelineOptions,
 >(
   exchangeOf: (

@@ -15,7 +15,8 @@ import type { ReceiverEventMap, ReceiverEventName } from './events.js';
 import { type HandlerOptions, HandlerRegistry } from './handler-registry.js';
 import { errorResponse, type ReceiverResponse } from './http-response.js';
 import { type ReceiverOptions, resolveReceiverOptions } from './options.js';
-import { payloadTooLarge, receiveWebhook, type WebhookRequest } from './receive-webhook.js';
+import { receiveWebhook, type WebhookRequest } from './receive-webhook.js';
+import { attachReceiverLog } from './receiver-log.js';
 
 /** A started verification: send only `verifyUrl` to the browser. */
 export interface StartedVerification {
@@ -28,12 +29,6 @@ export interface ConfirmedSession {
   status: 'pending' | 'verified' | 'failed' | 'expired' | 'unknown';
   result?: VerificationPayload;
 }
-
-/** Why an adapter answers without calling `receive`. */
-export type RejectReason = 'payload_too_large' | 'raw_body_unavailable' | 'body_unreadable';
-
-// Hints are fixed sentences chosen by adapters; the cap only guards against a misuse.
-const MAX_HINTS_LOGGED = 64;
 
 /** Receives webhooks, tracks sessions, polls for missed results and delivers each one once. */
 export interface Receiver<Transaction = never> {
@@ -66,13 +61,6 @@ export interface Receiver<Transaction = never> {
    * Never throws: every failure is an answer (see docs/troubleshooting.md).
    */
   receive(request: WebhookRequest): Promise<ReceiverResponse>;
-  /**
-   * The answer for a request an adapter could not hand over: too large (`413`), a body a
-   * parser consumed before the adapter ran (`500 raw_body_unavailable`; `hint` says how
-   * to fix the mount order and is logged once), or a body that ended early or was aborted
-   * (`400 body_unreadable`; `hint` says what happened).
-   */
-  reject(reason: RejectReason, hint?: string): ReceiverResponse;
   /** Creates a session (`POST /v1/verify`) and tracks it until its result is delivered. */
   startVerification(params: CreateSessionParams): Promise<StartedVerification>;
   /** Tracks a session created elsewhere, so a missed webhook is polled for. */
@@ -114,7 +102,6 @@ export function createReceiver<S extends Store = Store>(
     handlers: new HandlerRegistry(),
     newOwner: createOwnerFactory(),
   };
-  const hintsLogged = new Set<string>();
   let timer: unknown;
   let started = false;
   let running: Promise<unknown> | undefined;
@@ -147,22 +134,6 @@ export function createReceiver<S extends Store = Store>(
         });
         return errorResponse(500, 'internal_error', 'The webhook could not be processed.');
       }
-    },
-    reject(reason, hint) {
-      if (reason === 'payload_too_large') return payloadTooLarge(context.maxBodyBytes);
-      if (reason === 'body_unreadable') {
-        return errorResponse(
-          400,
-          'body_unreadable',
-          hint ?? 'The request body could not be read to its end; nothing was verified.',
-        );
-      }
-      const message = `The raw request body is not available, so its signature cannot be checked. ${hint ?? 'Read the body as raw bytes before any JSON parser runs.'}`;
-      if (!hintsLogged.has(message) && hintsLogged.size < MAX_HINTS_LOGGED) {
-        hintsLogged.add(message);
-        context.log.error(message);
-      }
-      return errorResponse(500, 'raw_body_unavailable', message);
     },
     async startVerification(params) {
       const client = requireClient(context, 'startVerification()');
@@ -236,5 +207,6 @@ export function createReceiver<S extends Store = Store>(
       await running;
     },
   };
+  attachReceiverLog(receiver, context.log);
   return receiver;
 }

@@ -5,6 +5,7 @@ import {
   type KeyObject,
   timingSafeEqual,
 } from 'node:crypto';
+import type * as Hmac from './hmac.js';
 
 const keyCache = new Map<string, KeyObject>();
 const KEY_CACHE_LIMIT = 32;
@@ -43,3 +44,6 @@ export function decodeDigestHex(text: string): Uint8Array | undefined {
 export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
+
+// Held to the `#hmac` contract that callers are type-checked against.
+({ hmacSha256, sha256, decodeDigestHex, equalBytes }) satisfies typeof Hmac;

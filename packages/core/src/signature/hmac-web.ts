@@ -1,4 +1,5 @@
 import { fromHex } from './hex.js';
+import type * as Hmac from './hmac.js';
 
 const encoder = new TextEncoder();
 const keyCache = new Map<string, Promise<CryptoKey>>();
@@ -46,3 +47,6 @@ export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   for (let i = 0; i < a.length; i++) diff |= (a[i] as number) ^ (b[i] as number);
   return diff === 0;
 }
+
+// Held to the `#hmac` contract that callers are type-checked against.
+({ hmacSha256, sha256, decodeDigestHex, equalBytes }) satisfies typeof Hmac;

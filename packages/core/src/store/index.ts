@@ -27,3 +27,4 @@ export type {
   TransactionalStore,
   TransactionOf,
 } from './store.js';
+export { isOpen } from './store.js';

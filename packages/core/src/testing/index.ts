@@ -1,3 +1,4 @@
+export type { VerificationPayload } from '../payload/types.js';
 export { fixturePayload } from './fixture-payload.js';
 export {
   type SignedDeliveryOptions,

@@ -107,7 +107,6 @@ export const receiverCases: PortableCase[] = [
       const response = await receiver.receive(delivery);
       checkEqual(response.status, 413, 'status');
       checkEqual(body(response).error, 'payload_too_large', 'code');
-      checkEqual(receiver.reject('payload_too_large').status, 413, 'reject');
       checkEqual(events.length, 0, 'no delivery');
     },
   },
@@ -352,29 +351,6 @@ export const receiverCases: PortableCase[] = [
       checkEqual(Object.getPrototypeOf(data), Object.prototype, 'plain object');
       const merged = Object.assign({}, data, data.extra) as Record<string, unknown>;
       checkEqual(merged.isAdmin, undefined, 'Object.assign does not pollute');
-    },
-  },
-  {
-    name: 'raw body unavailable is 500 with the fix, logged once',
-    async run() {
-      const { receiver, logs } = setup();
-      const hint = 'express.json() ran first; mount verificationWebhook() before it.';
-      const response = receiver.reject('raw_body_unavailable', hint);
-      receiver.reject('raw_body_unavailable', hint);
-      checkEqual(response.status, 500, 'status');
-      checkEqual(body(response).error, 'raw_body_unavailable', 'code');
-      check(String(body(response).message).includes(hint), 'message carries the fix');
-      checkEqual(logs.filter((line) => line.includes(hint)).length, 1, 'logged once');
-    },
-  },
-  {
-    name: 'a body that ended early is 400 body_unreadable',
-    async run() {
-      const { receiver } = setup();
-      const response = receiver.reject('body_unreadable', 'The request was aborted.');
-      checkEqual(response.status, 400, 'status');
-      checkEqual(body(response).error, 'body_unreadable', 'code');
-      checkEqual(body(response).message, 'The request was aborted.', 'message');
     },
   },
   {

@@ -4,6 +4,11 @@ import { fileURLToPath } from 'node:url';
 
 const SCRIPT = fileURLToPath(new URL('./receiver-process.mjs', import.meta.url));
 
+/** The receiver process on PostgresStore with a transactional handler (crash test). */
+export const POSTGRES_SCRIPT = fileURLToPath(
+  new URL('./postgres-receiver-process.mjs', import.meta.url),
+);
+
 /** A receiver running as its own OS process (see receiver-process.mjs). */
 export interface ReceiverProcess {
   readonly child: ChildProcess;
@@ -23,8 +28,11 @@ function vmHwm(pid: number | undefined): number {
 }
 
 /** Starts a receiver process and resolves once it listens. */
-export function startReceiverProcess(env: Record<string, string>): Promise<ReceiverProcess> {
-  const child = spawn(process.execPath, [SCRIPT], {
+export function startReceiverProcess(
+  env: Record<string, string>,
+  script = SCRIPT,
+): Promise<ReceiverProcess> {
+  const child = spawn(process.execPath, [script], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

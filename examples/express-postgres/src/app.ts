@@ -1,0 +1,71 @@
+import { ApiError, type Receiver } from '@faceverify/core';
+import { verificationWebhook } from '@faceverify/express';
+import express, { type Express } from 'express';
+import type { PoolClient } from 'pg';
+import { readUserId } from './read-user-id.js';
+import { returnPage } from './return-page.js';
+import type { UsersTable } from './users-table.js';
+
+export interface AppOptions {
+  /** One Receiver for the webhook, for polling and for starting sessions. */
+  receiver: Receiver<PoolClient>;
+  users: UsersTable;
+  /** Where browsers reach this app; the hosted page sends them back to `/verification/return`. */
+  publicUrl: string;
+}
+
+/** The integrator's app: start a verification, take its webhook, confirm the redirect. */
+export function createApp({ receiver, users, publicUrl }: AppOptions): Express {
+  const app = express();
+
+  // First, before any body parser: the signature covers the exact bytes that were sent.
+  // The handler is registered on the receiver (see server.ts), in the store's transaction.
+  app.use(verificationWebhook(receiver));
+  app.use(express.json());
+
+  // Starts a session and gives the browser the hosted page's address, and nothing else.
+  app.post('/verifications', async (req, res) => {
+    const userId = readUserId(req.body);
+    if (userId === undefined) {
+      res.status(400).json({ error: 'A JSON body with a "userId" string is required.' });
+      return;
+    }
+    try {
+      const { verifyUrl } = await receiver.startVerification({
+        externalUserId: userId,
+        redirectUrl: `${publicUrl}/verification/return`,
+      });
+      res.status(201).json({ verifyUrl });
+    } catch (error) {
+      console.error('Could not start a verification:', error);
+      res.status(502).json({ error: 'The verification service is unavailable.' });
+    }
+  });
+
+  // The hosted page sends the browser back here. Its address is not the result: ask the service.
+  app.get('/verification/return', async (req, res) => {
+    const { token } = req.query;
+    if (typeof token !== 'string' || token === '') {
+      res.status(400).type('text').send('The address has no verification token.');
+      return;
+    }
+    try {
+      res.type('html').send(returnPage(await receiver.confirm(token)));
+    } catch (error) {
+      const unknown = error instanceof ApiError && error.status === 404;
+      res
+        .status(unknown ? 404 : 502)
+        .type('text')
+        .send(unknown ? 'This verification is not known.' : 'Try again in a moment.');
+    }
+  });
+
+  // What the handler wrote to the users table, from the webhook or from polling.
+  app.get('/verifications/:userId', async (req, res) => {
+    const verification = await users.get(req.params.userId);
+    if (verification) res.json(verification);
+    else res.status(404).json({ error: 'No result for this user yet.' });
+  });
+
+  return app;
+}

@@ -1,0 +1,125 @@
+import { type Emulator, startEmulator } from '@faceverify/emulator';
+import { type PostgresServer, startPostgresServer } from '@faceverify/test-support';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it, vi } from 'vitest';
+import { type RunningServer, startServer } from '../src/server.js';
+
+let postgres: PostgresServer;
+let databaseUrl: string;
+let emulator: Emulator;
+let server: RunningServer | undefined;
+
+beforeAll(async () => {
+  postgres = await startPostgresServer();
+  databaseUrl = postgres.url(await postgres.createDatabase('example'));
+});
+
+afterAll(async () => {
+  await postgres?.stop();
+});
+
+beforeEach(async () => {
+  emulator = await startEmulator({ seed: 'example-express-postgres' });
+});
+
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  await emulator.close();
+  vi.unstubAllEnvs();
+});
+
+function useEmulatorEnv() {
+  vi.stubEnv('FACEVERIFY_BASE_URL', emulator.url);
+  vi.stubEnv('FACEVERIFY_API_KEY', emulator.apiKey);
+  vi.stubEnv('FACEVERIFY_WEBHOOK_SECRET', emulator.signingSecret);
+  vi.stubEnv('DATABASE_URL', databaseUrl);
+}
+
+/** Starts a verification through the app, as its front end would. */
+async function startVerification(appUrl: string, userId: string) {
+  const response = await fetch(`${appUrl}/verifications`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ userId }),
+  });
+  expect(response.status).toBe(201);
+  const { verifyUrl } = (await response.json()) as { verifyUrl: string };
+  return { verifyUrl, token: new URL(verifyUrl).pathname.split('/').at(-1) ?? '' };
+}
+
+async function recorded(appUrl: string, userId: string): Promise<unknown> {
+  const response = await fetch(`${appUrl}/verifications/${userId}`);
+  return response.status === 200 ? response.json() : undefined;
+}
+
+it('configured from the environment: writes the users row from the webhook, once, and confirms the redirect', async () => {
+  useEmulatorEnv();
+  const running = await startServer({ port: 0 });
+  server = running;
+  emulator.setCallbackUrl(`${running.url}/webhooks/verification`);
+  // The service sends this webhook twice: the second is recognised and writes nothing.
+  emulator.setFaults({ duplicateWebhooks: { next: 1 } });
+
+  const { token } = await startVerification(running.url, 'alice');
+  const completion = await emulator.completeSession(token, 'verified');
+  await emulator.webhooksSettled();
+  expect(emulator.stats().webhooks.delivered).toBe(2);
+  expect(await recorded(running.url, 'alice')).toEqual({
+    userId: 'alice',
+    status: 'verified',
+    eventId: expect.stringMatching(/^evt_/),
+    source: 'webhook',
+    results: 1,
+  });
+  expect((await running.store.counts({ now: Date.now() })).completed).toBe(1);
+
+  const page = await fetch(completion.redirect_url ?? '');
+  expect(page.status).toBe(200);
+  expect(await page.text()).toContain('<h1>Verification verified</h1>');
+});
+
+it('writes the row of a result whose webhook never arrives, by polling', async () => {
+  const pool = new pg.Pool({ connectionString: databaseUrl });
+  try {
+    const running = await startServer({
+      port: 0,
+      pool,
+      usersTable: 'users_polled',
+      receiverOptions: {
+        secret: emulator.signingSecret,
+        client: { apiKey: emulator.apiKey, baseUrl: emulator.url },
+        pollScheduleMs: [100],
+        sweepIntervalMs: 50,
+      },
+    });
+    server = running;
+    emulator.setCallbackUrl(`${running.url}/webhooks/verification`);
+    emulator.setFaults({ dropWebhooks: { next: 1 } });
+
+    const { token } = await startVerification(running.url, 'bob');
+    await emulator.completeSession(token, 'liveness_failed');
+    await emulator.webhooksSettled();
+    expect(emulator.stats().webhooks).toMatchObject({ dropped: 1, delivered: 0 });
+
+    await vi.waitFor(
+      async () => {
+        expect(await recorded(running.url, 'bob')).toMatchObject({
+          status: 'failed',
+          source: 'poll',
+          results: 1,
+        });
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    await server.close();
+    server = undefined;
+  } finally {
+    await pool.end();
+  }
+});
+
+it('says what to set when DATABASE_URL is missing', async () => {
+  vi.stubEnv('DATABASE_URL', '');
+  await expect(startServer({ port: 0 })).rejects.toThrow(/DATABASE_URL is not set/);
+});

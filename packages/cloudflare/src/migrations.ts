@@ -1,0 +1,61 @@
+/** One schema migration, as `wrangler d1 migrations` applies it. */
+export interface Migration {
+  /** The file name in `migrations/`, which is also the name wrangler records it under. */
+  name: string;
+  /** The file's text. */
+  sql: string;
+}
+
+/**
+ * The store's schema, in order. Each one is also shipped as a file in this package's
+ * `migrations/` folder, for `wrangler d1 migrations apply`; a test keeps the two identical.
+ */
+export const FACEVERIFY_MIGRATIONS: readonly Migration[] = [
+  {
+    name: '0001_faceverify_store.sql',
+    sql: `-- faceverify D1Store schema, version 1. Apply with \`wrangler d1 migrations apply <database>\`
+-- (copy this file into the database's migrations_dir), or with applyMigrations(db) in tests.
+
+-- One row per tracked session, or per verified delivery that matched no session.
+-- Times are ms since the epoch. \`purge_at\` is when the row stops existing: for a closed
+-- record the end of its retention, for an open one a day past both its expiry and its due
+-- time. Rows past it are invisible to every read and deleted in bounded batches.
+CREATE TABLE IF NOT EXISTS faceverify_records (
+  key TEXT PRIMARY KEY NOT NULL,
+  token TEXT,
+  external_user_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('pending', 'delivering', 'completed', 'expired', 'failed')),
+  due_at INTEGER NOT NULL,
+  attempts INTEGER NOT NULL,
+  result TEXT,
+  lease_owner TEXT,
+  lease_until INTEGER,
+  purge_at INTEGER NOT NULL
+);
+
+-- Only open records are indexed by due time, so leaseDue reads the due records and nothing else.
+CREATE INDEX IF NOT EXISTS faceverify_records_due
+  ON faceverify_records (due_at)
+  WHERE state IN ('pending', 'delivering');
+
+-- findByUser and the per-user bound of insert.
+CREATE INDEX IF NOT EXISTS faceverify_records_user
+  ON faceverify_records (external_user_id, created_at);
+
+-- Retention: the rows past their time, oldest first.
+CREATE INDEX IF NOT EXISTS faceverify_records_purge
+  ON faceverify_records (purge_at);
+
+-- The replay window: digests of accepted deliveries, each until its time.
+CREATE TABLE IF NOT EXISTS faceverify_digests (
+  digest TEXT PRIMARY KEY NOT NULL,
+  until INTEGER NOT NULL
+);
+
+CREATE INDEX IF NOT EXISTS faceverify_digests_until
+  ON faceverify_digests (until);
+`,
+  },
+];

@@ -1,0 +1,109 @@
+import { storeContractCases } from '@faceverify/core/store';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ContractWorker, startContractWorker } from './support-worker.js';
+
+// The cases run inside workerd, against D1 in Miniflare; only their names are read here, so
+// that each one is a test of its own on the host and a failing one fails the run.
+const names = storeContractCases(() => {
+  throw new Error('the cases run in workerd, not here');
+}).map((check) => check.name);
+
+let worker: ContractWorker;
+beforeAll(async () => {
+  worker = await startContractWorker();
+});
+afterAll(async () => {
+  await worker?.close();
+});
+
+describe('D1Store keeps the Store contract in workerd with a real D1', () => {
+  it('has cases to run', () => {
+    expect(names.length).toBeGreaterThan(10);
+  });
+  for (const name of names) {
+    it(name, async () => {
+      const outcome = await worker.call<{ ok: boolean; error?: string }>(
+        `/cases?name=${encodeURIComponent(name)}`,
+      );
+      expect(outcome.error).toBeUndefined();
+      expect(outcome.ok).toBe(true);
+    });
+  }
+});
+
+describe('D1Store in workerd', () => {
+  it('applies its migrations once and records them as wrangler does', async () => {
+    const report = await worker.call<{ second: string[]; recorded: { name: string }[] }>(
+      '/migrations',
+    );
+    expect(report.second).toEqual([]);
+    expect(report.recorded).toEqual([{ name: '0001_faceverify_store.sql' }]);
+  });
+
+  it('leaseDue reads the due records through the partial index, not every record', async () => {
+    const report = await worker.call<{
+      tracked: number;
+      due: number;
+      leased: number;
+      rowsRead: number;
+      statements: number;
+      roundTrips: number;
+      plan: string[];
+    }>('/scaling');
+    expect(report.leased).toBe(report.due);
+    expect(report.plan.join('\n')).toMatch(/USING INDEX faceverify_records_due/);
+    // Four statements in one round trip; the rows read follow the 5 due records, where a scan
+    // would read all 5005.
+    expect(report.roundTrips).toBe(1);
+    expect(report.statements).toBe(4);
+    expect(report.rowsRead).toBeGreaterThan(0);
+    expect(report.rowsRead).toBeLessThanOrEqual(10 * report.due);
+  });
+
+  it('deletes what passed its time in bounded batches, and hides it at once', async () => {
+    const report = await worker.call<{
+      before: { records: number; digests: number };
+      visibleJustBefore: boolean;
+      visibleAt: boolean;
+      rememberedAgainAt: boolean;
+      rowsWhileUnswept: { records: number; digests: number };
+      afterSweeps: { records: number; digests: number }[];
+      abandonedKeptUntil: boolean;
+    }>('/retention');
+    expect(report.before).toEqual({ records: 26, digests: 25 });
+    expect(report.visibleJustBefore).toBe(true);
+    expect(report.visibleAt).toBe(false);
+    expect(report.rememberedAgainAt).toBe(true);
+    expect(report.rowsWhileUnswept).toEqual({ records: 26, digests: 25 });
+    // 10 of each per leaseDue; d0 was remembered again, so 24 digests were expired.
+    expect(report.afterSweeps).toEqual([
+      { records: 16, digests: 15 },
+      { records: 6, digests: 5 },
+      { records: 1, digests: 1 },
+      { records: 0, digests: 0 },
+    ]);
+    expect(report.abandonedKeptUntil).toBe(true);
+  });
+
+  it('rejects with a D1StoreError that says how to fix a missing schema', async () => {
+    const report = await worker.call<Record<string, unknown>>('/missing-schema');
+    expect(report).toMatchObject({
+      threw: true,
+      name: 'D1StoreError',
+      code: 'store_error',
+      failure: 'schema_missing',
+    });
+    expect(report.message).toMatch(/^D1Store\.get failed: .*wrangler d1 migrations apply/);
+  });
+
+  it('rejects a row it did not write as malformed', async () => {
+    const report = await worker.call<Record<string, unknown>>('/malformed');
+    expect(report).toMatchObject({ threw: true, name: 'D1StoreError', failure: 'malformed' });
+  });
+
+  it('refuses something that is not a D1 binding at construction', async () => {
+    const report = await worker.call<Record<string, unknown>>('/not-a-binding');
+    expect(report).toMatchObject({ threw: true, name: 'D1StoreError', code: 'store_error' });
+    expect(report.message).toMatch(/\[\[d1_databases\]\]/);
+  });
+});

@@ -1,0 +1,51 @@
+import {
+  lazyWaitUntil,
+  readFetchBody,
+  toFetchResponse,
+  webhookMiddleware,
+} from '@faceverify/core/adapter';
+import { BODY_CONSUMED_HINT } from './hints.js';
+import type { VerificationWebhookOptions } from './options.js';
+import type { VerificationWebhookHandler } from './types.js';
+
+/**
+ * A Fetch-standard handler, `(request, context?) => Promise<Response>`, that receives the
+ * signed `verification.completed` webhook on any runtime with `Request` and `Response`:
+ * Next.js App Router, Bun.serve, Deno.serve, Cloudflare Workers, Remix, SvelteKit, Astro.
+ * It reads the exact body once (size-limited and time-limited), lets the Receiver verify
+ * and deliver it, and returns the Receiver's answer. Mount it on the webhook's route: it
+ * handles every request it is given. Handlers still running at the acknowledgement
+ * deadline are kept alive with `context.waitUntil` when the platform passes one.
+ *
+ * The first argument is a Receiver, or options to create one; without it the Receiver is
+ * configured from the environment (`FACEVERIFY_WEBHOOK_SECRET`, ...) and a missing secret
+ * throws a `ConfigurationError` right here. Workers have no process environment: pass
+ * options there.
+ *
+ * @example
+ * // app/webhooks/verification/route.ts (Next.js App Router)
+ * export const POST = verificationWebhook().on('verification.completed', async ({ data }) => {
+ *   await users.markVerified(data.external_user_id, data.status === 'verified');
+ * });
+ *
+ * @example
+ * // Bun
+ * const webhook = verificationWebhook(receiver);
+ * Bun.serve({ routes: { '/webhooks/verification': webhook } });
+ */
+export const verificationWebhook = webhookMiddleware<
+  VerificationWebhookHandler,
+  VerificationWebhookOptions
+>((_self, request, context) => ({
+  method: request.method,
+  headers: request.headers,
+  // The platform's router chose this request: the handler is mounted on its route.
+  isRouted: () => true,
+  path: () => undefined,
+  readBody: (limit, signal) => readFetchBody(request, limit, signal, BODY_CONSUMED_HINT),
+  waitUntil: lazyWaitUntil(() => context),
+  keep: () => undefined,
+  // Never called: the handler is always on its route and has no passThrough.
+  next: () => undefined,
+  respond: (answer, close) => toFetchResponse(answer, close),
+}));

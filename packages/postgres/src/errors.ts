@@ -1,0 +1,86 @@
+import { FaceverifyError } from '@faceverify/core';
+
+/**
+ * Why a store operation failed:
+ * - `unreachable`: no answer from PostgreSQL (refused or lost connection, server shutting
+ *   down or starting, too many connections). Retrying later is safe.
+ * - `schema_missing`: the store's tables do not exist: run `await store.migrate()` (or the
+ *   package's `migrations/*.sql`) first.
+ * - `rejected`: PostgreSQL answered with another error; `sqlState` says which.
+ */
+export type PostgresStoreFailure = 'unreachable' | 'schema_missing' | 'rejected';
+
+/**
+ * A PostgresStore operation could not be carried out. Never carries a connection string or
+ * a password: the driver's error is not attached, only its message (redacted) and SQLSTATE.
+ */
+export class PostgresStoreError extends FaceverifyError {
+  /** The Store method that failed, such as `leaseDue`. */
+  readonly operation: string;
+  readonly failure: PostgresStoreFailure;
+  /** PostgreSQL's SQLSTATE code of the error, when the server sent one (e.g. `42P01`). */
+  readonly sqlState: string | undefined;
+
+  constructor(
+    operation: string,
+    failure: PostgresStoreFailure,
+    message: string,
+    sqlState?: string,
+  ) {
+    super('store_error', message);
+    this.operation = operation;
+    this.failure = failure;
+    this.sqlState = sqlState;
+  }
+}
+
+const URL_CREDENTIALS = /(\w+:\/\/)[^@/\s]*@/g;
+const KEY_VALUE_PASSWORD = /(password\s*=\s*)('[^']*'|\S+)/gi;
+
+/** Removes passwords, and credentials written into a connection string, from a message. */
+export function redact(message: string, secrets: readonly string[]): string {
+  let text = message.replace(URL_CREDENTIALS, '$1***@').replace(KEY_VALUE_PASSWORD, '$1***');
+  for (const secret of secrets) if (secret) text = text.split(secret).join('***');
+  return text;
+}
+
+function sqlStateOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+}
+
+// SQLSTATEs that mean the server is not there to answer: connection exceptions (08),
+// shutdown and startup (57P01-57P03), too many connections (53300).
+const UNREACHABLE_STATES = /^(08...|57P0[123]|53300)$/;
+
+function failureOf(error: unknown): PostgresStoreFailure {
+  const state = sqlStateOf(error);
+  if (state === '42P01' || state === '3F000') return 'schema_missing';
+  if (state && !UNREACHABLE_STATES.test(state)) return 'rejected';
+  return 'unreachable';
+}
+
+const DESCRIPTION: Record<PostgresStoreFailure, string> = {
+  unreachable: 'PostgreSQL did not answer',
+  schema_missing: "the store's tables do not exist; run `await store.migrate()` first",
+  rejected: 'PostgreSQL answered with an error',
+};
+
+/** Wraps what went wrong in one operation, without anything that could hold a credential. */
+export function storeError(
+  operation: string,
+  error: unknown,
+  secrets: readonly string[],
+  storeName: string,
+): PostgresStoreError {
+  if (error instanceof PostgresStoreError) return error;
+  const failure = failureOf(error);
+  const state = sqlStateOf(error);
+  const detail = redact(error instanceof Error ? error.message : String(error), secrets);
+  return new PostgresStoreError(
+    operation,
+    failure,
+    `${storeName}.${operation} failed: ${DESCRIPTION[failure]} (${state ? `${state}: ` : ''}${detail})`,
+    state,
+  );
+}

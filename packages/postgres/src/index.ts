@@ -1,0 +1,10 @@
+export { PostgresStoreError, type PostgresStoreFailure } from './errors.js';
+export type { TableNames } from './names.js';
+export { PostgresStore, type PostgresStoreOptions } from './postgres-store.js';
+export type {
+  MigrateReport,
+  PruneOptions,
+  PruneReport,
+  SqlStore,
+  SqlStoreOptions,
+} from './sql-store.js';

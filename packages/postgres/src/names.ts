@@ -1,0 +1,39 @@
+import { ConfigurationError } from '@faceverify/core';
+
+/** Where the store's tables live. */
+export interface TableNames {
+  schema: string;
+  prefix: string;
+  /** `schema.prefix_sessions`, ready to put in SQL. */
+  sessions: string;
+  digests: string;
+  migrations: string;
+}
+
+// Names go into SQL as identifiers, so only plain lower-case ones are accepted: they need
+// no quoting, and nothing a caller passes can change a statement.
+const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
+
+export const DEFAULT_SCHEMA = 'public';
+export const DEFAULT_PREFIX = 'faceverify_';
+
+export function tableNames(schema = DEFAULT_SCHEMA, prefix = DEFAULT_PREFIX): TableNames {
+  if (!IDENTIFIER.test(schema) || schema.length > 63) {
+    throw new ConfigurationError(
+      `The store's \`schema\` must be a plain lower-case SQL identifier (letters, digits, _), got '${schema}'.`,
+    );
+  }
+  // 63 bytes is PostgreSQL's identifier limit; the longest name added is `_sessions_due`.
+  if (prefix !== '' && (!IDENTIFIER.test(prefix) || prefix.length > 40)) {
+    throw new ConfigurationError(
+      `The store's \`prefix\` must be a plain lower-case SQL identifier start of at most 40 characters (letters, digits, _), e.g. 'faceverify_'; got '${prefix}'.`,
+    );
+  }
+  return {
+    schema,
+    prefix,
+    sessions: `${schema}.${prefix}sessions`,
+    digests: `${schema}.${prefix}digests`,
+    migrations: `${schema}.${prefix}migrations`,
+  };
+}

@@ -1,0 +1,47 @@
+import { ConfigurationError } from '@faceverify/core';
+import type { Pool, PoolClient } from 'pg';
+import { pgDatabase } from './pg-database.js';
+import { SqlStore, type SqlStoreOptions } from './sql-store.js';
+
+/** Options of `new PostgresStore(...)`. */
+export interface PostgresStoreOptions extends SqlStoreOptions {
+  /**
+   * The node-postgres `Pool` to work through. The application owns it: the store never
+   * ends it, and the application's own queries may share it.
+   */
+  pool: Pool;
+}
+
+/**
+ * A Store on PostgreSQL through node-postgres: tracked sessions survive restarts and are
+ * shared by every instance, and handlers registered with `{ transactional: true }` run in
+ * the transaction that records their delivery (`context.transaction` is its `PoolClient`),
+ * so their writes happen exactly once, even across crashes.
+ *
+ * @example
+ * import pg from 'pg';
+ * import { createReceiver } from '@faceverify/core';
+ * import { PostgresStore } from '@faceverify/postgres';
+ *
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * const store = new PostgresStore({ pool });
+ * await store.migrate();
+ * const receiver = createReceiver({ secret: process.env.WEBHOOK_SECRET!, store });
+ * receiver.on('verification.completed', async (event, { transaction }) => {
+ *   await transaction!.query('UPDATE users SET verified = $1 WHERE id = $2', [
+ *     event.data.status === 'verified',
+ *     event.data.external_user_id,
+ *   ]);
+ * }, { transactional: true });
+ */
+export class PostgresStore extends SqlStore<PoolClient> {
+  constructor(options: PostgresStoreOptions) {
+    const pool = options?.pool;
+    if (!pool || typeof pool.query !== 'function' || typeof pool.connect !== 'function') {
+      throw new ConfigurationError(
+        'PostgresStore needs `pool`: a node-postgres Pool, e.g. new PostgresStore({ pool: new pg.Pool({ connectionString }) }).',
+      );
+    }
+    super(pgDatabase(pool), options, 'PostgresStore');
+  }
+}

@@ -1,0 +1,25 @@
+/** A row as the driver returns it: int8 columns may come as strings or bigints. */
+export type Row = Record<string, unknown>;
+
+/** Runs one statement. */
+export interface SqlQueryable {
+  query(sql: string, params: readonly unknown[]): Promise<Row[]>;
+}
+
+/** What a transaction body decides: commit, or roll back (nothing it did is kept). */
+export interface TransactionOutcome<T> {
+  commit: boolean;
+  value: T;
+}
+
+/**
+ * The few things the store needs of a PostgreSQL connection: statements, and a
+ * transaction whose own handle (`Transaction`) is given to transactional handlers.
+ */
+export interface SqlDatabase<Transaction> extends SqlQueryable {
+  transaction<T>(
+    body: (queryable: SqlQueryable, transaction: Transaction) => Promise<TransactionOutcome<T>>,
+  ): Promise<T>;
+  /** Credentials the driver was given, removed from every error message. */
+  readonly secrets: readonly string[];
+}

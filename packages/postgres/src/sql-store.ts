@@ -1,0 +1,342 @@
+import type {
+  AttachOutcome,
+  AttachResultOptions,
+  CountsOptions,
+  FindByUserOptions,
+  ForgetOptions,
+  GetOptions,
+  InsertOptions,
+  InsertOutcome,
+  LeaseDueOptions,
+  LeaseOptions,
+  RememberOptions,
+  SettledWith,
+  SettleOptions,
+  TrackedSession,
+  TrackedState,
+  TransactionalStore,
+} from '@faceverify/core/store';
+import { storeError } from './errors.js';
+import { MIGRATIONS, migrationsTableSql } from './migrations.js';
+import { type TableNames, tableNames } from './names.js';
+import { sessionOf } from './rows.js';
+import type { SqlDatabase, SqlQueryable } from './sql-database.js';
+import { type Statements, statements } from './statements.js';
+
+/** Options every SQL store shares. */
+export interface SqlStoreOptions {
+  /** Schema of the store's tables, created by `migrate()` when missing. Default `'public'`. */
+  schema?: string;
+  /**
+   * Put before every table and index name, so several applications or environments can
+   * share one schema. Default `'faceverify_'` (tables `faceverify_sessions`, ...).
+   */
+  prefix?: string;
+  /**
+   * At most this many expired records, and as many expired digests, are deleted by each
+   * retention step (`prune`, run by every `leaseDue`). Default 500.
+   */
+  pruneBatch?: number;
+}
+
+/** Options of `prune`. */
+export interface PruneOptions {
+  now: number;
+  /** At most this many records and as many digests are deleted. Default `pruneBatch`. */
+  limit?: number;
+}
+
+/** What one retention step deleted. */
+export interface PruneReport {
+  sessions: number;
+  digests: number;
+}
+
+/** What `migrate()` did. */
+export interface MigrateReport {
+  /** File names of the migrations applied now; empty when the schema was up to date. */
+  applied: string[];
+}
+
+const serialize = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+
+/**
+ * The Store contract on PostgreSQL. Each method is one statement (atomic per row, with
+ * row locks across processes), except `insert` with a per-user bound and `settleWith`,
+ * which are transactions. Times come only from the `now` passed in: the database clock is
+ * never consulted, so expiry follows the application's clock.
+ */
+export abstract class SqlStore<Transaction> implements TransactionalStore<Transaction> {
+  /** The tables this store works on. */
+  readonly tables: TableNames;
+  private readonly sql: Statements;
+  private readonly pruneBatch: number;
+
+  protected constructor(
+    private readonly db: SqlDatabase<Transaction>,
+    options: SqlStoreOptions,
+    private readonly storeName: string,
+  ) {
+    this.tables = tableNames(options.schema, options.prefix);
+    this.sql = statements(this.tables);
+    this.pruneBatch = Math.max(1, Math.floor(options.pruneBatch ?? 500));
+  }
+
+  /**
+   * Creates or updates the store's tables: applies the migrations not yet applied, in one
+   * transaction under an advisory lock, so concurrent instances starting together are safe.
+   * Idempotent: call it at every start.
+   *
+   * @example
+   * const store = new PostgresStore({ pool });
+   * const { applied } = await store.migrate(); // [] when the tables are up to date
+   */
+  async migrate(): Promise<MigrateReport> {
+    return this.run('migrate', () =>
+      this.db.transaction(async (queryable) => {
+        await queryable.query('SELECT pg_advisory_xact_lock(hashtext($1::text))', [
+          `faceverify.migrate:${this.tables.schema}`,
+        ]);
+        for (const statement of migrationsTableSql(this.tables).split(';\n')) {
+          if (statement.trim()) await queryable.query(statement, []);
+        }
+        const done = new Set(
+          (await queryable.query(`SELECT version FROM ${this.tables.migrations}`, [])).map((row) =>
+            Number(row.version),
+          ),
+        );
+        const applied: string[] = [];
+        for (const migration of MIGRATIONS) {
+          if (done.has(migration.version)) continue;
+          await execScript(queryable, migration.sql(this.tables));
+          await queryable.query(
+            `INSERT INTO ${this.tables.migrations} (version, name) VALUES ($1::integer, $2::text)`,
+            [migration.version, migration.name],
+          );
+          applied.push(migration.name);
+        }
+        return { commit: true, value: { applied } };
+      }),
+    );
+  }
+
+  async insert({
+    record,
+    now,
+    maxOpenPerUser,
+    displacedRetainMs = 0,
+  }: InsertOptions): Promise<InsertOutcome> {
+    const open = record.state === 'pending' || record.state === 'delivering';
+    // A record inserted with a live lease becomes due when the lease ends, as leasing would.
+    const dueAt = open ? Math.max(record.dueAt, record.lease?.until ?? 0) : record.dueAt;
+    const params = [
+      record.key,
+      record.token ?? null,
+      record.externalUserId,
+      record.createdAt,
+      record.expiresAt,
+      record.state,
+      dueAt,
+      record.attempts,
+      serialize(record.result),
+      record.lease?.owner ?? null,
+      record.lease?.until ?? null,
+      now,
+    ];
+    return this.run('insert', async () => {
+      if (maxOpenPerUser === undefined || !open) {
+        const rows = await this.db.query(this.sql.insert, params);
+        return { inserted: rows.length === 1, displaced: [] };
+      }
+      return this.db.transaction<InsertOutcome>(async (queryable) => {
+        await queryable.query(this.sql.lockUser, [this.tables.sessions, record.externalUserId]);
+        const inserted = (await queryable.query(this.sql.insert, params)).length === 1;
+        if (!inserted) return { commit: true, value: { inserted, displaced: [] } };
+        const displaced = await queryable.query(this.sql.displace, [
+          record.externalUserId,
+          record.key,
+          now,
+          Math.max(0, maxOpenPerUser - 1),
+          displacedRetainMs,
+        ]);
+        const before = displaced.map(sessionOf).sort((a, b) => a.createdAt - b.createdAt);
+        return { commit: true, value: { inserted, displaced: before } };
+      });
+    });
+  }
+
+  async get({ key, now }: GetOptions): Promise<TrackedSession | undefined> {
+    return this.run('get', async () => {
+      const [row] = await this.db.query(this.sql.get, [key, now]);
+      return row && sessionOf(row);
+    });
+  }
+
+  async findByUser({ externalUserId, now, limit }: FindByUserOptions): Promise<TrackedSession[]> {
+    return this.run('findByUser', async () => {
+      const rows = await this.db.query(this.sql.findByUser, [
+        externalUserId,
+        now,
+        Math.max(0, Math.floor(limit)),
+      ]);
+      return rows.map(sessionOf);
+    });
+  }
+
+  async remember({ digest, ttlMs, now }: RememberOptions): Promise<boolean> {
+    return this.run('remember', async () => {
+      const rows = await this.db.query(this.sql.remember, [digest, now + ttlMs, now]);
+      return rows.length === 1;
+    });
+  }
+
+  async forget({ digest }: ForgetOptions): Promise<void> {
+    await this.run('forget', () => this.db.query(this.sql.forget, [digest]));
+  }
+
+  async attachResult({ key, result, now }: AttachResultOptions): Promise<AttachOutcome> {
+    return this.run('attachResult', async () => {
+      const [row] = await this.db.query(this.sql.attachResult, [key, serialize(result), now]);
+      if (!row) return 'missing';
+      if (row.attached) return 'attached';
+      return row.state === 'pending' || row.state === 'delivering' ? 'already-attached' : 'closed';
+    });
+  }
+
+  async lease({ key, owner, now, leaseMs }: LeaseOptions): Promise<TrackedSession | undefined> {
+    return this.run('lease', async () => {
+      const [row] = await this.db.query(this.sql.lease, [key, owner, now + leaseMs, now]);
+      return row && sessionOf(row);
+    });
+  }
+
+  /** Runs a retention step first (see `prune`), then leases the due records. */
+  async leaseDue({ owner, now, leaseMs, limit }: LeaseDueOptions): Promise<TrackedSession[]> {
+    return this.run('leaseDue', async () => {
+      await this.db.query(this.sql.prune, [now, this.pruneBatch]);
+      if (limit <= 0) return [];
+      const rows = await this.db.query(this.sql.leaseDue, [
+        now,
+        Math.floor(limit),
+        owner,
+        now + leaseMs,
+      ]);
+      return rows.map(sessionOf);
+    });
+  }
+
+  async settle(options: SettleOptions): Promise<boolean> {
+    return this.run('settle', async () => {
+      const rows = await this.db.query(this.sql.settle, this.settleParams(options));
+      return rows.length === 1;
+    });
+  }
+
+  /**
+   * Runs `work` in the transaction that records the outcome: locks the record, checks that
+   * `owner` holds its lease (else rolls back and resolves `{ settled: false }` without
+   * running `work`), runs `work` with the transaction, applies `update`, and commits. When
+   * `work` throws, everything is rolled back (the lease stays with `owner`) and the error
+   * is rethrown as it is. Only `work`'s writes through the given transaction are part of it.
+   * The Receiver calls it for handlers registered with `{ transactional: true }`.
+   *
+   * @example
+   * const outcome = await store.settleWith(
+   *   { key, owner, now: Date.now(), update: { state: 'completed', retainMs: 3_600_000 } },
+   *   (client) => client.query('UPDATE users SET verified = true WHERE id = $1', [userId]),
+   * );
+   * if (!outcome.settled) console.log('another worker owns this session now');
+   */
+  async settleWith<T>(
+    options: SettleOptions,
+    work: (transaction: Transaction) => Promise<T>,
+  ): Promise<SettledWith<T>> {
+    const { key, owner, now } = options;
+    let workFailed = false;
+    try {
+      return await this.db.transaction<SettledWith<T>>(async (queryable, transaction) => {
+        const locked = await queryable.query(this.sql.lockLeased, [key, owner, now]);
+        if (locked.length === 0) return { commit: false, value: { settled: false } };
+        let value: T;
+        try {
+          value = await work(transaction);
+        } catch (error) {
+          workFailed = true;
+          throw error;
+        }
+        await queryable.query(this.sql.settle, this.settleParams(options));
+        return { commit: true, value: { settled: true, value } };
+      });
+    } catch (error) {
+      if (workFailed) throw error;
+      throw storeError('settleWith', error, this.db.secrets, this.storeName);
+    }
+  }
+
+  async counts({ now }: CountsOptions): Promise<Record<TrackedState, number>> {
+    return this.run('counts', async () => {
+      const counts: Record<TrackedState, number> = {
+        pending: 0,
+        delivering: 0,
+        completed: 0,
+        expired: 0,
+        failed: 0,
+      };
+      for (const row of await this.db.query(this.sql.counts, [now])) {
+        counts[row.state as TrackedState] = Number(row.n);
+      }
+      return counts;
+    });
+  }
+
+  /**
+   * The retention step: deletes up to `limit` records past their time (closed ones after
+   * their retention, open ones a day after both their expiry and due time) and as many
+   * expired digests, oldest first. `leaseDue` runs one on every sweep; call it yourself only
+   * when nothing sweeps. Readers never see such rows even before they are deleted.
+   *
+   * @example
+   * // From a scheduled job of an app that never calls receiver.start() or sweep():
+   * const { sessions, digests } = await store.prune({ now: Date.now() });
+   */
+  async prune({ now, limit = this.pruneBatch }: PruneOptions): Promise<PruneReport> {
+    return this.run('prune', async () => {
+      const [row] = await this.db.query(this.sql.prune, [now, Math.max(1, Math.floor(limit))]);
+      return { sessions: Number(row?.sessions ?? 0), digests: Number(row?.digests ?? 0) };
+    });
+  }
+
+  private settleParams({ key, owner, update, now }: SettleOptions): unknown[] {
+    const closed = !('dueAt' in update);
+    return [
+      key,
+      owner,
+      now,
+      update.state,
+      closed,
+      serialize(update.result),
+      update.attempts ?? null,
+      closed ? null : update.dueAt,
+      closed ? update.retainMs : null,
+    ];
+  }
+
+  private async run<T>(operation: string, body: () => Promise<T>): Promise<T> {
+    try {
+      return await body();
+    } catch (error) {
+      throw storeError(operation, error, this.db.secrets, this.storeName);
+    }
+  }
+}
+
+/** Runs a migration file's statements one by one (extended protocol takes one at a time). */
+async function execScript(queryable: SqlQueryable, script: string): Promise<void> {
+  const withoutComments = script
+    .split('\n')
+    .filter((line) => !line.trimStart().startsWith('--'))
+    .join('\n');
+  for (const statement of withoutComments.split(/;\s*\n/)) {
+    if (statement.trim()) await queryable.query(statement, []);
+  }
+}

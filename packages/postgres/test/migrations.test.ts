@@ -1,0 +1,79 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigurationError } from '@faceverify/core';
+import { describe, expect, it } from 'vitest';
+import { PostgresStore } from '../src/index.js';
+import { MIGRATIONS } from '../src/migrations.js';
+import { tableNames } from '../src/names.js';
+import { connect, uniquePrefix } from './support/pools.js';
+
+const folder = join(import.meta.dirname, '..', 'migrations');
+
+describe('migrations', () => {
+  it('ship as SQL files, with the default schema and prefix, for other migration tools', () => {
+    const rendered = MIGRATIONS.map((migration) => ({
+      name: migration.name,
+      sql: migration.sql(tableNames()),
+    }));
+    // FACEVERIFY_WRITE_MIGRATIONS=1 rewrites the files after a change to src/migrations.ts.
+    if (process.env.FACEVERIFY_WRITE_MIGRATIONS === '1') {
+      for (const { name, sql } of rendered) writeFileSync(join(folder, name), sql);
+    }
+    expect(readdirSync(folder).sort()).toEqual(rendered.map(({ name }) => name).sort());
+    for (const { name, sql } of rendered) {
+      expect(readFileSync(join(folder, name), 'utf8'), name).toBe(sql);
+    }
+    expect(rendered[0]!.sql).toContain('CREATE TABLE public.faceverify_sessions');
+  });
+
+  it('migrate() applies each migration once, and is a no-op afterwards', async () => {
+    const pool = connect();
+    const prefix = uniquePrefix('migrate');
+    const store = new PostgresStore({ pool, prefix });
+    expect(await store.migrate()).toEqual({ applied: ['0001_create_tables.sql'] });
+    expect(await store.migrate()).toEqual({ applied: [] });
+    const { rows } = await pool.query(`SELECT version, name FROM public.${prefix}migrations`);
+    expect(rows).toEqual([{ version: 1, name: '0001_create_tables.sql' }]);
+  });
+
+  it('is safe when several instances start together (advisory lock)', async () => {
+    const prefix = uniquePrefix('together');
+    const stores = Array.from(
+      { length: 4 },
+      () => new PostgresStore({ pool: connect(undefined, { max: 2 }), prefix }),
+    );
+    const reports = await Promise.all(stores.map((store) => store.migrate()));
+    expect(reports.flatMap((report) => report.applied)).toEqual(['0001_create_tables.sql']);
+  });
+
+  it('creates the tables in a schema of the caller’s choice, created when missing', async () => {
+    const pool = connect();
+    const schema = `s_${uniquePrefix('schema')}`.replace(/_$/, '');
+    const store = new PostgresStore({ pool, schema, prefix: 'fv_' });
+    await store.migrate();
+    const { rows } = await pool.query(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1`,
+      [schema],
+    );
+    expect(rows.map((row) => row.table_name)).toEqual([
+      'fv_digests',
+      'fv_migrations',
+      'fv_sessions',
+    ]);
+    expect(store.tables.sessions).toBe(`${schema}.fv_sessions`);
+    const { rows: indexes } = await pool.query(
+      `SELECT indexname FROM pg_indexes WHERE schemaname = $1 ORDER BY 1`,
+      [schema],
+    );
+    expect(indexes.map((row) => row.indexname)).toContain('fv_sessions_due');
+  });
+
+  it('accepts only plain identifiers as schema and prefix', () => {
+    const pool = connect();
+    expect(() => new PostgresStore({ pool, prefix: 'x"; DROP TABLE users; --' })).toThrow(
+      ConfigurationError,
+    );
+    expect(() => new PostgresStore({ pool, schema: 'Public' })).toThrow(/schema/);
+    expect(() => new PostgresStore({} as { pool: never })).toThrow(/needs `pool`/);
+  });
+});

@@ -1,0 +1,153 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { createReceiver } from '@faceverify/core';
+import { startEmulator } from '@faceverify/emulator';
+import { PostgresStore } from '@faceverify/postgres';
+import { freePort, startPostgresServer } from '@faceverify/test-support';
+import pg from 'pg';
+import { expect, it } from 'vitest';
+import {
+  POSTGRES_SCRIPT,
+  type ReceiverProcess,
+  startReceiverProcess,
+} from './support/receiver-processes.js';
+import { inBatches } from './support/redis-instances.js';
+import { between, seededRandom } from './support/seeded-random.js';
+import { waitFor } from './support/wait-for.js';
+
+const BUILT = fileURLToPath(new URL('../../postgres/dist/index.js', import.meta.url));
+const SESSIONS = 1_000;
+const SEED = 0x5eed_0012;
+
+/**
+ * The guarantee of transactional handlers on PostgresStore: a handler's writes commit with
+ * the record of the delivery, so each result's writes happen exactly once, even when the
+ * process running it is killed at any point, and none is missing once work resumes.
+ */
+it('a transactional handler writes each result exactly once across 1,000 deliveries with SIGKILLs at seeded points', {
+  timeout: 600_000,
+}, async () => {
+  // The process runs the built packages; `pnpm test` builds them first.
+  expect(existsSync(BUILT), 'run `pnpm build` first: the receiver process uses dist/').toBe(true);
+  const random = seededRandom(SEED);
+  const server = await startPostgresServer();
+  const database = await server.createDatabase('crash');
+  const pool = new pg.Pool({ connectionString: server.url(database), max: 4 });
+  pool.on('error', () => undefined);
+  const prefix = 'crash_';
+  const users = 'crash_users';
+  const store = new PostgresStore({ pool, prefix });
+  await store.migrate();
+  // No unique key on purpose: a second write of a session would show as a second row.
+  await pool.query(`CREATE TABLE ${users} (
+      session_token text NOT NULL, external_user_id text NOT NULL, status text NOT NULL,
+      source text NOT NULL, pid integer NOT NULL)`);
+  const emulator = await startEmulator({
+    seed: SEED,
+    rateLimits: {
+      verify: { limit: 100_000, windowMs: 60_000 },
+      complete: { limit: 100_000, windowMs: 60_000 },
+    },
+    // Some results come by webhook, the dropped ones only by polling.
+    faults: { dropWebhooks: 0.4 },
+  });
+  const port = await freePort();
+  const env = {
+    DATABASE_URL: server.url(database),
+    STORE_PREFIX: prefix,
+    USERS_TABLE: users,
+    FACEVERIFY_WEBHOOK_SECRET: emulator.signingSecret,
+    FACEVERIFY_API_KEY: emulator.apiKey,
+    FACEVERIFY_BASE_URL: emulator.url,
+    PORT: String(port),
+  };
+  // Sessions are started by another instance (an API server) sharing the store.
+  const starter = createReceiver({
+    secret: emulator.signingSecret,
+    client: { apiKey: emulator.apiKey, baseUrl: emulator.url, createSessionsPerMinute: 100_000 },
+    store,
+  });
+  emulator.setCallbackUrl(`http://127.0.0.1:${port}/webhooks/verification`);
+  const written = async () =>
+    Number((await pool.query(`SELECT count(*) AS n FROM ${users}`)).rows[0].n);
+
+  let receiver: ReceiverProcess | undefined;
+  let kills = 0;
+  try {
+    const tokens: string[] = [];
+    await inBatches(
+      Array.from({ length: SESSIONS }, (_, i) => `crash_user_${i}`),
+      20,
+      async (externalUserId) => {
+        tokens.push((await starter.startVerification({ externalUserId })).token);
+      },
+    );
+    receiver = await startReceiverProcess(env, POSTGRES_SCRIPT);
+    // Results arrive all along while receivers are killed and restarted: a batch at a
+    // time, each once most of the earlier ones are written, so webhooks meet live
+    // processes as well as dead ones.
+    const completing = (async () => {
+      for (let start = 0; start < tokens.length; start += 25) {
+        await waitFor(async () => (await written()) >= start - 50, 'earlier results', 120_000);
+        await inBatches(tokens.slice(start, start + 25), 25, (token) =>
+          emulator.completeSession(token, 'verified'),
+        );
+      }
+    })();
+    let completed = false;
+    void completing.then(() => {
+      completed = true;
+    });
+    // Each process is killed once a seeded number of further rows has been written: at
+    // points spread over its work (mid-handler, mid-commit, mid-poll, between requests).
+    while ((await written()) < SESSIONS) {
+      const target = Math.min(SESSIONS, (await written()) + between(random, 1, 40));
+      await waitFor(async () => (await written()) >= target, 'progress after a restart', 120_000);
+      if (target >= SESSIONS && completed) break;
+      await receiver.kill('SIGKILL');
+      kills += 1;
+      receiver = await startReceiverProcess(env, POSTGRES_SCRIPT);
+    }
+    await completing;
+    await emulator.webhooksSettled();
+    // The last process, never killed, finishes what is left; then one more sweep of its own.
+    await waitFor(
+      async () => {
+        const counts = await store.counts({ now: Date.now() });
+        return counts.pending === 0 && counts.delivering === 0;
+      },
+      'every session closed',
+      120_000,
+    );
+    await starter.sweep();
+
+    const { rows } = await pool.query<{ session_token: string; n: string; sources: string[] }>(
+      `SELECT session_token, count(*) AS n, array_agg(source) AS sources
+         FROM ${users} GROUP BY session_token`,
+    );
+    const writes = new Map(rows.map((row) => [row.session_token, Number(row.n)]));
+    // Exactly once: every session's row written, none twice, nothing else written.
+    expect(tokens.filter((token) => writes.get(token) !== 1)).toEqual([]);
+    expect(writes.size).toBe(SESSIONS);
+    expect(await written()).toBe(SESSIONS);
+    const counts = await store.counts({ now: Date.now() });
+    expect(counts.completed).toBe(SESSIONS);
+    // The run exercised what it claims: many kills, results by webhook and by polling.
+    const sources = rows.flatMap((row) => row.sources);
+    const byWebhook = sources.filter((source) => source === 'webhook').length;
+    const byPoll = sources.filter((source) => source === 'poll').length;
+    expect(kills).toBeGreaterThanOrEqual(20);
+    expect(byWebhook).toBeGreaterThan(0);
+    expect(byPoll).toBeGreaterThan(0);
+    const pids = new Set((await pool.query(`SELECT DISTINCT pid FROM ${users}`)).rows);
+    console.log(
+      `crash test: ${SESSIONS} sessions, ${kills} SIGKILLs, ${pids.size} processes wrote rows, ` +
+        `${byWebhook} by webhook, ${byPoll} by poll, webhooks failed at the connection: ${emulator.stats().webhooks.failed}`,
+    );
+  } finally {
+    await receiver?.kill('SIGTERM');
+    await emulator.close();
+    await pool.end();
+    await server.stop();
+  }
+});

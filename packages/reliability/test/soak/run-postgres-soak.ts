@@ -1,0 +1,197 @@
+import { createReceiver } from '@faceverify/core';
+import { OUTCOMES, startEmulator } from '@faceverify/emulator';
+import { PostgresStore } from '@faceverify/postgres';
+import { freePort, type PostgresServer, startPostgresServer } from '@faceverify/test-support';
+import pg from 'pg';
+import {
+  POSTGRES_SCRIPT,
+  type ReceiverProcess,
+  startReceiverProcess,
+} from '../support/receiver-processes.js';
+import { startRoundRobinProxy } from '../support/round-robin-proxy.js';
+import { waitFor } from '../support/wait-for.js';
+import { SOAK_FAULTS } from './run-soak.js';
+
+export interface PostgresSoakReport {
+  sessions: number;
+  ratePerSecond: number;
+  started: number;
+  completed: number;
+  /** Sessions whose users row was written once, twice or more, or never. */
+  writtenOnce: number;
+  writtenTwice: number;
+  lost: number;
+  bySource: { webhook: number; poll: number };
+  emulator: ReturnType<Awaited<ReturnType<typeof startEmulator>>['stats']>;
+  events: string[];
+  durationMs: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The soak on PostgreSQL: three receiver processes on one real PostgreSQL behind a
+ * round-robin proxy, each with a transactional handler writing a users row per result.
+ * Sessions are started and completed at a steady rate under the soak's faults; one receiver
+ * is killed (SIGKILL) and restarted, and PostgreSQL is stopped and started again (fast
+ * shutdown: open transactions are rolled back). Bounded: it stops by itself.
+ */
+export async function runPostgresSoak(options: {
+  sessions: number;
+  ratePerSecond: number;
+}): Promise<PostgresSoakReport> {
+  const began = Date.now();
+  const events: string[] = [];
+  const note = (text: string) =>
+    events.push(`${((Date.now() - began) / 1000).toFixed(1)}s ${text}`);
+  let server: PostgresServer = await startPostgresServer();
+  const database = await server.createDatabase('soak');
+  const url = server.url(database);
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  pool.on('error', () => undefined);
+  const prefix = 'soak_';
+  const users = 'soak_users';
+  const store = new PostgresStore({ pool, prefix });
+  await store.migrate();
+  // No unique key: a result written twice would show as a second row.
+  await pool.query(`CREATE TABLE ${users} (
+    session_token text NOT NULL, external_user_id text NOT NULL, status text NOT NULL,
+    source text NOT NULL, pid integer NOT NULL)`);
+  const emulator = await startEmulator({
+    seed: 'postgres-soak',
+    rateLimits: {
+      verify: { limit: 1_000_000, windowMs: 60_000 },
+      complete: { limit: 1_000_000, windowMs: 60_000 },
+    },
+    faults: SOAK_FAULTS,
+  });
+  const ports = [await freePort(), await freePort(), await freePort()];
+  const envFor = (port: number) => ({
+    DATABASE_URL: url,
+    STORE_PREFIX: prefix,
+    USERS_TABLE: users,
+    FACEVERIFY_WEBHOOK_SECRET: emulator.signingSecret,
+    FACEVERIFY_API_KEY: emulator.apiKey,
+    FACEVERIFY_BASE_URL: emulator.url,
+    PORT: String(port),
+  });
+  const receivers: ReceiverProcess[] = await Promise.all(
+    ports.map((port) => startReceiverProcess(envFor(port), POSTGRES_SCRIPT)),
+  );
+  const proxy = await startRoundRobinProxy(() => ports.map((port) => `http://127.0.0.1:${port}`));
+  emulator.setCallbackUrl(`${proxy.url}/webhooks/verification`);
+  // The API server that starts verifications: another instance sharing the store.
+  const starter = createReceiver({
+    secret: emulator.signingSecret,
+    client: { apiKey: emulator.apiKey, baseUrl: emulator.url, createSessionsPerMinute: 1_000_000 },
+    store,
+    pollScheduleMs: [1000, 1000, 2000],
+  });
+
+  const started: string[] = [];
+  const completed = new Set<string>();
+  const completions: Promise<unknown>[] = [];
+  const interval = 1000 / options.ratePerSecond;
+  const milestones = new Map<number, () => Promise<void>>([
+    [
+      Math.floor(options.sessions * 0.3),
+      async () => {
+        await receivers[1]!.kill('SIGKILL');
+        note('receiver 2 killed (SIGKILL)');
+      },
+    ],
+    [
+      Math.floor(options.sessions * 0.4),
+      async () => {
+        receivers[1] = await startReceiverProcess(envFor(ports[1]!), POSTGRES_SCRIPT);
+        note('receiver 2 restarted');
+      },
+    ],
+    [
+      Math.floor(options.sessions * 0.6),
+      async () => {
+        await server.stop({ remove: false });
+        note('postgres stopped');
+        await sleep(1500);
+        server = await startPostgresServer({
+          dir: server.dir,
+          port: server.port,
+          password: server.password,
+        });
+        note('postgres restarted');
+      },
+    ],
+  ]);
+  const written = async () =>
+    (
+      await pool.query<{ session_token: string; n: string; source: string }>(
+        `SELECT session_token, count(*) AS n, min(source) AS source FROM ${users} GROUP BY 1`,
+      )
+    ).rows;
+
+  try {
+    const startAt = Date.now();
+    for (let i = 0; i < options.sessions; i++) {
+      await milestones.get(i)?.();
+      const wait = startAt + i * interval - Date.now();
+      if (wait > 0) await sleep(wait);
+      let token: string | undefined;
+      for (let attempt = 0; attempt < 50 && !token; attempt++) {
+        try {
+          token = (await starter.startVerification({ externalUserId: `soak_${i}` })).token;
+        } catch {
+          // The database is restarting: an API server would answer 503; retry.
+          await sleep(200);
+        }
+      }
+      if (!token) continue;
+      started.push(token);
+      const outcome = OUTCOMES[i % OUTCOMES.length]!;
+      const sessionToken = token;
+      completions.push(
+        sleep(100).then(async () => {
+          await emulator.completeSession(sessionToken, outcome);
+          completed.add(sessionToken);
+        }),
+      );
+    }
+    await Promise.all(completions);
+    note(`all ${started.length} sessions completed at the service`);
+    emulator.setFaults({});
+    await waitFor(
+      async () => {
+        const counts = await store.counts({ now: Date.now() }).catch(() => undefined);
+        return counts !== undefined && counts.pending === 0 && counts.delivering === 0;
+      },
+      'every started session closed',
+      180_000,
+    ).catch(() => note('drain timed out'));
+    await emulator.webhooksSettled();
+    note('drained');
+
+    const rows = await written();
+    const byToken = new Map(rows.map((row) => [row.session_token, Number(row.n)]));
+    return {
+      sessions: options.sessions,
+      ratePerSecond: options.ratePerSecond,
+      started: started.length,
+      completed: completed.size,
+      writtenOnce: started.filter((token) => byToken.get(token) === 1).length,
+      writtenTwice: started.filter((token) => (byToken.get(token) ?? 0) > 1).length,
+      lost: started.filter((token) => !byToken.has(token)).length,
+      bySource: {
+        webhook: rows.filter((row) => row.source === 'webhook').length,
+        poll: rows.filter((row) => row.source === 'poll').length,
+      },
+      emulator: emulator.stats(),
+      events,
+      durationMs: Date.now() - began,
+    };
+  } finally {
+    await Promise.all(receivers.map((receiver) => receiver.kill('SIGTERM')));
+    await proxy.close();
+    await pool.end();
+    await emulator.close();
+    await server.stop();
+  }
+}

@@ -1,0 +1,122 @@
+#!/usr/bin/env node
+// Records the public API of every published entry point from its built .d.ts with API
+// Extractor, one report per entry under packages/<name>/api/. `--check` (CI) fails when a
+// report differs from the build: an API change must be reviewed and committed with
+// `pnpm api:update`. Run after `pnpm build`. A subpath entry (`@faceverify/core/adapter`,
+// `/store`, `/testing`) uses types the main entry exports; its report marks them as
+// ae-forgotten-export, which here means "exported by @faceverify/core", not missing.
+//
+// usage: node scripts/api-report.mjs [--check]
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Extractor, ExtractorConfig } from '@microsoft/api-extractor';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const { values } = parseArgs({ options: { check: { type: 'boolean', default: false } } });
+
+/** Each package and its entries: report name and built declaration file. */
+const PACKAGES = [
+  {
+    dir: 'packages/core',
+    entries: [
+      { report: 'core', dts: 'dist/index.d.ts' },
+      { report: 'core-adapter', dts: 'dist/adapter/index.d.ts' },
+      { report: 'core-store', dts: 'dist/store/index.d.ts' },
+      { report: 'core-testing', dts: 'dist/testing/index.d.ts' },
+    ],
+  },
+  { dir: 'packages/express', entries: [{ report: 'express', dts: 'dist/index.d.ts' }] },
+  { dir: 'packages/koa', entries: [{ report: 'koa', dts: 'dist/index.d.ts' }] },
+  { dir: 'packages/hono', entries: [{ report: 'hono', dts: 'dist/index.d.ts' }] },
+  { dir: 'packages/fetch', entries: [{ report: 'fetch', dts: 'dist/index.d.ts' }] },
+];
+
+// Messages that concern how the API is documented, not what it is: TypeDoc checks the docs.
+const QUIET = { logLevel: 'none', addToApiReportFile: false };
+
+function configFor(packageDir, entry, tempDir) {
+  return ExtractorConfig.prepare({
+    configObject: {
+      projectFolder: packageDir,
+      mainEntryPointFilePath: join(packageDir, entry.dts),
+      compiler: {
+        overrideTsconfig: {
+          compilerOptions: {
+            target: 'ES2022',
+            module: 'ESNext',
+            moduleResolution: 'Bundler',
+            lib: ['ES2022', 'DOM', 'DOM.Iterable'],
+            types: ['node'],
+            skipLibCheck: true,
+            strict: true,
+          },
+        },
+      },
+      apiReport: {
+        enabled: true,
+        reportFileName: `${entry.report}.api.md`,
+        reportFolder: join(packageDir, 'api'),
+        reportTempFolder: tempDir,
+      },
+      docModel: { enabled: false },
+      dtsRollup: { enabled: false },
+      tsdocMetadata: { enabled: false },
+      messages: {
+        compilerMessageReporting: { default: { logLevel: 'warning' } },
+        extractorMessageReporting: {
+          default: { logLevel: 'warning', addToApiReportFile: true },
+          'ae-missing-release-tag': QUIET,
+          'ae-undocumented': QUIET,
+        },
+        tsdocMessageReporting: { default: QUIET },
+      },
+      newlineKind: 'lf',
+    },
+    configObjectFullPath: join(packageDir, 'api-extractor.json'),
+    packageJsonFullPath: join(packageDir, 'package.json'),
+  });
+}
+
+const tempDir = join(ROOT, 'node_modules', '.cache', 'api-report', String(process.pid));
+let failed = false;
+for (const pkg of PACKAGES) {
+  const packageDir = join(ROOT, pkg.dir);
+  if (!existsSync(join(packageDir, 'package.json'))) continue;
+  mkdirSync(join(packageDir, 'api'), { recursive: true });
+  for (const entry of pkg.entries) {
+    if (!existsSync(join(packageDir, entry.dts))) {
+      console.error(`${pkg.dir}/${entry.dts} is missing: run pnpm build first.`);
+      failed = true;
+      continue;
+    }
+    const result = Extractor.invoke(configFor(packageDir, entry, tempDir), {
+      localBuild: !values.check,
+      showVerboseMessages: false,
+      messageCallback: (message) => {
+        // The report itself is the output; say only what needs a person.
+        if (
+          message.category === 'Extractor' &&
+          message.messageId === 'console-api-report-unchanged'
+        ) {
+          message.handled = true;
+        }
+      },
+    });
+    const report = `${pkg.dir}/api/${entry.report}.api.md`;
+    if (values.check && result.apiReportChanged) {
+      console.error(
+        `${report} is stale: the public API changed. Review it, then run pnpm api:update.`,
+      );
+      failed = true;
+    } else if (!result.succeeded) {
+      console.error(`${report}: API Extractor reported ${result.errorCount} error(s).`);
+      failed = true;
+    } else {
+      console.log(`${report} ${result.apiReportChanged ? 'updated' : 'up to date'}`);
+    }
+  }
+}
+rmSync(tempDir, { recursive: true, force: true });
+process.exit(failed ? 1 : 0);
