@@ -17,7 +17,9 @@ const SUFFIX = '.bench.mjs';
 
 function run(file, args) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(BENCH_DIR, file), ...args], { stdio: 'inherit' });
+    const child = spawn(process.execPath, [...process.execArgv, join(BENCH_DIR, file), ...args], {
+      stdio: 'inherit',
+    });
     child.on('error', (error) => resolve({ code: null, error: error.message }));
     child.on('exit', (code, signal) =>
       resolve({ code, error: signal ? `killed by ${signal}` : undefined }),

@@ -14,11 +14,10 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
+import { startPostgresServer, startRedisServer } from '@faceverify/test-support/servers';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { machineInfo, median, packageVersions, table, writeResults } from './harness.mjs';
-import { startPostgresServer } from './lib/postgres-server.mjs';
-import { startRedisServer } from './lib/redis-server.mjs';
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -494,7 +493,7 @@ async function main() {
   if (settings.stores.includes('postgres')) {
     const { PostgresStore } = await import(entry('postgres'));
     const server = await startPostgresServer();
-    const pool = new pg.Pool({ connectionString: server.url, max: 10 });
+    const pool = new pg.Pool({ connectionString: server.url(), max: 10 });
     // Connections still idle when the server stops end with an error nobody needs to see.
     pool.on('error', () => {});
     try {

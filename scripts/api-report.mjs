@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Extractor, ExtractorConfig } from '@microsoft/api-extractor';
+import { Extractor, ExtractorConfig, ExtractorLogLevel } from '@microsoft/api-extractor';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { values } = parseArgs({ options: { check: { type: 'boolean', default: false } } });
@@ -35,7 +35,7 @@ const PACKAGES = [
 ];
 
 // Messages that concern how the API is documented, not what it is: TypeDoc checks the docs.
-const QUIET = { logLevel: 'none', addToApiReportFile: false };
+const QUIET = { logLevel: ExtractorLogLevel.None, addToApiReportFile: false };
 
 function configFor(packageDir, entry, tempDir) {
   return ExtractorConfig.prepare({
@@ -65,9 +65,9 @@ function configFor(packageDir, entry, tempDir) {
       dtsRollup: { enabled: false },
       tsdocMetadata: { enabled: false },
       messages: {
-        compilerMessageReporting: { default: { logLevel: 'warning' } },
+        compilerMessageReporting: { default: { logLevel: ExtractorLogLevel.Warning } },
         extractorMessageReporting: {
-          default: { logLevel: 'warning', addToApiReportFile: true },
+          default: { logLevel: ExtractorLogLevel.Warning, addToApiReportFile: true },
           'ae-missing-release-tag': QUIET,
           'ae-undocumented': QUIET,
         },

@@ -28,7 +28,7 @@ async function withInstallLock(body) {
       mkdirSync(LOCK);
       break;
     } catch (error) {
-      if (error.code !== 'EEXIST') throw error;
+      if (/** @type {NodeJS.ErrnoException} */ (error).code !== 'EEXIST') throw error;
       try {
         if (Date.now() - statSync(LOCK).mtimeMs > STALE_LOCK_MS)
           rmSync(LOCK, { force: true, recursive: true });
@@ -48,7 +48,7 @@ async function withInstallLock(body) {
 /**
  * Node 22 and Miniflare 4, installed once into the runtimes cache (shared with
  * `pnpm test:runtimes`).
- * @returns {Promise<{ node: string, miniflareDir: string, installed: boolean }>}
+ * @returns {Promise<{ node: string, miniflareDir: string, installed: boolean, versions: string }>}
  */
 export function ensureMiniflare({ refresh = false } = {}) {
   return withInstallLock(() => install(refresh));

@@ -19,7 +19,10 @@ function publicPackages() {
   const dir = join(ROOT, 'packages');
   return readdirSync(dir)
     .map((name) => join(dir, name))
-    .map((folder) => ({ folder, manifest: JSON.parse(readFileSync(join(folder, 'package.json'))) }))
+    .map((folder) => ({
+      folder,
+      manifest: JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')),
+    }))
     .filter(({ manifest }) => manifest.private !== true)
     .sort((a, b) => a.manifest.name.localeCompare(b.manifest.name));
 }

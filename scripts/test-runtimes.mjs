@@ -57,6 +57,20 @@ function install(folder, spec, binName, nodeBinDir) {
   return installs.get(folder);
 }
 
+/**
+ * A promise's outcome as a value, so that one failed download or bundle is reported and the
+ * other runtimes still run.
+ * @template T
+ * @param {Promise<T>} promise
+ * @returns {Promise<{ value: T, error?: undefined } | { value?: undefined, error: Error }>}
+ */
+function settled(promise) {
+  return promise.then(
+    (value) => ({ value }),
+    (error) => ({ error }),
+  );
+}
+
 function firstLine(text) {
   return text.split('\n')[0].trim();
 }
@@ -198,8 +212,11 @@ function killGroup(child) {
 /**
  * Runs one runtime's bundle, echoing its lines as they come (only failures and the summary
  * unless --verbose), and keeps its output to parse.
+ * @param {string[]} commandLine
+ * @param {Record<string, string> | undefined} env
  */
-function runStreaming([command, ...args], env) {
+function runStreaming(commandLine, env) {
+  const [command = '', ...args] = commandLine;
   return new Promise((resolve) => {
     let stdout = '';
     let stderr = '';
@@ -287,22 +304,11 @@ async function main() {
   mkdirSync(BUNDLE_DIR, { recursive: true });
   console.log(`\nRuntimes (cached in ${relative(ROOT, CACHE_DIR)}):`);
   // Downloads and builds all start at once; runs then go one at a time, so output stays readable.
-  const prepared = new Map(
-    runtimes.map((runtime) => [
-      runtime.id,
-      runtime.prepare().then(
-        (value) => ({ value }),
-        (error) => ({ error }),
-      ),
-    ]),
-  );
+  const prepared = new Map(runtimes.map((runtime) => [runtime.id, settled(runtime.prepare())]));
   const bundles = new Map(
     [...new Set(runtimes.map((runtime) => runtime.target))].map((target) => [
       target,
-      bundleTarget(target, { root: ROOT, outDir: BUNDLE_DIR, caseFiles }).then(
-        (value) => ({ value }),
-        (error) => ({ error }),
-      ),
+      settled(bundleTarget(target, { root: ROOT, outDir: BUNDLE_DIR, caseFiles })),
     ]),
   );
   await Promise.all([...prepared.values(), ...bundles.values()]);
@@ -402,7 +408,7 @@ function removeStaleBundles() {
     try {
       process.kill(pid, 0);
     } catch (error) {
-      if (error.code === 'ESRCH')
+      if (/** @type {NodeJS.ErrnoException} */ (error).code === 'ESRCH')
         rmSync(join(BUNDLES_ROOT, name), { recursive: true, force: true });
     }
   }

@@ -20,6 +20,9 @@ const STAMP = 'faceverify-installed.json';
 /**
  * Runs a command to completion and captures its output. Never rejects: a command that cannot
  * start reports `code: null` and the reason in `error`.
+ * @param {string} command
+ * @param {string[]} args
+ * @param {{ env?: NodeJS.ProcessEnv, cwd?: string, timeoutMs: number }} options
  * @returns {Promise<{ code: number | null, stdout: string, stderr: string, error?: string }>}
  */
 export function capture(command, args, { env, cwd, timeoutMs }) {

@@ -1,3 +1,4 @@
+import { fetchFrontImage, parseVerificationPayload } from '@faceverify/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Emulator, startEmulator } from '../src/index.js';
 import { getSession, type Json, openSession } from './support/api.js';
@@ -13,7 +14,7 @@ afterEach(async () => {
   emulator = receiver = undefined;
 });
 
-async function completedImageUrl(options: Parameters<typeof startEmulator>[0]): Promise<string> {
+async function completedWebhookBody(options: Parameters<typeof startEmulator>[0]): Promise<Buffer> {
   receiver = await startWebhookReceiver({ secret: 'whsec_images' });
   emulator = await startEmulator({
     signingSecret: 'whsec_images',
@@ -23,7 +24,12 @@ async function completedImageUrl(options: Parameters<typeof startEmulator>[0]): 
   const { token } = await openSession(emulator);
   await emulator.completeSession(token, 'verified');
   const [webhook] = await receiver.waitFor(1);
-  return String((JSON.parse(webhook?.rawBody.toString() ?? '{}') as Json).frontImageUrl);
+  return webhook?.rawBody ?? Buffer.alloc(0);
+}
+
+async function completedImageUrl(options: Parameters<typeof startEmulator>[0]): Promise<string> {
+  const body = await completedWebhookBody(options);
+  return String((JSON.parse(body.toString() || '{}') as Json).frontImageUrl);
 }
 
 describe('front image links', () => {
@@ -35,8 +41,19 @@ describe('front image links', () => {
     expect(url.searchParams.get('signature')).toMatch(/^[0-9a-f]{64}$/);
     const response = await fetch(link);
     expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
-    expect(await response.text()).toMatch(/^<svg /);
+    expect(response.headers.get('content-type')).toBe('image/png');
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    expect([...bytes.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  });
+
+  it('are fetched by fetchFrontImage with its default, raster-only types', async () => {
+    const data = parseVerificationPayload(await completedWebhookBody({}));
+    const image = await fetchFrontImage(
+      { data, receivedAt: new Date() },
+      { allowedHosts: [new URL(data.frontImageUrl).host] },
+    );
+    expect(image.contentType).toBe('image/png');
+    expect(image.bytes.byteLength).toBeGreaterThan(100);
   });
 
   it('expire 15 minutes after they are issued by default', async () => {

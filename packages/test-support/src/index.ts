@@ -20,5 +20,5 @@ export {
   requireRedisServer,
   type StartOptions,
   startRedisServer,
-  useRedisServer,
 } from './redis-server.js';
+export { useRedisServer } from './use-redis-server.js';

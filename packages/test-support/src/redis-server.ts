@@ -3,7 +3,6 @@ import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
 
 /** A redis-server process started for the tests. */
 export interface RedisServer {
@@ -137,23 +136,5 @@ export async function startRedisServer(options: StartOptions = {}): Promise<Redi
       await done;
       if (ownDir) rmSync(dir, { recursive: true, force: true });
     },
-  };
-}
-
-/**
- * A redis-server of the test file's own, for tests that change server-wide state (command
- * statistics, the script cache, passwords, cluster mode). Returns a getter for it.
- */
-export function useRedisServer(options: StartOptions = {}): () => RedisServer {
-  let server: RedisServer | undefined;
-  beforeAll(async () => {
-    server = await startRedisServer(options);
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
-  return () => {
-    if (!server) throw new Error('the redis-server of this file did not start');
-    return server;
   };
 }

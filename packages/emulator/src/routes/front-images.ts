@@ -3,7 +3,7 @@ import type { EmulatorContext } from '../emulator-context.js';
 import type { AppEnv } from '../http/app-env.js';
 import { errorResponse } from '../http/error-response.js';
 import { FRONT_IMAGE_PATH } from '../images/front-image-links.js';
-import { renderFrontImageSvg } from '../images/front-image-svg.js';
+import { renderFrontImagePng } from '../images/front-image-png.js';
 
 /**
  * `GET /files/front/:id?expires=…&signature=…`: serves a front image through its signed link,
@@ -25,11 +25,11 @@ export function frontImagesRoute(ctx: EmulatorContext): Hono<AppEnv> {
     if (check === 'expired') {
       return errorResponse(c, 403, 'image_url_expired', 'This image link has expired.');
     }
-    return c.body(renderFrontImageSvg(id), 200, {
-      'Content-Type': 'image/svg+xml; charset=utf-8',
+    return c.body(new Uint8Array(renderFrontImagePng(id)), 200, {
+      'Content-Type': 'image/png',
       // A signed link is a short-lived credential: keep it out of shared caches.
       'Cache-Control': 'private, no-store',
-      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'",
+      'Content-Security-Policy': "default-src 'none'",
       'X-Content-Type-Options': 'nosniff',
     });
   });
