@@ -6,11 +6,12 @@ import {
   OWN_ROUTE_PATH,
   OWN_ROUTE_TEXT,
 } from '@faceverify/conformance';
-import Fastify, {
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-  type preParsingAsyncHookHandler,
+import type Fastify from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  preParsingAsyncHookHandler,
 } from 'fastify';
 import fastifyRawBody from 'fastify-raw-body';
 import { type VerificationWebhookOptions, verificationWebhook } from '../src/index.js';
@@ -42,8 +43,8 @@ async function earlyBodyRead(app: FastifyInstance, setup: AppSpec['bodyParser'])
   if (setup === 'parser-keeping-bytes') await app.register(fastifyRawBody);
 }
 
-async function buildApp(spec: AppSpec) {
-  const app = Fastify({ forceCloseConnections: true });
+async function buildApp(createApp: typeof Fastify, spec: AppSpec) {
+  const app = createApp({ forceCloseConnections: true });
   await earlyBodyRead(app, spec.bodyParser);
   const options: VerificationWebhookOptions = {
     receiver: spec.receiver,
@@ -76,13 +77,15 @@ async function buildApp(spec: AppSpec) {
   return { app, webhook: scope.verificationWebhook };
 }
 
-/** Fastify 5 as a conformance target. */
-export const fastifyTarget: ConformanceTarget = {
-  name: 'Fastify 5',
-  bodyParserFix: 'let no hook read the body on the webhook route',
-  async start(spec) {
-    const { app, webhook } = await buildApp(spec);
-    const address = await app.listen({ port: 0, host: '127.0.0.1' });
-    return { url: address.replace(/\/$/, ''), webhook, close: () => app.close() };
-  },
-};
+/** Fastify (whichever release of 5 `createApp` is) as a conformance target. */
+export function fastifyTarget(name: string, createApp: typeof Fastify): ConformanceTarget {
+  return {
+    name,
+    bodyParserFix: 'let no hook read the body on the webhook route',
+    async start(spec) {
+      const { app, webhook } = await buildApp(createApp, spec);
+      const address = await app.listen({ port: 0, host: '127.0.0.1' });
+      return { url: address.replace(/\/$/, ''), webhook, close: () => app.close() };
+    },
+  };
+}
