@@ -8,7 +8,8 @@
 // load generator never shares their CPU time or memory.
 //
 // usage: node bench/http.bench.mjs [--quick] [--rounds=N] [--duration-s=N] [--warmup-s=N]
-//                                  [--connections=N] [--rss-requests=N] [--only=express,koa,...]
+//                                  [--connections=N] [--rss-requests=N]
+//                                  [--only=express,koa,hono,fastify,octokit]
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -26,6 +27,7 @@ const PAIRS = [
   { id: 'express', name: 'Express 5', framework: 'express', candidate: 'library' },
   { id: 'koa', name: 'Koa 3', framework: 'koa', candidate: 'library' },
   { id: 'hono', name: 'Hono (@hono/node-server)', framework: 'hono', candidate: 'library' },
+  { id: 'fastify', name: 'Fastify 5', framework: 'fastify', candidate: 'library' },
   {
     id: 'octokit',
     name: 'Octokit createNodeMiddleware (reference)',
@@ -230,7 +232,7 @@ async function rssRun(framework, variant, label, settings, args = []) {
 }
 
 async function main() {
-  for (const name of ['core', 'express', 'koa', 'hono']) {
+  for (const name of ['core', 'express', 'koa', 'hono', 'fastify']) {
     if (!existsSync(new URL(`../packages/${name}/dist/index.js`, import.meta.url))) {
       console.error(
         `packages/${name}/dist is missing: run \`pnpm build\` first (\`pnpm bench:http\` does).`,
@@ -335,6 +337,7 @@ async function main() {
       'koa',
       'hono',
       '@hono/node-server',
+      'fastify',
       '@octokit/webhooks',
       'autocannon',
     ]),

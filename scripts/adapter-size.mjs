@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import ts from 'typescript';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const ADAPTERS = ['express', 'koa', 'hono', 'fetch'];
+const ADAPTERS = ['express', 'koa', 'hono', 'fastify', 'fetch'];
 const { values } = parseArgs({
   options: { max: { type: 'string', default: '60' }, verbose: { type: 'boolean', default: false } },
 });

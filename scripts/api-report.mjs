@@ -30,6 +30,7 @@ const PACKAGES = [
   { dir: 'packages/express', entries: [{ report: 'express', dts: 'dist/index.d.ts' }] },
   { dir: 'packages/koa', entries: [{ report: 'koa', dts: 'dist/index.d.ts' }] },
   { dir: 'packages/hono', entries: [{ report: 'hono', dts: 'dist/index.d.ts' }] },
+  { dir: 'packages/fastify', entries: [{ report: 'fastify', dts: 'dist/index.d.ts' }] },
   { dir: 'packages/fetch', entries: [{ report: 'fetch', dts: 'dist/index.d.ts' }] },
 ];
 

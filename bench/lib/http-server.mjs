@@ -3,7 +3,8 @@
 // RSS are its own. It listens on 127.0.0.1 (a free port), tells the parent the port over IPC,
 // and answers `stats`, `gc` and `stop` messages.
 //
-// usage (by http.bench.mjs): node http-server.mjs <express|koa|hono|node> <baseline|library|octokit>
+// usage (by http.bench.mjs): node http-server.mjs <express|koa|hono|fastify|node>
+//                                                  <baseline|library|octokit>
 //                                                  [--replay-window-ms=N]
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -112,6 +113,39 @@ async function honoServer() {
   return createAdaptorServer({ fetch: app.fetch });
 }
 
+async function fastifyServer() {
+  const { default: Fastify } = await import('fastify');
+  let server;
+  const app = Fastify({
+    serverFactory: (handler) => {
+      server = createServer(handler);
+      return server;
+    },
+  });
+  if (variant === 'baseline') {
+    // Raw bytes on this route only, as a hand-written Fastify receiver would take them.
+    await app.register(async (scope) => {
+      scope.removeAllContentTypeParsers();
+      scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: LIMIT }, (_r, body, done) =>
+        done(null, body),
+      );
+      scope.post(WEBHOOK_PATH, async (request, reply) => {
+        const [status, body] = handWritten(request.body, request.headers['x-webhook-signature']);
+        reply.code(status);
+        return body;
+      });
+    });
+  } else {
+    const { verificationWebhook } = await import(packageEntry('fastify'));
+    await app.register(verificationWebhook, {
+      receiver: await libraryReceiver(),
+      path: WEBHOOK_PATH,
+    });
+  }
+  await app.ready();
+  return server;
+}
+
 async function nodeServer() {
   if (variant === 'octokit') {
     const { Webhooks, createNodeMiddleware } = await import('@octokit/webhooks');
@@ -138,7 +172,13 @@ async function nodeServer() {
   });
 }
 
-const builders = { express: expressServer, koa: koaServer, hono: honoServer, node: nodeServer };
+const builders = {
+  express: expressServer,
+  koa: koaServer,
+  hono: honoServer,
+  fastify: fastifyServer,
+  node: nodeServer,
+};
 if (!builders[framework] || !['baseline', 'library', 'octokit'].includes(variant)) {
   console.error(`unknown server ${framework} ${variant}`);
   process.exit(2);

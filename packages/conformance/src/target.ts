@@ -17,10 +17,11 @@ export type MountStyle = 'use' | 'route';
 /**
  * `parser-first`: the framework's usual JSON body parser runs before the webhook
  * middleware, as users often mount it (Express `express.json()`, Koa `@koa/bodyparser`,
- * Hono `c.req.json()` in an earlier middleware).
+ * Hono `c.req.json()` in an earlier middleware; Fastify, whose parsers are scoped to
+ * routes, a `preParsing` hook that reads the body).
  * `parser-keeping-bytes`: the same parser set up so the exact bytes survive
  * (`express.json({ verify: captureRawBody })`, `@koa/bodyparser`'s `rawBody`, Hono
- * `c.req.arrayBuffer()`).
+ * `c.req.arrayBuffer()`, Fastify `fastify-raw-body` registered app-wide).
  */
 export type BodyParserSetup = 'none' | 'parser-first' | 'parser-keeping-bytes';
 
@@ -47,7 +48,8 @@ export interface AppSpec {
 /**
  * With `passThrough`, the app answers POST `webhookPath` after the webhook middleware with
  * status 200 and this JSON, read from the framework's `verification` value
- * (`req.verification`, `ctx.state.verification`, `c.get('verification')`).
+ * (`req.verification`, `ctx.state.verification`, `c.get('verification')`,
+ * Fastify `request.verification`).
  */
 export interface LaterMiddlewareAnswer {
   later: true;

@@ -1,0 +1,97 @@
+import { fixturePayload, tamperedDelivery } from '@faceverify/core/testing';
+import { type Emulator, startEmulator } from '@faceverify/emulator';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { buildApp, type RunningNext, startApp } from './next-server.js';
+
+let emulator: Emulator;
+let app: RunningNext;
+
+beforeAll(async () => {
+  const buildMs = await buildApp();
+  console.log(`next build took ${(buildMs / 1000).toFixed(1)} s`);
+  emulator = await startEmulator({ seed: 'example-nextjs' });
+  app = await startApp({
+    FACEVERIFY_BASE_URL: emulator.url,
+    FACEVERIFY_API_KEY: emulator.apiKey,
+    FACEVERIFY_WEBHOOK_SECRET: emulator.signingSecret,
+  });
+  emulator.setCallbackUrl(`${app.url}/api/webhooks/verification`);
+}, 600_000);
+
+afterAll(async () => {
+  await app?.stop();
+  await emulator?.close();
+});
+
+/** Starts a verification through the app's route, as its front end would. */
+async function startVerification(userId: string) {
+  const response = await fetch(`${app.url}/api/verifications`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ userId }),
+  });
+  expect(response.status, app.output()).toBe(201);
+  const { verifyUrl } = (await response.json()) as { verifyUrl: string };
+  // The hosted page's address ends with the session token.
+  return { verifyUrl, token: new URL(verifyUrl).pathname.split('/').at(-1) ?? '' };
+}
+
+async function recorded(userId: string): Promise<unknown> {
+  const response = await fetch(`${app.url}/api/verifications/${userId}`);
+  return response.status === 200 ? response.json() : undefined;
+}
+
+it('a completed session’s signed webhook reaches the route handler, and the return page shows the confirmed status', async () => {
+  const { verifyUrl, token } = await startVerification('alice');
+  expect(verifyUrl.startsWith(`${emulator.url}/verify/`)).toBe(true);
+
+  const completion = await emulator.completeSession(token, 'verified');
+  await emulator.webhooksSettled();
+  expect(emulator.stats().webhooks, app.output()).toMatchObject({ delivered: 1, failed: 0 });
+  expect(await recorded('alice')).toMatchObject({
+    status: 'verified',
+    source: 'webhook',
+    livenessPassed: true,
+  });
+
+  expect(completion.redirect_url?.startsWith(`${app.url}/verification/return?`)).toBe(true);
+  const page = await fetch(completion.redirect_url ?? '');
+  expect(page.status).toBe(200);
+  expect(await page.text()).toContain('<h1>Verification verified</h1>');
+});
+
+it('a failed session is confirmed as failed on the return page', async () => {
+  const { token } = await startVerification('bob');
+  const completion = await emulator.completeSession(token, 'liveness_failed');
+  await emulator.webhooksSettled();
+  expect(await recorded('bob')).toMatchObject({ status: 'failed', source: 'webhook' });
+  const page = await fetch(completion.redirect_url ?? '');
+  expect(await page.text()).toContain('<h1>Verification failed</h1>');
+});
+
+it('a body changed after signing is 401 signature_invalid and records nothing', async () => {
+  const delivery = await tamperedDelivery(fixturePayload({ external_user_id: 'eve' }), {
+    secret: emulator.signingSecret,
+  });
+  const response = await fetch(`${app.url}/api/webhooks/verification`, {
+    method: 'POST',
+    headers: delivery.headers,
+    body: new Uint8Array(delivery.body),
+  });
+  expect(response.status).toBe(401);
+  expect(await response.json()).toMatchObject({ error: 'signature_invalid' });
+  expect(await recorded('eve')).toBeUndefined();
+});
+
+it('a bogus, unknown or missing return token is a 404 page that says only that', async () => {
+  const tokens = ['bogus', 'vs_0123456789abcdef0123456789abcdef', '<script>'];
+  const addresses = [
+    ...tokens.map((token) => `/verification/return?token=${encodeURIComponent(token)}`),
+    '/verification/return',
+  ];
+  for (const address of addresses) {
+    const page = await fetch(`${app.url}${address}`);
+    expect(page.status, `${address}\n${app.output()}`).toBe(404);
+    expect(await page.text(), address).toContain('This verification is not known.');
+  }
+});

@@ -1,0 +1,3 @@
+export { verificationWebhook } from './plugin/index.js';
+export type { VerificationWebhookOptions } from './plugin/options.js';
+export type { VerificationWebhookHandle } from './plugin/types.js';

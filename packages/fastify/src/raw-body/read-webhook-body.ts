@@ -1,0 +1,14 @@
+import type { BodyReader } from '@faceverify/core/adapter';
+import { nodeBodyTaken, readNodeBody } from '@faceverify/core/adapter';
+import type { FastifyRequest } from 'fastify';
+import { STREAM_TAKEN_HINT } from './hints.js';
+
+/**
+ * The exact bytes of the request body, read from the socket's stream at most once and
+ * never past `limit`. The plugin's content-type parser left the stream unread, so only a
+ * hook that read it first can have taken the bytes.
+ */
+export const readWebhookBody: BodyReader<FastifyRequest> = async (request, limit, signal) => {
+  if (nodeBodyTaken(request.raw)) return { kind: 'unavailable', hint: STREAM_TAKEN_HINT };
+  return readNodeBody(request.raw, limit, signal);
+};
