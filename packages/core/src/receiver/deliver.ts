@@ -102,7 +102,7 @@ export async function deliverLeased(
     return failedDelivery(context, session, owner, result, event, error);
   }
   stopRenewal();
-  if (settled) {
+  if (settled && log.enabled('info')) {
     log.info('Verification result delivered.', {
       sessionToken: session.token,
       source: result.source,

@@ -14,7 +14,12 @@ import { correlate } from './correlate.js';
 import { completedEvent, type Delivery, deliverLeased, UNMATCHED_PREFIX } from './deliver.js';
 import type { VerificationCompletedEvent } from './events.js';
 import { type HeadersLike, readHeader } from './headers.js';
-import { errorResponse, jsonResponse, type ReceiverResponse } from './http-response.js';
+import {
+  errorResponse,
+  jsonHeaders,
+  jsonResponse,
+  type ReceiverResponse,
+} from './http-response.js';
 
 export const SIGNATURE_HEADER = 'x-webhook-signature';
 
@@ -33,8 +38,13 @@ export interface WebhookRequest {
 // Closed records of a user looked at to recognise a late duplicate: the most recent ones.
 const RECENT_CLOSED_CONSIDERED = 20;
 
-const accepted = (extra: Record<string, unknown> = {}) =>
-  jsonResponse(200, { received: true, ...extra });
+const ACCEPTED_BODY = JSON.stringify({ received: true });
+
+/** `200 {"received":true}`, and any `extra` fields; the common answer's body is built once. */
+const accepted = (extra?: Record<string, unknown>): ReceiverResponse =>
+  extra === undefined
+    ? { status: 200, headers: jsonHeaders(), body: ACCEPTED_BODY }
+    : jsonResponse(200, { received: true, ...extra });
 
 /**
  * Waits briefly for a lease another worker holds, such as a poll already in flight.
@@ -80,7 +90,9 @@ async function deliverWithDeadline(
       'A verification.completed handler failed. The verified result is stored and will be delivered again.',
     );
   }
-  return { ...accepted(), event: outcome.event };
+  const answer = accepted();
+  answer.event = outcome.event;
+  return answer;
 }
 
 async function storeAndDeliver(
@@ -280,7 +292,8 @@ export async function receiveWebhook(
     log.warn('Webhook rejected: correctly signed but invalid payload.', { reason: message });
     return errorResponse(400, 'payload_invalid', message);
   }
-  const digest = await bodyDigest(request.body);
+  const hashing = bodyDigest(request.body);
+  const digest = typeof hashing === 'string' ? hashing : await hashing;
   const now = context.now();
   try {
     // Kept as long as any session this delivery could match is open or retained.

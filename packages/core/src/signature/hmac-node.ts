@@ -26,9 +26,13 @@ export function hmacSha256(secret: string, data: Uint8Array): Uint8Array {
   return createHmac('sha256', keyFor(secret)).update(data).digest();
 }
 
-/** SHA-256 with node:crypto: the replay key of a delivery, whatever secret signed it. */
-export function sha256(data: Uint8Array): Uint8Array {
-  return createHash('sha256').update(data).digest();
+/**
+ * Lowercase hex of the first 16 bytes of the SHA-256 of `data`, with node:crypto: the replay
+ * key of a delivery, whatever secret signed it. Synchronous, and one flat string (a slice of
+ * a longer one would keep all of it alive for as long as the key is remembered).
+ */
+export function sha256Hex128(data: Uint8Array): string {
+  return createHash('sha256').update(data).digest().toString('hex', 0, 16);
 }
 
 /**
