@@ -25,7 +25,7 @@ const MIB = 2 ** 20;
 const PAIRS = [
   { id: 'express', name: 'Express 5', framework: 'express', candidate: 'library' },
   { id: 'koa', name: 'Koa 3', framework: 'koa', candidate: 'library' },
-  { id: 'hono', name: 'Hono (@hono/node-server)', framework: 'hono', candidate: 'library' },
+  { id: 'hono', name: 'Hono (@hono/node-server 2)', framework: 'hono', candidate: 'library' },
   {
     id: 'octokit',
     name: 'Octokit createNodeMiddleware (reference)',
