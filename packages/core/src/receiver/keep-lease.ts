@@ -5,18 +5,17 @@ import type { ReceiverContext } from './context.js';
  * handler), so no other worker takes the session over meanwhile. Returns the stop function.
  */
 export function keepLease(context: ReceiverContext, key: string, owner: string): () => void {
-  const { clock, store, leaseMs } = context;
+  const { clock, store, leaseMs, renewalTimers } = context;
   let stopped = false;
-  let timer: unknown;
   const renew = () => {
     if (stopped) return;
     store.lease({ key, owner, now: clock.now(), leaseMs }).catch(() => undefined);
-    timer = clock.setTimeout(renew, leaseMs / 3);
+    timer = renewalTimers.start(renew);
   };
-  timer = clock.setTimeout(renew, leaseMs / 3);
+  let timer = renewalTimers.start(renew);
   return () => {
     stopped = true;
-    clock.clearTimeout(timer);
+    renewalTimers.cancel(timer);
   };
 }
 

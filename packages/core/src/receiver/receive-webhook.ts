@@ -63,18 +63,30 @@ async function leaseWithPatience(context: ReceiverContext, key: string, owner: s
   }
 }
 
+/** `work`'s outcome, or `'deadline'` once `ackAfterMs` has passed without one. */
+function raceAckDeadline<T>(context: ReceiverContext, work: Promise<T>): Promise<T | 'deadline'> {
+  return new Promise<T | 'deadline'>((resolve, reject) => {
+    const timer = context.ackTimers.start(() => resolve('deadline'));
+    work.then(
+      (value) => {
+        context.ackTimers.cancel(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        context.ackTimers.cancel(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
 async function deliverWithDeadline(
   context: ReceiverContext,
   delivery: Promise<Delivery>,
   event: VerificationCompletedEvent,
   request: WebhookRequest,
 ): Promise<ReceiverResponse> {
-  let timer: unknown;
-  const deadline = new Promise<'deadline'>((resolve) => {
-    timer = context.clock.setTimeout(() => resolve('deadline'), context.ackAfterMs);
-  });
-  const outcome = await Promise.race([delivery, deadline]);
-  context.clock.clearTimeout(timer);
+  const outcome = await raceAckDeadline(context, delivery);
   if (outcome === 'deadline') {
     // Only work that outlives the response needs the platform to keep it alive.
     request.waitUntil?.(delivery);
@@ -213,12 +225,7 @@ async function confirmAndDeliver(
   // Another worker holds the session (a poll in flight): it asks the service itself.
   if (!session) return jsonResponse(202, { received: true, queued: true });
   const confirming = pollLeased(context, session, owner, { webhook: result });
-  let timer: unknown;
-  const deadline = new Promise<'deadline'>((resolve) => {
-    timer = context.clock.setTimeout(() => resolve('deadline'), context.ackAfterMs);
-  });
-  const outcome = await Promise.race([confirming, deadline]);
-  context.clock.clearTimeout(timer);
+  const outcome = await raceAckDeadline(context, confirming);
   if (outcome === 'deadline') {
     request.waitUntil?.(confirming);
     return jsonResponse(202, { received: true, processing: true });
