@@ -1,5 +1,6 @@
 // The own key, as JSON.parse creates it; never the accessor of the same name.
 const PROTO_KEY = '__proto__';
+const CONSTRUCTOR_KEY: string = 'constructor';
 
 function holdsPrototypeKey(value: unknown): boolean {
   return typeof value === 'object' && value !== null && Object.hasOwn(value, 'prototype');
@@ -20,8 +21,8 @@ function dropPrototypeKeys(root: object): void {
       if (Object.hasOwn(record, PROTO_KEY)) delete record[PROTO_KEY];
       // `{"constructor":{"prototype":…}}` is dropped too: deep-merge functions follow it to
       // `Object.prototype` just as they follow `__proto__`.
-      if (Object.hasOwn(record, 'constructor') && holdsPrototypeKey(record.constructor)) {
-        delete record.constructor;
+      if (Object.hasOwn(record, CONSTRUCTOR_KEY) && holdsPrototypeKey(record[CONSTRUCTOR_KEY])) {
+        delete record[CONSTRUCTOR_KEY];
       }
     }
     for (const key in record) {
