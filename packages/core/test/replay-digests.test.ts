@@ -66,4 +66,25 @@ describe('ReplayDigests (the replay window of MemoryStore)', () => {
     digests.purge(T0 + 20_000);
     expect(digests.size).toBe(0);
   });
+
+  it('forgets and remembers again through many rebuilds of its table', () => {
+    const digests = new ReplayDigests();
+    for (let round = 0; round < 4; round++) {
+      for (let i = 0; i < 3000; i++) {
+        expect(digests.remember(hex(round * 10_000 + i), 60_000, T0)).toBe(true);
+      }
+      for (let i = 0; i < 3000; i += 2) digests.forget(hex(round * 10_000 + i));
+    }
+    expect(digests.size).toBe(4 * 1500);
+    for (let round = 0; round < 4; round++) {
+      for (let i = 0; i < 3000; i++) {
+        const again = digests.remember(hex(round * 10_000 + i), 60_000, T0 + 1);
+        expect(again, `digest ${round}/${i}`).toBe(i % 2 === 0);
+      }
+    }
+    digests.purge(T0 + 60_000);
+    expect(digests.size).toBe(4 * 1500);
+    digests.purge(T0 + 60_001);
+    expect(digests.size).toBe(0);
+  });
 });
