@@ -202,7 +202,7 @@ async function insertLeased(
     maxOpenPerUser: context.maxOpenPerUser,
     displacedRetainMs: context.replayWindowMs,
   });
-  await announceDisplaced(context, displaced);
+  if (displaced.length > 0) await announceDisplaced(context, displaced);
   if (inserted) return record;
   return leaseWithPatience(context, record.key, owner);
 }
