@@ -4,10 +4,6 @@ export type LimitedRead =
   | { kind: 'failed'; error: unknown };
 
 export function concatBytes(chunks: readonly Uint8Array[], total: number): Uint8Array<ArrayBuffer> {
-  // A body that came in one chunk (most webhooks) is used as it is: no copy to allocate.
-  if (chunks.length === 1 && chunks[0]!.byteLength === total) {
-    return chunks[0] as Uint8Array<ArrayBuffer>;
-  }
   const bytes = new Uint8Array(total);
   let offset = 0;
   for (const chunk of chunks) {
