@@ -3,30 +3,55 @@ import type { Timers } from './timers.js';
 
 export type DeadlineRead = BodyRead | { kind: 'timeout' };
 
+const TIMEOUT: DeadlineRead = { kind: 'timeout' };
+const UNREADABLE: BodyRead = {
+  kind: 'unreadable',
+  reason: 'The request body could not be read.',
+};
+
+// Controllers kept for reuse: more than the reads a server has in flight at once is waste.
+const POOL_LIMIT = 64;
+
 /**
- * Runs `read` and gives up on it after `ms`: a sender that trickles a body (or stops
- * sending) must not hold the request, and its buffered bytes, for the server's whole
- * request timeout. On the deadline the signal aborts, so the reader can stop.
+ * Runs body reads that give up after `ms`: a sender that trickles a body (or stops sending)
+ * must not hold the request, and its buffered bytes, for the server's whole request timeout.
+ * On the deadline the read's signal aborts, so the reader can stop.
+ *
+ * Creating an `AbortSignal` costs more than reading and verifying a small webhook on Node, so
+ * the signal of a read that ended before its deadline (never aborted, its listener removed by
+ * the reader) is handed to a later read. An aborted signal is never reused.
  */
-export async function readWithDeadline(
-  read: (signal: AbortSignal) => Promise<BodyRead>,
-  ms: number,
-  timers: Timers,
-): Promise<DeadlineRead> {
-  const controller = new AbortController();
-  let handle: unknown;
-  const deadline = new Promise<DeadlineRead>((resolve) => {
-    handle = timers.setTimeout(() => {
-      resolve({ kind: 'timeout' });
-      controller.abort();
-    }, ms);
-  });
-  const reading = read(controller.signal).catch(
-    (): BodyRead => ({ kind: 'unreadable', reason: 'The request body could not be read.' }),
-  );
-  try {
-    return await Promise.race([reading, deadline]);
-  } finally {
-    timers.clearTimeout(handle);
-  }
+export function createBodyDeadline(ms: number, timers: Timers) {
+  const idle: AbortController[] = [];
+  return function readWithDeadline(
+    read: (signal: AbortSignal) => Promise<BodyRead>,
+  ): Promise<DeadlineRead> {
+    const controller = idle.pop() ?? new AbortController();
+    return new Promise<DeadlineRead>((resolve) => {
+      let done = false;
+      const handle = timers.setTimeout(() => {
+        if (done) return;
+        done = true;
+        resolve(TIMEOUT);
+        controller.abort();
+      }, ms);
+      const finish = (result: BodyRead) => {
+        if (done) return;
+        done = true;
+        timers.clearTimeout(handle);
+        if (idle.length < POOL_LIMIT) idle.push(controller);
+        resolve(result);
+      };
+      let reading: Promise<BodyRead>;
+      try {
+        reading = read(controller.signal);
+      } catch (error) {
+        // A reader that throws instead of rejecting fails the request, as it always did.
+        done = true;
+        timers.clearTimeout(handle);
+        throw error;
+      }
+      reading.then(finish, () => finish(UNREADABLE));
+    });
+  };
 }

@@ -65,7 +65,10 @@ export function readNodeBody(
       if (typeof declared === 'string' && Number(declared) !== total) {
         finish({ kind: 'unreadable', reason: SHORT });
       } else {
-        finish({ kind: 'bytes', bytes: concatBytes(chunks, total) });
+        // A body that came in one chunk (most webhooks) is used as it is, without a copy: it
+        // only goes to the Receiver, which reads it through its view.
+        const bytes = chunks.length === 1 ? chunks[0]! : concatBytes(chunks, total);
+        finish({ kind: 'bytes', bytes });
       }
     };
     // An error, or a close before the end: the sender went away mid-body.

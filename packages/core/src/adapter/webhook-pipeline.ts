@@ -4,7 +4,7 @@ import type { VerificationCompletedEvent } from '../receiver/events.js';
 import { type HeadersLike, readHeader } from '../receiver/headers.js';
 import type { ReceiverResponse } from '../receiver/http-response.js';
 import type { ReceiverOptions } from '../receiver/options.js';
-import { type DeadlineRead, readWithDeadline } from './body-deadline.js';
+import { createBodyDeadline, type DeadlineRead } from './body-deadline.js';
 import type { BodyRead } from './body-read.js';
 import { refusalAnswer } from './refusal-answer.js';
 import { systemTimers, type Timers } from './timers.js';
@@ -43,7 +43,10 @@ export interface WebhookExchange<Result> {
   isRouted(): boolean;
   /** The request path as sent; may throw (or say `undefined`) when it cannot be parsed. */
   path(): string | undefined;
-  /** Reads the exact body bytes once, never past `limit`; stops when `signal` aborts. */
+  /**
+   * Reads the exact body bytes once, never past `limit`; stops when `signal` aborts. Remove
+   * any listener from `signal` when the read ends: a signal that never aborted is reused.
+   */
   readBody(limit: number, signal: AbortSignal): Promise<BodyRead>;
   /** The platform's `waitUntil`, for handlers that outlive the response. */
   waitUntil?: (promise: Promise<unknown>) => void;
@@ -113,6 +116,7 @@ export function createWebhookPipeline(
   const receiver = toReceiver(receiverOrOptions);
   const { path, bodyTimeoutMs, passThrough } = checkedOptions(options);
   const limit = receiver.maxBodyBytes;
+  const readWithDeadline = createBodyDeadline(bodyTimeoutMs, timers);
 
   function readBody(exchange: WebhookExchange<unknown>): Promise<DeadlineRead> {
     // A declared length over the limit is refused before a byte of the body is read.
@@ -120,7 +124,7 @@ export function createWebhookPipeline(
     if (declared !== undefined && Number(declared) > limit) {
       return Promise.resolve({ kind: 'too-large' });
     }
-    return readWithDeadline((signal) => exchange.readBody(limit, signal), bodyTimeoutMs, timers);
+    return readWithDeadline((signal) => exchange.readBody(limit, signal));
   }
 
   function isForWebhook(exchange: WebhookExchange<unknown>): boolean {

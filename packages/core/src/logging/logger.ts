@@ -67,7 +67,14 @@ export function createLog(option: Logger | false | undefined) {
       if (fields === undefined || Object.keys(fields).length === 0) write.call(logger, message);
       else write.call(logger, message, redact(fields));
     };
-  return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
+  return {
+    debug: write('debug'),
+    info: write('info'),
+    warn: write('warn'),
+    error: write('error'),
+    /** Whether `level` is written at all: hot paths skip building fields nobody reads. */
+    enabled: (level: keyof Logger): boolean => typeof logger?.[level] === 'function',
+  };
 }
 
 export type Log = ReturnType<typeof createLog>;

@@ -1,4 +1,5 @@
 import type { Client } from '../client/index.js';
+import type { FixedDelayTimers } from '../clock/fixed-delay-timers.js';
 import { ENV, readEnv } from '../config/env.js';
 import { ConfigurationError } from '../errors.js';
 import type { HandlerRegistry } from './handler-registry.js';
@@ -9,6 +10,10 @@ export interface ReceiverContext extends ResolvedReceiverOptions {
   handlers: HandlerRegistry;
   /** A lease owner unique to one piece of work, so two tasks in one process never share a lease. */
   newOwner(): string;
+  /** Acknowledgement deadlines (`ackAfterMs`) of the requests in flight, on one clock timer. */
+  ackTimers: FixedDelayTimers;
+  /** Lease renewals (every `leaseMs / 3`) of the work in flight, on one clock timer. */
+  renewalTimers: FixedDelayTimers;
 }
 
 function randomId(): string {

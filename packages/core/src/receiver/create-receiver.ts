@@ -1,4 +1,5 @@
 import type { CreateSessionParams } from '../client/index.js';
+import { FixedDelayTimers } from '../clock/fixed-delay-timers.js';
 import { ConfigurationError } from '../errors.js';
 import type { VerificationPayload } from '../payload/types.js';
 import {
@@ -97,10 +98,13 @@ export interface Receiver<Transaction = never> {
 export function createReceiver<S extends Store = Store>(
   options: ReceiverOptions & { store?: S } = {},
 ): Receiver<TransactionOf<S>> {
+  const resolved = resolveReceiverOptions(options);
   const context: ReceiverContext = {
-    ...resolveReceiverOptions(options),
+    ...resolved,
     handlers: new HandlerRegistry(),
     newOwner: createOwnerFactory(),
+    ackTimers: new FixedDelayTimers(resolved.clock, resolved.ackAfterMs),
+    renewalTimers: new FixedDelayTimers(resolved.clock, resolved.leaseMs / 3),
   };
   let timer: unknown;
   let started = false;

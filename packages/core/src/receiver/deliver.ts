@@ -74,7 +74,8 @@ export async function deliverLeased(
 ): Promise<Delivery> {
   const { handlers, log } = context;
   const event = prepared ?? (await completedEvent(session, result));
-  if (!(await stillLeased(context, session.key, owner, session.lease?.until))) {
+  const leased = stillLeased(context, session.key, owner, session.lease?.until);
+  if (leased !== true && !(await leased)) {
     log.warn('A lease lapsed before delivery; another worker delivers this result.', {
       sessionToken: session.token,
     });
@@ -102,7 +103,7 @@ export async function deliverLeased(
     return failedDelivery(context, session, owner, result, event, error);
   }
   stopRenewal();
-  if (settled) {
+  if (settled && log.enabled('info')) {
     log.info('Verification result delivered.', {
       sessionToken: session.token,
       source: result.source,

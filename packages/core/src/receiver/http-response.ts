@@ -26,17 +26,19 @@ export type ReceiverErrorCode =
   | 'store_unavailable'
   | 'internal_error';
 
-const JSON_HEADERS = {
-  'content-type': 'application/json; charset=utf-8',
-  'cache-control': 'no-store',
-};
+/** The headers of every JSON answer; a fresh object each time, as callers may add to it. */
+export function jsonHeaders(): Record<string, string> {
+  return { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+}
 
 export function jsonResponse(
   status: number,
   body: Record<string, unknown>,
-  headers: Record<string, string> = {},
+  headers?: Record<string, string>,
 ): ReceiverResponse {
-  return { status, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) };
+  const all = jsonHeaders();
+  if (headers) Object.assign(all, headers);
+  return { status, headers: all, body: JSON.stringify(body) };
 }
 
 export function errorResponse(

@@ -5,18 +5,17 @@ import type { ReceiverContext } from './context.js';
  * handler), so no other worker takes the session over meanwhile. Returns the stop function.
  */
 export function keepLease(context: ReceiverContext, key: string, owner: string): () => void {
-  const { clock, store, leaseMs } = context;
+  const { clock, store, leaseMs, renewalTimers } = context;
   let stopped = false;
-  let timer: unknown;
   const renew = () => {
     if (stopped) return;
     store.lease({ key, owner, now: clock.now(), leaseMs }).catch(() => undefined);
-    timer = clock.setTimeout(renew, leaseMs / 3);
+    timer = renewalTimers.start(renew);
   };
-  timer = clock.setTimeout(renew, leaseMs / 3);
+  let timer = renewalTimers.start(renew);
   return () => {
     stopped = true;
-    clock.clearTimeout(timer);
+    renewalTimers.cancel(timer);
   };
 }
 
@@ -25,14 +24,16 @@ export function keepLease(context: ReceiverContext, key: string, owner: string):
  * moment ago is trusted; an older one is renewed, which fails when it lapsed and another
  * worker took the session: then this worker must not deliver.
  */
-export async function stillLeased(
+export function stillLeased(
   context: ReceiverContext,
   key: string,
   owner: string,
   leaseUntil: number | undefined,
-): Promise<boolean> {
+): boolean | Promise<boolean> {
   const now = context.now();
+  // The common case answers at once: no store call, and nothing for the caller to await.
   if (leaseUntil !== undefined && leaseUntil - now > context.leaseMs / 2) return true;
-  const renewed = await context.store.lease({ key, owner, now, leaseMs: context.leaseMs });
-  return renewed !== undefined;
+  return context.store
+    .lease({ key, owner, now, leaseMs: context.leaseMs })
+    .then((renewed) => renewed !== undefined);
 }

@@ -14,7 +14,12 @@ import { correlate } from './correlate.js';
 import { completedEvent, type Delivery, deliverLeased, UNMATCHED_PREFIX } from './deliver.js';
 import type { VerificationCompletedEvent } from './events.js';
 import { type HeadersLike, readHeader } from './headers.js';
-import { errorResponse, jsonResponse, type ReceiverResponse } from './http-response.js';
+import {
+  errorResponse,
+  jsonHeaders,
+  jsonResponse,
+  type ReceiverResponse,
+} from './http-response.js';
 
 export const SIGNATURE_HEADER = 'x-webhook-signature';
 
@@ -33,8 +38,13 @@ export interface WebhookRequest {
 // Closed records of a user looked at to recognise a late duplicate: the most recent ones.
 const RECENT_CLOSED_CONSIDERED = 20;
 
-const accepted = (extra: Record<string, unknown> = {}) =>
-  jsonResponse(200, { received: true, ...extra });
+const ACCEPTED_BODY = JSON.stringify({ received: true });
+
+/** `200 {"received":true}`, and any `extra` fields; the common answer's body is built once. */
+const accepted = (extra?: Record<string, unknown>): ReceiverResponse =>
+  extra === undefined
+    ? { status: 200, headers: jsonHeaders(), body: ACCEPTED_BODY }
+    : jsonResponse(200, { received: true, ...extra });
 
 /**
  * Waits briefly for a lease another worker holds, such as a poll already in flight.
@@ -53,18 +63,30 @@ async function leaseWithPatience(context: ReceiverContext, key: string, owner: s
   }
 }
 
+/** `work`'s outcome, or `'deadline'` once `ackAfterMs` has passed without one. */
+function raceAckDeadline<T>(context: ReceiverContext, work: Promise<T>): Promise<T | 'deadline'> {
+  return new Promise<T | 'deadline'>((resolve, reject) => {
+    const timer = context.ackTimers.start(() => resolve('deadline'));
+    work.then(
+      (value) => {
+        context.ackTimers.cancel(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        context.ackTimers.cancel(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
 async function deliverWithDeadline(
   context: ReceiverContext,
   delivery: Promise<Delivery>,
   event: VerificationCompletedEvent,
   request: WebhookRequest,
 ): Promise<ReceiverResponse> {
-  let timer: unknown;
-  const deadline = new Promise<'deadline'>((resolve) => {
-    timer = context.clock.setTimeout(() => resolve('deadline'), context.ackAfterMs);
-  });
-  const outcome = await Promise.race([delivery, deadline]);
-  context.clock.clearTimeout(timer);
+  const outcome = await raceAckDeadline(context, delivery);
   if (outcome === 'deadline') {
     // Only work that outlives the response needs the platform to keep it alive.
     request.waitUntil?.(delivery);
@@ -80,7 +102,9 @@ async function deliverWithDeadline(
       'A verification.completed handler failed. The verified result is stored and will be delivered again.',
     );
   }
-  return { ...accepted(), event: outcome.event };
+  const answer = accepted();
+  answer.event = outcome.event;
+  return answer;
 }
 
 async function storeAndDeliver(
@@ -178,7 +202,7 @@ async function insertLeased(
     maxOpenPerUser: context.maxOpenPerUser,
     displacedRetainMs: context.replayWindowMs,
   });
-  await announceDisplaced(context, displaced);
+  if (displaced.length > 0) await announceDisplaced(context, displaced);
   if (inserted) return record;
   return leaseWithPatience(context, record.key, owner);
 }
@@ -201,12 +225,7 @@ async function confirmAndDeliver(
   // Another worker holds the session (a poll in flight): it asks the service itself.
   if (!session) return jsonResponse(202, { received: true, queued: true });
   const confirming = pollLeased(context, session, owner, { webhook: result });
-  let timer: unknown;
-  const deadline = new Promise<'deadline'>((resolve) => {
-    timer = context.clock.setTimeout(() => resolve('deadline'), context.ackAfterMs);
-  });
-  const outcome = await Promise.race([confirming, deadline]);
-  context.clock.clearTimeout(timer);
+  const outcome = await raceAckDeadline(context, confirming);
   if (outcome === 'deadline') {
     request.waitUntil?.(confirming);
     return jsonResponse(202, { received: true, processing: true });
@@ -280,7 +299,8 @@ export async function receiveWebhook(
     log.warn('Webhook rejected: correctly signed but invalid payload.', { reason: message });
     return errorResponse(400, 'payload_invalid', message);
   }
-  const digest = await bodyDigest(request.body);
+  const hashing = bodyDigest(request.body);
+  const digest = typeof hashing === 'string' ? hashing : await hashing;
   const now = context.now();
   try {
     // Kept as long as any session this delivery could match is open or retained.

@@ -1,3 +1,4 @@
+import * as nodeCrypto from 'node:crypto';
 import {
   createHash,
   createHmac,
@@ -7,6 +8,8 @@ import {
 } from 'node:crypto';
 import type * as Hmac from './hmac.js';
 
+// Read from the namespace, not imported by name: a runtime without it must still load this.
+const oneShotHash = (nodeCrypto as { hash?: typeof nodeCrypto.hash }).hash;
 const keyCache = new Map<string, KeyObject>();
 const KEY_CACHE_LIMIT = 32;
 const HEX_64 = /^[0-9a-fA-F]{64}$/;
@@ -27,9 +30,15 @@ export function hmacSha256(secret: string, data: Uint8Array): Uint8Array {
   return createHmac('sha256', keyFor(secret)).update(data).digest();
 }
 
-/** SHA-256 with node:crypto: the replay key of a delivery, whatever secret signed it. */
-export function sha256(data: Uint8Array): Uint8Array {
-  return createHash('sha256').update(data).digest();
+/**
+ * Lowercase hex of the first 16 bytes of the SHA-256 of `data`, with node:crypto: the replay
+ * key of a delivery, whatever secret signed it. Synchronous, so the hot path awaits nothing.
+ */
+export function sha256Hex128(data: Uint8Array): string {
+  // The one-shot `hash()` (Node 20.12+) skips the Hash object: about a third cheaper for a
+  // webhook. Runtimes whose node:crypto lacks it take the Hash object.
+  if (oneShotHash) return oneShotHash('sha256', data, 'hex').slice(0, 32);
+  return createHash('sha256').update(data).digest().toString('hex', 0, 16);
 }
 
 /**
@@ -46,4 +55,4 @@ export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 // Held to the `#hmac` contract that callers are type-checked against.
-({ hmacSha256, sha256, decodeDigestHex, equalBytes }) satisfies typeof Hmac;
+({ hmacSha256, sha256Hex128, decodeDigestHex, equalBytes }) satisfies typeof Hmac;

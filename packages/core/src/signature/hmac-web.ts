@@ -1,4 +1,4 @@
-import { fromHex } from './hex.js';
+import { fromHex, toHex } from './hex.js';
 import type * as Hmac from './hmac.js';
 
 const encoder = new TextEncoder();
@@ -30,9 +30,13 @@ export async function hmacSha256(secret: string, data: Uint8Array): Promise<Uint
   return new Uint8Array(signature);
 }
 
-/** SHA-256 with Web Crypto: the replay key of a delivery, whatever secret signed it. */
-export async function sha256(data: Uint8Array): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest('SHA-256', data as BufferSource));
+/**
+ * Lowercase hex of the first 16 bytes of the SHA-256 of `data`, with Web Crypto: the replay
+ * key of a delivery, whatever secret signed it.
+ */
+export async function sha256Hex128(data: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', data as BufferSource);
+  return toHex(new Uint8Array(digest, 0, 16));
 }
 
 /** Decodes a 64-digit hex digest, or `undefined` for anything else. */
@@ -49,4 +53,4 @@ export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 // Held to the `#hmac` contract that callers are type-checked against.
-({ hmacSha256, sha256, decodeDigestHex, equalBytes }) satisfies typeof Hmac;
+({ hmacSha256, sha256Hex128, decodeDigestHex, equalBytes }) satisfies typeof Hmac;

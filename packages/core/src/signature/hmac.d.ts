@@ -15,5 +15,8 @@ export declare function decodeDigestHex(text: string): Uint8Array | undefined;
 /** Constant-time equality of two byte arrays. */
 export declare function equalBytes(a: Uint8Array, b: Uint8Array): boolean;
 
-/** SHA-256 of `data`: the replay key of a delivery, whatever secret signed it; sync on Node. */
-export declare function sha256(data: Uint8Array): Uint8Array | Promise<Uint8Array>;
+/**
+ * The first 128 bits of the SHA-256 of `data`, as 32 lowercase hex digits: the replay key of a
+ * delivery, whatever secret signed it. Sync on Node.
+ */
+export declare function sha256Hex128(data: Uint8Array): string | Promise<string>;

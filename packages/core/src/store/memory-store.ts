@@ -1,4 +1,5 @@
 import { MinHeap } from './min-heap.js';
+import { ReplayDigests } from './replay-digests.js';
 import {
   type AttachOutcome,
   type AttachResultOptions,
@@ -47,13 +48,13 @@ function copy(record: Stored): TrackedSession {
 export class MemoryStore implements Store {
   private readonly records = new Map<string, Stored>();
   private readonly byUser = new Map<string, Set<string>>();
-  private readonly digests = new Map<string, number>();
+  // A day of webhooks is remembered here: see ReplayDigests for how it stays small.
+  private readonly digests = new ReplayDigests();
   // Due times and expiry times are indexed by heaps with lazy deletion: an entry whose time
   // no longer matches its record is stale and dropped when it surfaces. A sweep therefore
   // costs in proportion to the due records, not to everything tracked.
   private readonly due = new MinHeap<Entry>();
   private readonly recordExpiries = new MinHeap<Entry>();
-  private readonly digestExpiries = new MinHeap<Entry>();
 
   async insert({
     record: session,
@@ -101,15 +102,11 @@ export class MemoryStore implements Store {
 
   async remember({ digest, ttlMs, now }: RememberOptions): Promise<boolean> {
     this.purge(now);
-    const until = this.digests.get(digest);
-    if (until !== undefined && until > now) return false;
-    this.digests.set(digest, now + ttlMs);
-    this.digestExpiries.push({ at: now + ttlMs, key: digest });
-    return true;
+    return this.digests.remember(digest, ttlMs, now);
   }
 
   async forget({ digest }: ForgetOptions): Promise<void> {
-    this.digests.delete(digest);
+    this.digests.forget(digest);
   }
 
   async attachResult({ key, result, now }: AttachResultOptions): Promise<AttachOutcome> {
@@ -246,10 +243,6 @@ export class MemoryStore implements Store {
       }
       entry = this.recordExpiries.peek();
     }
-    for (let entry = this.digestExpiries.peek(); entry && entry.at <= now; ) {
-      this.digestExpiries.pop();
-      if (this.digests.get(entry.key) === entry.at) this.digests.delete(entry.key);
-      entry = this.digestExpiries.peek();
-    }
+    this.digests.purge(now);
   }
 }
