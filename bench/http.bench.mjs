@@ -62,6 +62,11 @@ function options() {
   };
 }
 
+/**
+ * @param {string} url
+ * @param {ReturnType<typeof import('./lib/webhook-bodies.mjs').requestSource>} source
+ * @param {{ connections: number, duration?: number, amount?: number }} settings
+ */
 function load(url, source, { connections, duration, amount }) {
   return autocannon({
     url,

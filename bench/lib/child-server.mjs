@@ -14,7 +14,7 @@ export function startServer(framework, variant, { args = [], execArgv = [] } = {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const waiting = [];
-  child.on('message', (message) => {
+  child.on('message', (/** @type {{ type: string }} */ message) => {
     if (message.type === 'stats') waiting.shift()?.(message);
   });
   const ask = (type) =>
@@ -28,7 +28,7 @@ export function startServer(framework, variant, { args = [], execArgv = [] } = {
       reject(new Error(`${framework}/${variant} server did not start within 15 s`));
     }, 15_000);
     child.once('exit', (code) => reject(new Error(`${framework}/${variant} exited (${code})`)));
-    child.once('message', (message) => {
+    child.once('message', (/** @type {{ type: string, port: number }} */ message) => {
       clearTimeout(timer);
       if (message.type !== 'ready') return reject(new Error(`unexpected ${message.type}`));
       child.removeAllListeners('exit');

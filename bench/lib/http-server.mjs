@@ -32,7 +32,12 @@ function signatureMatches(body, header) {
   return expected.length === actual.length && timingSafeEqual(expected, actual);
 }
 
-/** Baseline logic shared by every framework: verify, parse, count; returns [status, body]. */
+/**
+ * Baseline logic shared by every framework: verify, parse, count; returns [status, body].
+ * @param {Buffer} body
+ * @param {string | string[] | undefined} header
+ * @returns {[200 | 400 | 401, Record<string, unknown>]}
+ */
 function handWritten(body, header) {
   if (!signatureMatches(body, header)) return [401, { error: 'signature_invalid' }];
   try {
@@ -130,7 +135,8 @@ async function fastifyServer() {
         done(null, body),
       );
       scope.post(WEBHOOK_PATH, async (request, reply) => {
-        const [status, body] = handWritten(request.body, request.headers['x-webhook-signature']);
+        const raw = /** @type {Buffer} */ (request.body);
+        const [status, body] = handWritten(raw, request.headers['x-webhook-signature']);
         reply.code(status);
         return body;
       });
@@ -185,10 +191,11 @@ if (!builders[framework] || !['baseline', 'library', 'octokit'].includes(variant
 }
 const server = await builders[framework]();
 server.listen(0, '127.0.0.1', () => {
-  process.send({ type: 'ready', port: server.address().port });
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  process.send?.({ type: 'ready', port });
 });
 
-process.on('message', (message) => {
+process.on('message', (/** @type {{ type: string }} */ message) => {
   if (message.type === 'gc') globalThis.gc?.();
   if (message.type === 'stats' || message.type === 'gc') {
     const memory = process.memoryUsage();
