@@ -1,14 +1,10 @@
-/**
- * The timer functions the webhook pipeline schedules its body deadline with. Tests pass
- * their own to decide a deadline without waiting for it; runtimes use the global ones.
- */
-export interface Timers {
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
+import { type Clock, systemClock } from '../clock/clock.js';
 
-/** The runtime's own `setTimeout` and `clearTimeout`. */
-export const systemTimers: Timers = {
-  setTimeout: (callback, ms) => setTimeout(callback, ms),
-  clearTimeout: (handle) => clearTimeout(handle as Parameters<typeof clearTimeout>[0]),
-};
+/**
+ * The timer functions the webhook pipeline schedules its body deadline with: the timer half
+ * of a `Clock`, so a test passes `createTestClock()` to decide a deadline without waiting.
+ */
+export type Timers = Pick<Clock, 'setTimeout' | 'clearTimeout'>;
+
+/** The runtime's own timers (the system clock's). */
+export const systemTimers: Timers = systemClock;
