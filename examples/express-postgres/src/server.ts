@@ -70,7 +70,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   receiver.on(
     'verification.completed',
     async (event, { transaction }) => {
-      await users.record(transaction!, event);
+      await users.record(transaction, event);
     },
     { transactional: true },
   );

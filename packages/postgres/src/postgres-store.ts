@@ -28,7 +28,7 @@ export interface PostgresStoreOptions extends SqlStoreOptions {
  * await store.migrate();
  * const receiver = createReceiver({ secret: process.env.WEBHOOK_SECRET!, store });
  * receiver.on('verification.completed', async (event, { transaction }) => {
- *   await transaction!.query('UPDATE users SET verified = $1 WHERE id = $2', [
+ *   await transaction.query('UPDATE users SET verified = $1 WHERE id = $2', [
  *     event.data.status === 'verified',
  *     event.data.external_user_id,
  *   ]);

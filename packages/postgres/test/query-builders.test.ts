@@ -45,7 +45,7 @@ async function receiverWith(
   receiver.on(
     'verification.completed',
     async (event, { transaction }) => {
-      await write(transaction!, event.data.external_user_id);
+      await write(transaction, event.data.external_user_id);
       if (failAfterWrite()) throw new Error('failed after writing');
     },
     { transactional: true },

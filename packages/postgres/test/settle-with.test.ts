@@ -137,7 +137,7 @@ describe('a transactional verification.completed handler on PostgresStore', () =
       'verification.completed',
       async (event, { transaction }) => {
         seen.push(event);
-        await transaction!.query(`INSERT INTO ${users} (id, status) VALUES ($1, $2)`, [
+        await transaction.query(`INSERT INTO ${users} (id, status) VALUES ($1, $2)`, [
           event.data.external_user_id,
           event.data.status,
         ]);
@@ -164,7 +164,7 @@ describe('a transactional verification.completed handler on PostgresStore', () =
     receiver.on(
       'verification.completed',
       async (event, { transaction }) => {
-        await transaction!.query(`INSERT INTO ${users} (id, status) VALUES ($1, $2)`, [
+        await transaction.query(`INSERT INTO ${users} (id, status) VALUES ($1, $2)`, [
           event.data.external_user_id,
           event.data.status,
         ]);

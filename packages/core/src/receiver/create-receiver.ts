@@ -12,7 +12,7 @@ import { pollLeased } from '../tracker/poll-session.js';
 import { type SweepReport, sweep } from '../tracker/sweep.js';
 import { announceDisplaced } from './announce-displaced.js';
 import { createOwnerFactory, type ReceiverContext, requireClient } from './context.js';
-import type { ReceiverEventMap, ReceiverEventName } from './events.js';
+import type { ReceiverEventMap, ReceiverEventName, VerificationCompletedEvent } from './events.js';
 import { type HandlerOptions, HandlerRegistry } from './handler-registry.js';
 import { errorResponse, type ReceiverResponse } from './http-response.js';
 import { type ReceiverOptions, resolveReceiverOptions } from './options.js';
@@ -48,6 +48,14 @@ export interface Receiver<Transaction = never> {
    *   ]);
    * }, { transactional: true });
    */
+  on(
+    name: 'verification.completed',
+    handler: (
+      event: VerificationCompletedEvent,
+      context: { transaction: Transaction },
+    ) => void | Promise<void>,
+    options: HandlerOptions & { transactional: true },
+  ): this;
   on<Name extends ReceiverEventName>(
     name: Name,
     handler: ReceiverEventMap<Transaction>[Name],
@@ -114,7 +122,11 @@ export function createReceiver<S extends Store = Store>(
 
   const receiver: Receiver<TransactionOf<S>> = {
     maxBodyBytes: context.maxBodyBytes,
-    on(name, handler, handlerOptions) {
+    on(
+      name: ReceiverEventName,
+      handler: (...args: never[]) => unknown,
+      handlerOptions?: HandlerOptions,
+    ) {
       if (handlerOptions?.transactional && !isTransactional(context.store)) {
         throw new ConfigurationError(
           'A transactional handler needs a store that runs handlers in its transaction, such as PostgresStore from @faceverify/postgres. Remove { transactional: true }, or pass such a store to createReceiver().',
