@@ -1,5 +1,5 @@
 import { createReceiver } from '@faceverify/core';
-import { OUTCOMES, startEmulator } from '@faceverify/emulator';
+import { startEmulator } from '@faceverify/emulator';
 import { PostgresStore } from '@faceverify/postgres';
 import { freePort, type PostgresServer, startPostgresServer } from '@faceverify/test-support';
 import pg from 'pg';
@@ -10,6 +10,7 @@ import {
 } from '../support/receiver-processes.js';
 import { startRoundRobinProxy } from '../support/round-robin-proxy.js';
 import { waitFor } from '../support/wait-for.js';
+import { driveSessions } from './drive-sessions.js';
 import { SOAK_FAULTS } from './run-soak.js';
 
 export interface PostgresSoakReport {
@@ -90,8 +91,6 @@ export async function runPostgresSoak(options: {
 
   const started: string[] = [];
   const completed = new Set<string>();
-  const completions: Promise<unknown>[] = [];
-  const interval = 1000 / options.ratePerSecond;
   const milestones = new Map<number, () => Promise<void>>([
     [
       Math.floor(options.sessions * 0.3),
@@ -130,32 +129,16 @@ export async function runPostgresSoak(options: {
     ).rows;
 
   try {
-    const startAt = Date.now();
-    for (let i = 0; i < options.sessions; i++) {
-      await milestones.get(i)?.();
-      const wait = startAt + i * interval - Date.now();
-      if (wait > 0) await sleep(wait);
-      let token: string | undefined;
-      for (let attempt = 0; attempt < 50 && !token; attempt++) {
-        try {
-          token = (await starter.startVerification({ externalUserId: `soak_${i}` })).token;
-        } catch {
-          // The database is restarting: an API server would answer 503; retry.
-          await sleep(200);
-        }
-      }
-      if (!token) continue;
-      started.push(token);
-      const outcome = OUTCOMES[i % OUTCOMES.length]!;
-      const sessionToken = token;
-      completions.push(
-        sleep(100).then(async () => {
-          await emulator.completeSession(sessionToken, outcome);
-          completed.add(sessionToken);
-        }),
-      );
-    }
-    await Promise.all(completions);
+    started.push(
+      ...(await driveSessions({
+        sessions: options.sessions,
+        ratePerSecond: options.ratePerSecond,
+        starter,
+        emulator,
+        milestones,
+        onCompleted: (token) => completed.add(token),
+      })),
+    );
     note(`all ${started.length} sessions completed at the service`);
     emulator.setFaults({});
     await waitFor(async () => {

@@ -2,13 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createReceiver } from '@faceverify/core';
-import { OUTCOMES, startEmulator } from '@faceverify/emulator';
+import { startEmulator } from '@faceverify/emulator';
 import { RedisStore } from '@faceverify/redis';
 import { freePort, type RedisServer, startRedisServer } from '@faceverify/test-support';
 import { Redis } from 'ioredis';
 import { type ReceiverProcess, startReceiverProcess } from '../support/receiver-processes.js';
 import { startRoundRobinProxy } from '../support/round-robin-proxy.js';
 import { waitFor } from '../support/wait-for.js';
+import { driveSessions } from './drive-sessions.js';
 
 /** The faults of the soak run, as the issue sets them. */
 export const SOAK_FAULTS = {
@@ -116,8 +117,6 @@ export async function runSoak(options: {
 
   const started: string[] = [];
   const completedAt = new Map<string, number>();
-  const completions: Promise<unknown>[] = [];
-  const interval = 1000 / options.ratePerSecond;
   const milestones = new Map<number, () => Promise<void>>([
     [
       Math.floor(options.sessions * 0.3),
@@ -156,32 +155,16 @@ export async function runSoak(options: {
   ]);
 
   try {
-    const startAt = Date.now();
-    for (let i = 0; i < options.sessions; i++) {
-      await milestones.get(i)?.();
-      const wait = startAt + i * interval - Date.now();
-      if (wait > 0) await sleep(wait);
-      let token: string | undefined;
-      for (let attempt = 0; attempt < 50 && !token; attempt++) {
-        try {
-          token = (await starter.startVerification({ externalUserId: `soak_${i}` })).token;
-        } catch {
-          // The store is down (Redis restarting): an API server would answer 503; retry.
-          await sleep(200);
-        }
-      }
-      if (!token) continue;
-      started.push(token);
-      const outcome = OUTCOMES[i % OUTCOMES.length]!;
-      const sessionToken = token;
-      completions.push(
-        sleep(100).then(async () => {
-          await emulator.completeSession(sessionToken, outcome);
-          completedAt.set(sessionToken, Date.now());
-        }),
-      );
-    }
-    await Promise.all(completions);
+    started.push(
+      ...(await driveSessions({
+        sessions: options.sessions,
+        ratePerSecond: options.ratePerSecond,
+        starter,
+        emulator,
+        milestones,
+        onCompleted: (token) => completedAt.set(token, Date.now()),
+      })),
+    );
     note(`all ${started.length} sessions completed at the service`);
     emulator.setFaults({});
     const ledger = async () =>
