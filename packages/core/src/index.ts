@@ -8,6 +8,7 @@ export {
   type CreateSessionParams,
   createClient,
   type RequestOptions,
+  type SessionReadOptions,
   type SessionSnapshot,
 } from './client/index.js';
 export { type Clock, systemClock, type TimerHandle } from './clock/clock.js';

@@ -1,7 +1,9 @@
+import { RateLimitError } from '../errors.js';
 import { assertServerRuntime } from './browser-guard.js';
 import { type ApiRequest, sendRequest, type Transport } from './http.js';
-import type { PaceLimits, SlidingWindowPacer } from './pacer.js';
-import { pacerForKey } from './pacer-registry.js';
+import type { PaceLimits } from './pacer.js';
+import { assertPathSegment } from './path-segment.js';
+import { limitersForKey } from './per-key-registry.js';
 import { readCreatedSession, readSessionSnapshot } from './read-session.js';
 import { positiveNumber, resolveClientOptions } from './resolve-options.js';
 import { withRetries } from './retry.js';
@@ -55,7 +57,11 @@ export function createClient(options: ClientOptions = {}): Client {
     limit: config.createSessionsPerMinute,
     windowMs: config.paceWindowMs,
   };
-  let pacer: Promise<SlidingWindowPacer> | undefined;
+  let limiters: ReturnType<typeof limitersForKey> | undefined;
+  const keyLimiters = () => {
+    limiters ??= limitersForKey(config.apiKey, config.clock);
+    return limiters;
+  };
 
   const attemptTimeout = (requestOptions: RequestOptions) =>
     positiveNumber('timeoutMs', requestOptions.timeoutMs, config.timeoutMs);
@@ -71,8 +77,7 @@ export function createClient(options: ClientOptions = {}): Client {
       };
       const { signal } = requestOptions;
       const timeoutMs = attemptTimeout(requestOptions);
-      pacer ??= pacerForKey(config.apiKey, config.clock);
-      const keyPacer = await pacer;
+      const keyPacer = (await keyLimiters()).pacer;
       const queuedAt = config.clock.now();
       let finishSend = await keyPacer.acquire(limits, signal);
       const pacedMs = config.clock.now() - queuedAt;
@@ -108,9 +113,7 @@ export function createClient(options: ClientOptions = {}): Client {
     },
 
     async getSession(token, requestOptions = {}): Promise<SessionSnapshot> {
-      if (typeof token !== 'string' || token === '') {
-        throw new TypeError('getSession needs the session token, a non-empty string.');
-      }
+      assertPathSegment(token);
       const request: ApiRequest = {
         method: 'GET',
         path: `/v1/sessions/${encodeURIComponent(token)}`,
@@ -118,15 +121,36 @@ export function createClient(options: ClientOptions = {}): Client {
         resendable: true,
       };
       const { signal } = requestOptions;
+      const priority = requestOptions.priority ?? 'background';
+      const waitOut =
+        (requestOptions.onRateLimit ?? (priority === 'background' ? 'wait' : 'throw')) === 'wait';
       const timeoutMs = attemptTimeout(requestOptions);
-      const response = await withRetries(() => sendRequest(transport, request, timeoutMs, signal), {
-        endpoint: request.endpoint,
-        maxRetries: config.maxRetries,
-        resendable: request.resendable,
-        signal,
-        log: config.log,
-        clock: config.clock,
-      });
+      const { readGate } = await keyLimiters();
+      const response = await withRetries(
+        async () => {
+          const finishRead = await readGate.acquire(priority, { signal, waitOut });
+          try {
+            return await sendRequest(transport, request, timeoutMs, signal);
+          } catch (error) {
+            if (error instanceof RateLimitError) readGate.holdFor(error.retryAfterMs);
+            throw error;
+          } finally {
+            finishRead();
+          }
+        },
+        {
+          endpoint: request.endpoint,
+          // Someone waits on an interactive read: one attempt, and its failure is the answer.
+          maxRetries: priority === 'interactive' ? 0 : config.maxRetries,
+          resendable: request.resendable,
+          signal,
+          log: config.log,
+          clock: config.clock,
+          // The gate holds every reader of this key until the service's wait is over.
+          waitAfterRateLimit: async () => undefined,
+          waitOutRateLimits: waitOut,
+        },
+      );
       const snapshot = readSessionSnapshot(GET_ENDPOINT, response, token);
       config.log.debug('faceverify session read', { token, status: snapshot.status });
       return snapshot;

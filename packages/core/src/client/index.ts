@@ -5,5 +5,6 @@ export type {
   CreatedSession,
   CreateSessionParams,
   RequestOptions,
+  SessionReadOptions,
   SessionSnapshot,
 } from './types.js';

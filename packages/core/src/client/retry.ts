@@ -21,6 +21,8 @@ export interface RetryPolicy {
   clock: Clock;
   /** Waits out a `429` before the next attempt; sleeping is the default. */
   waitAfterRateLimit?: (delayMs: number) => Promise<void>;
+  /** `false` throws a `429` at once instead of retrying after it. Default `true`. */
+  waitOutRateLimits?: boolean;
 }
 
 // A 429 means the request was not processed: wait what the service asked, plus a little
@@ -45,7 +47,7 @@ function isTransient(error: unknown): boolean {
 /** The wait before retrying after `error`, or `undefined` when it must be thrown. */
 function retryDelay(error: unknown, retry: number, policy: RetryPolicy): number | undefined {
   if (error instanceof RateLimitError) {
-    return error.retryAfterMs <= MAX_RATE_LIMIT_WAIT_MS
+    return policy.waitOutRateLimits !== false && error.retryAfterMs <= MAX_RATE_LIMIT_WAIT_MS
       ? rateLimitDelay(error.retryAfterMs)
       : undefined;
   }

@@ -56,6 +56,23 @@ export interface RequestOptions {
   timeoutMs?: number | undefined;
 }
 
+/** Options of one `getSession` call. */
+export interface SessionReadOptions extends RequestOptions {
+  /**
+   * `'background'` (the default: polls, webhook confirmations) waits its turn and waits out
+   * a `429`. `'interactive'` (a request someone is waiting on, such as the redirect page)
+   * goes after background reads, is not retried, and fails at once with `RateLimitError`
+   * while the key is rate limited, instead of holding the request open.
+   */
+  priority?: 'background' | 'interactive' | undefined;
+  /**
+   * What a `429` does: `'wait'` waits out the service's `retry_after_ms` (and any already
+   * known for this key) before trying again; `'throw'` rejects at once with
+   * `RateLimitError`. Default: `'wait'` for background reads, `'throw'` for interactive ones.
+   */
+  onRateLimit?: 'wait' | 'throw' | undefined;
+}
+
 /** What `POST /v1/verify` is asked for. */
 export interface CreateSessionParams {
   /** Identifier of the user on your side; the result carries it back as `external_user_id`. */
@@ -107,11 +124,14 @@ export interface Client {
 
   /**
    * Reads a session with `GET /v1/sessions/:token`: the source of truth for its result.
-   * Network errors, timeouts, `5xx` and `429` are retried with backoff.
+   * Network errors, timeouts, `5xx` and `429` are retried with backoff. Every read of one
+   * API key in the process passes one gate: a few at a time, background reads first, and
+   * none while the service's `retry_after_ms` runs (see {@link SessionReadOptions}).
+   * A token that is not a single URL path segment is refused with a `TypeError`.
    *
    * @example
    * const session = await client.getSession(token, { signal: AbortSignal.timeout(30_000) });
    * if (session.result) await recordResult(session.result);
    */
-  getSession(token: string, options?: RequestOptions): Promise<SessionSnapshot>;
+  getSession(token: string, options?: SessionReadOptions): Promise<SessionSnapshot>;
 }

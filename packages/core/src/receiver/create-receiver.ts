@@ -1,16 +1,18 @@
 import type { CreateSessionParams } from '../client/index.js';
 import { FixedDelayTimers } from '../clock/fixed-delay-timers.js';
 import { ConfigurationError } from '../errors.js';
-import type { VerificationPayload } from '../payload/types.js';
 import {
   isTransactional,
   type Store,
   type TrackedSession,
   type TransactionOf,
 } from '../store/store.js';
-import { pollLeased } from '../tracker/poll-session.js';
 import { type SweepReport, sweep } from '../tracker/sweep.js';
 import { announceDisplaced } from './announce-displaced.js';
+import { type ConfirmedSession, createConfirmSession } from './confirm-session.js';
+
+export type { ConfirmedSession };
+
 import { createOwnerFactory, type ReceiverContext, requireClient } from './context.js';
 import type { ReceiverEventMap, ReceiverEventName, VerificationCompletedEvent } from './events.js';
 import { type HandlerOptions, HandlerRegistry } from './handler-registry.js';
@@ -23,12 +25,6 @@ import { attachReceiverLog } from './receiver-log.js';
 export interface StartedVerification {
   token: string;
   verifyUrl: string;
-}
-
-/** The authoritative state of a session, as `confirm` found it. */
-export interface ConfirmedSession {
-  status: 'pending' | 'verified' | 'failed' | 'expired' | 'unknown';
-  result?: VerificationPayload;
 }
 
 /** Receives webhooks, tracks sessions, polls for missed results and delivers each one once. */
@@ -75,9 +71,15 @@ export interface Receiver<Transaction = never> {
   /** Tracks a session created elsewhere, so a missed webhook is polled for. */
   track(token: string, externalUserId: string): Promise<void>;
   /**
-   * Asks the service now. Use it when the browser returns from the hosted page: the
-   * redirect is never the result. A completed result of a tracked session is delivered to
-   * handlers (once) before this resolves.
+   * The session's authoritative state, for the page the browser returns to from the hosted
+   * page: the redirect is never the result. A completed result of a tracked session is
+   * delivered to handlers (once) before this resolves.
+   *
+   * Safe on a public route: a token this Receiver does not track is `unknown` without a
+   * request to the service; concurrent calls for one token share one
+   * `GET /v1/sessions/:token`, which goes after the Tracker's own reads; while the service
+   * rate-limits the key it rejects at once with `RateLimitError` (`retryAfterMs`) instead
+   * of holding the request.
    */
   confirm(token: string): Promise<ConfirmedSession>;
   /** Polls due sessions and retries failed deliveries once; call it from a cron trigger. */
@@ -178,28 +180,7 @@ export function createReceiver<S extends Store = Store>(
       });
       await announceDisplaced(context, displaced);
     },
-    async confirm(token) {
-      const client = requireClient(context, 'confirm()');
-      const owner = context.newOwner();
-      const session = await context.store.lease({
-        key: token,
-        owner,
-        now: context.now(),
-        leaseMs: context.leaseMs,
-      });
-      // Always the service's word: never a stored result that came by webhook alone.
-      if (session) {
-        const { outcome, status, result } = await pollLeased(context, session, owner, {
-          ask: true,
-        });
-        if (outcome !== 'retry-later') return result ? { status, result } : { status };
-      }
-      // Untracked, closed, or being worked on elsewhere: report the service's answer.
-      const snapshot = await client.getSession(token);
-      return snapshot.result
-        ? { status: snapshot.status, result: snapshot.result }
-        : { status: snapshot.status };
-    },
+    confirm: createConfirmSession(context),
     sweep: runSweep,
     start() {
       if (started) return;

@@ -50,6 +50,7 @@ export async function completedEvent(
     receivedAt: new Date(result.receivedAt),
     data: result.payload,
     attempt,
+    confirmed: result.source === 'poll' || result.confirmed === true,
   };
   if (session.token) event.sessionToken = session.token;
   if (result.secretLabel) event.secretLabel = result.secretLabel;

@@ -20,6 +20,18 @@ export interface VerificationCompletedEvent {
   attempt: number;
   /** Label of the secret that verified a webhook (useful during a rotation). */
   secretLabel?: string;
+  /**
+   * `true` when the result is known to be the result of a session this Receiver tracks:
+   * it came from the service (`source: 'poll'`), or the service confirmed the webhook
+   * (`confirmWebhooks`), or the webhook named the session.
+   *
+   * `false` for a signed webhook no tracked session vouches for: delivered only with
+   * `untrackedWebhooks: 'deliver'` (or without an API client), or matched by
+   * `external_user_id` alone with `confirmWebhooks: false`. A signed body stays valid
+   * forever, so such an event may be an old result sent again after the replay memory
+   * forgot it, under another `id`: never let it override a confirmed result.
+   */
+  confirmed: boolean;
 }
 
 /**

@@ -67,6 +67,19 @@ export interface ReceiverOptions {
    * paced and retried like every poll. Default `true` when the Receiver has a client.
    */
   confirmWebhooks?: boolean;
+  /**
+   * What to do with a correctly signed webhook that matches no open session this Receiver
+   * tracks. The webhook carries no session token, so such a result cannot be confirmed: it
+   * may be an old result sent again after the replay memory forgot it (24 h later, or after
+   * the store was emptied), and it must not decide a user's state.
+   * - `'ignore'` (the default with an API client): acknowledged `200 {untracked: true}`,
+   *   reported to `error` handlers with `code: 'webhook_untracked'`, never delivered.
+   * - `'deliver'` (the default, and the only choice, without a client): delivered with
+   *   `event.confirmed === false`. Choose it when sessions are started outside this Receiver
+   *   (another service calls `POST /v1/verify`), and never let such an event override a
+   *   confirmed result.
+   */
+  untrackedWebhooks?: 'ignore' | 'deliver';
   /** How long one worker may hold a session before another may take it over. Default 60 s. */
   leaseMs?: number;
   /** How often `start()` sweeps. Default 5 s. */
@@ -102,6 +115,7 @@ const RECEIVER_OPTIONS: Record<keyof ReceiverOptions, true> = {
   maxDeliveryAttempts: true,
   maxOpenPerUser: true,
   confirmWebhooks: true,
+  untrackedWebhooks: true,
   leaseMs: true,
   sweepIntervalMs: true,
   sweepBatchSize: true,
@@ -135,6 +149,7 @@ export interface ResolvedReceiverOptions {
   maxDeliveryAttempts: number;
   maxOpenPerUser: number;
   confirmWebhooks: boolean;
+  untrackedWebhooks: 'ignore' | 'deliver';
   leaseMs: number;
   sweepIntervalMs: number;
   sweepBatchSize: number;
@@ -189,6 +204,24 @@ function schedule(name: string, value: readonly number[] | undefined, fallback: 
   return resolved;
 }
 
+function untrackedWebhooks(
+  value: ReceiverOptions['untrackedWebhooks'],
+  hasClient: boolean,
+): 'ignore' | 'deliver' {
+  if (value === undefined) return hasClient ? 'ignore' : 'deliver';
+  if (value !== 'ignore' && value !== 'deliver') {
+    throw new ConfigurationError(
+      `Receiver option "untrackedWebhooks" must be 'ignore' or 'deliver'.`,
+    );
+  }
+  if (value === 'ignore' && !hasClient) {
+    throw new ConfigurationError(
+      `untrackedWebhooks: 'ignore' needs an API client: without one no session is tracked, so every result would be ignored. Set ${ENV.apiKey} and ${ENV.baseUrl} (or pass \`client\`), or remove the option.`,
+    );
+  }
+  return value;
+}
+
 export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiverOptions {
   assertKnownOptions(
     'createReceiver()',
@@ -234,6 +267,7 @@ export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiv
     maxDeliveryAttempts: whole('maxDeliveryAttempts', options.maxDeliveryAttempts, 20),
     maxOpenPerUser: whole('maxOpenPerUser', options.maxOpenPerUser, 20),
     confirmWebhooks: client !== undefined && options.confirmWebhooks !== false,
+    untrackedWebhooks: untrackedWebhooks(options.untrackedWebhooks, client !== undefined),
     leaseMs: positive('leaseMs', options.leaseMs, MINUTE),
     sweepIntervalMs: positive('sweepIntervalMs', options.sweepIntervalMs, 5 * SECOND),
     sweepBatchSize: positive('sweepBatchSize', options.sweepBatchSize, 100),

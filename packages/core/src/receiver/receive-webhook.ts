@@ -6,20 +6,21 @@ import { COMPLETED_EVENT, validateVerificationPayload } from '../payload/parse.j
 import type { VerificationPayload } from '../payload/types.js';
 import { matchSignature } from '../signature/verify.js';
 import { isOpen, type StoredResult, type TrackedSession } from '../store/store.js';
-import { pollLeased } from '../tracker/poll-session.js';
+import { type PollOutcome, pollLeased } from '../tracker/poll-session.js';
 import { announceDisplaced } from './announce-displaced.js';
 import { bodyDigest } from './body-digest.js';
 import type { ReceiverContext } from './context.js';
 import { correlate } from './correlate.js';
-import { completedEvent, type Delivery, deliverLeased, UNMATCHED_PREFIX } from './deliver.js';
+import {
+  completedEvent,
+  type DeliveryOutcome,
+  deliverLeased,
+  UNMATCHED_PREFIX,
+} from './deliver.js';
 import type { VerificationCompletedEvent } from './events.js';
 import { type HeadersLike, readHeader } from './headers.js';
-import {
-  errorResponse,
-  jsonHeaders,
-  jsonResponse,
-  type ReceiverResponse,
-} from './http-response.js';
+import { errorResponse, type ReceiverResponse } from './http-response.js';
+import { answerOutcome, type WebhookOutcome } from './webhook-outcomes.js';
 
 export const SIGNATURE_HEADER = 'x-webhook-signature';
 
@@ -38,13 +39,11 @@ export interface WebhookRequest {
 // Closed records of a user looked at to recognise a late duplicate: the most recent ones.
 const RECENT_CLOSED_CONSIDERED = 20;
 
-const ACCEPTED_BODY = JSON.stringify({ received: true });
-
-/** `200 {"received":true}`, and any `extra` fields; the common answer's body is built once. */
-const accepted = (extra?: Record<string, unknown>): ReceiverResponse =>
-  extra === undefined
-    ? { status: 200, headers: jsonHeaders(), body: ACCEPTED_BODY }
-    : jsonResponse(200, { received: true, ...extra });
+/** An outcome of the decision, with the event delivered (or still being delivered), if any. */
+interface Decided {
+  outcome: WebhookOutcome;
+  event?: VerificationCompletedEvent;
+}
 
 /**
  * Waits briefly for a lease another worker holds, such as a poll already in flight.
@@ -63,10 +62,25 @@ async function leaseWithPatience(context: ReceiverContext, key: string, owner: s
   }
 }
 
-/** `work`'s outcome, or `'deadline'` once `ackAfterMs` has passed without one. */
-function raceAckDeadline<T>(context: ReceiverContext, work: Promise<T>): Promise<T | 'deadline'> {
-  return new Promise<T | 'deadline'>((resolve, reject) => {
-    const timer = context.ackTimers.start(() => resolve('deadline'));
+/**
+ * `work`'s outcome, or `processing` once `ackAfterMs` has passed without one: the work goes
+ * on in the background, kept alive by the platform's `waitUntil` where there is one.
+ */
+function withAckDeadline(
+  context: ReceiverContext,
+  request: WebhookRequest,
+  work: Promise<Decided>,
+  event?: VerificationCompletedEvent,
+): Promise<Decided> {
+  return new Promise<Decided>((resolve, reject) => {
+    const timer = context.ackTimers.start(() => {
+      // Only work that outlives the response needs the platform to keep it alive.
+      request.waitUntil?.(work);
+      context.log.warn('Handlers are still running; acknowledged with 202 to keep the sender.', {
+        ackAfterMs: context.ackAfterMs,
+      });
+      resolve(event ? { outcome: 'processing', event } : { outcome: 'processing' });
+    });
     work.then(
       (value) => {
         context.ackTimers.cancel(timer);
@@ -80,40 +94,36 @@ function raceAckDeadline<T>(context: ReceiverContext, work: Promise<T>): Promise
   });
 }
 
-async function deliverWithDeadline(
-  context: ReceiverContext,
-  delivery: Promise<Delivery>,
-  event: VerificationCompletedEvent,
-  request: WebhookRequest,
-): Promise<ReceiverResponse> {
-  const outcome = await raceAckDeadline(context, delivery);
-  if (outcome === 'deadline') {
-    // Only work that outlives the response needs the platform to keep it alive.
-    request.waitUntil?.(delivery);
-    context.log.warn('Handlers are still running; acknowledged with 202 to keep the sender.', {
-      ackAfterMs: context.ackAfterMs,
-    });
-    return { ...jsonResponse(202, { received: true, processing: true }), event };
+/** The outcome of delivering to handlers, or of confirming with the service and delivering. */
+function deliveryOutcome(outcome: DeliveryOutcome | PollOutcome['outcome']): WebhookOutcome {
+  switch (outcome) {
+    case 'delivered':
+      return 'delivered';
+    case 'failed':
+      return 'handler_failed';
+    // Another worker took the session over, or the service could not be asked now: the
+    // result is stored and the next holder delivers it.
+    case 'lease-lost':
+    case 'retry-later':
+    case 'pending':
+      return 'queued';
+    case 'expired':
+      return 'contradicted';
   }
-  if (outcome.outcome === 'failed') {
-    return errorResponse(
-      500,
-      'handler_failed',
-      'A verification.completed handler failed. The verified result is stored and will be delivered again.',
-    );
-  }
-  const answer = accepted();
-  answer.event = outcome.event;
-  return answer;
 }
 
-async function storeAndDeliver(
+/**
+ * The decision for a verified, new webhook: correlation with the sessions tracked for its
+ * user × what the store holds × the service's confirmation × the acknowledgement deadline.
+ * Each branch ends in one row of {@link WEBHOOK_OUTCOMES}.
+ */
+async function decide(
   context: ReceiverContext,
   request: WebhookRequest,
   payload: VerificationPayload,
   result: StoredResult,
   digest: string,
-): Promise<ReceiverResponse> {
+): Promise<Decided> {
   const { store } = context;
   const sessions = await store.findByUser({
     externalUserId: payload.external_user_id,
@@ -121,58 +131,113 @@ async function storeAndDeliver(
     limit: context.maxOpenPerUser + RECENT_CLOSED_CONSIDERED,
   });
   const correlation = correlate(payload, sessions);
-  if (correlation.kind === 'duplicate') return accepted({ duplicate: true });
-  if (correlation.kind === 'ambiguous' && context.client) {
-    // The service is the source of truth: polling each open session delivers each result.
-    const settling = Promise.all(
-      correlation.keys.map(async (key) => {
-        const owner = context.newOwner();
-        const session = await store.lease({
-          key,
-          owner,
-          now: context.now(),
-          leaseMs: context.leaseMs,
-        });
-        if (session) await pollLeased(context, session, owner);
-      }),
-    ).catch((error: unknown) => context.handlers.reportError(error, { stage: 'poll' }));
-    request.waitUntil?.(settling);
-    return jsonResponse(202, { received: true, settling: correlation.keys.length });
-  }
-  const owner = context.newOwner();
-  if (correlation.kind === 'session' && correlation.by === 'user' && context.confirmWebhooks) {
-    return confirmAndDeliver(context, request, correlation.key, owner, result);
-  }
-  let session: TrackedSession | 'closed' | undefined;
-  if (correlation.kind === 'session') {
-    const attached = await store.attachResult({
-      key: correlation.key,
-      result,
-      now: context.now(),
-    });
-    if (attached === 'closed' || attached === 'already-attached') {
-      return accepted({ duplicate: true });
+  switch (correlation.kind) {
+    case 'duplicate':
+      return { outcome: 'duplicate' };
+    case 'ambiguous':
+      if (context.client) {
+        settleByPolling(context, request, correlation.keys);
+        return { outcome: 'settling' };
+      }
+      return deliverUntracked(context, request, result, digest);
+    case 'none':
+      return deliverUntracked(context, request, result, digest);
+    case 'session': {
+      const { key, by } = correlation;
+      // A token names the session; a user alone only suggests it, so the service confirms.
+      if (by === 'token') {
+        return attachAndDeliver(context, request, key, { ...result, confirmed: true }, digest);
+      }
+      return context.confirmWebhooks
+        ? confirmAndDeliver(context, request, key, result)
+        : attachAndDeliver(context, request, key, result, digest);
     }
-    session =
-      attached === 'missing'
-        ? await insertLeased(context, payload, result, digest, owner)
-        : await leaseWithPatience(context, correlation.key, owner);
-  } else {
-    session = await insertLeased(context, payload, result, digest, owner);
   }
-  // Another worker delivered it meanwhile (a poll, or confirm() on the redirect).
-  if (session === 'closed') return accepted({ duplicate: true });
-  if (!session) return jsonResponse(202, { received: true, queued: true });
-  const stored = session.result ?? result;
-  const event = await completedEvent(session, stored);
-  return deliverWithDeadline(
-    context,
-    deliverLeased(context, session, owner, stored, event),
-    event,
-    request,
-  );
 }
 
+/**
+ * A result no tracked session vouches for: with an API client it is not delivered
+ * (`untrackedWebhooks: 'ignore'`), since it may be an old one sent again; otherwise it is
+ * delivered once, marked `confirmed: false`.
+ */
+async function deliverUntracked(
+  context: ReceiverContext,
+  request: WebhookRequest,
+  result: StoredResult,
+  digest: string,
+): Promise<Decided> {
+  if (context.untrackedWebhooks === 'ignore') {
+    reportUntracked(context);
+    return { outcome: 'untracked' };
+  }
+  const owner = context.newOwner();
+  const session = await insertLeased(context, result.payload, result, digest, owner);
+  return deliverStored(context, request, session, owner, result);
+}
+
+/** Says, at most once a minute with a count, that untracked webhooks were not delivered. */
+function reportUntracked(context: ReceiverContext): void {
+  const message =
+    "A signed webhook matched no open session this Receiver tracks, so it was acknowledged and not delivered: it may be an old result sent again. If your sessions are started outside this Receiver, set untrackedWebhooks: 'deliver'.";
+  rejectionLog(context.log, context.now).warn(message);
+  const error = Object.assign(new Error(message), { code: 'webhook_untracked' });
+  context.handlers.reportError(error, { stage: 'confirm', code: 'webhook_untracked' });
+}
+
+/** Several open sessions of one user: the service's answer for each is what is delivered. */
+function settleByPolling(context: ReceiverContext, request: WebhookRequest, keys: string[]): void {
+  const { store } = context;
+  const settling = Promise.all(
+    keys.map(async (key) => {
+      const owner = context.newOwner();
+      const session = await store.lease({
+        key,
+        owner,
+        now: context.now(),
+        leaseMs: context.leaseMs,
+      });
+      if (session) await pollLeased(context, session, owner);
+    }),
+  ).catch((error: unknown) => context.handlers.reportError(error, { stage: 'poll' }));
+  request.waitUntil?.(settling);
+}
+
+/** Attaches the result to a tracked session and delivers it, unless it is already settled. */
+async function attachAndDeliver(
+  context: ReceiverContext,
+  request: WebhookRequest,
+  key: string,
+  result: StoredResult,
+  digest: string,
+): Promise<Decided> {
+  const attached = await context.store.attachResult({ key, result, now: context.now() });
+  if (attached === 'closed' || attached === 'already-attached') return { outcome: 'duplicate' };
+  const owner = context.newOwner();
+  const session =
+    attached === 'missing'
+      ? await insertLeased(context, result.payload, result, digest, owner)
+      : await leaseWithPatience(context, key, owner);
+  return deliverStored(context, request, session, owner, result);
+}
+
+/** Delivers the result of a session this worker leased (or says who else has it). */
+async function deliverStored(
+  context: ReceiverContext,
+  request: WebhookRequest,
+  session: TrackedSession | 'closed' | undefined,
+  owner: string,
+  result: StoredResult,
+): Promise<Decided> {
+  // Another worker delivered it meanwhile (a poll, or confirm() on the redirect).
+  if (session === 'closed') return { outcome: 'duplicate' };
+  if (!session) return { outcome: 'queued' };
+  const stored = session.result ?? result;
+  const event = await completedEvent(session, stored);
+  const delivery = deliverLeased(context, session, owner, stored, event).then(
+    ({ outcome }): Decided => ({ outcome: deliveryOutcome(outcome), event }),
+  );
+  return withAckDeadline(context, request, delivery, event);
+}
 /**
  * Stores a delivery matched to no session, already leased to `owner`: one store call
  * instead of two on the common path, and no window in which another worker could take it.
@@ -217,31 +282,21 @@ async function confirmAndDeliver(
   context: ReceiverContext,
   request: WebhookRequest,
   key: string,
-  owner: string,
   result: StoredResult,
-): Promise<ReceiverResponse> {
+): Promise<Decided> {
+  const owner = context.newOwner();
   const session = await leaseWithPatience(context, key, owner);
-  if (session === 'closed') return accepted({ duplicate: true });
+  if (session === 'closed') return { outcome: 'duplicate' };
   // Another worker holds the session (a poll in flight): it asks the service itself.
-  if (!session) return jsonResponse(202, { received: true, queued: true });
-  const confirming = pollLeased(context, session, owner, { webhook: result });
-  const outcome = await raceAckDeadline(context, confirming);
-  if (outcome === 'deadline') {
-    request.waitUntil?.(confirming);
-    return jsonResponse(202, { received: true, processing: true });
-  }
-  if (outcome.outcome === 'failed') {
-    return errorResponse(
-      500,
-      'handler_failed',
-      'A verification.completed handler failed. The verified result is stored and will be delivered again.',
-    );
-  }
-  if (outcome.contradicted) return accepted({ contradicted: true });
-  if (outcome.outcome === 'delivered' && outcome.event) {
-    return { ...accepted(), event: outcome.event };
-  }
-  return accepted({ queued: outcome.outcome !== 'delivered' });
+  if (!session) return { outcome: 'queued' };
+  const confirming = pollLeased(context, session, owner, { webhook: result }).then(
+    (polled): Decided => {
+      if (polled.contradicted) return { outcome: 'contradicted' };
+      const outcome = deliveryOutcome(polled.outcome);
+      return polled.event ? { outcome, event: polled.event } : { outcome };
+    },
+  );
+  return withAckDeadline(context, request, confirming);
 }
 
 /**
@@ -291,7 +346,7 @@ export async function receiveWebhook(
     const event = (json as { event?: unknown } | null)?.event;
     if (typeof event === 'string' && event !== COMPLETED_EVENT) {
       log.info('Webhook with an unknown event acknowledged and ignored.', { event });
-      return accepted({ ignored: true });
+      return answerOutcome('ignored');
     }
     payload = validateVerificationPayload(json);
   } catch (error) {
@@ -307,7 +362,7 @@ export async function receiveWebhook(
     const ttlMs = context.replayWindowMs + context.sessionLifetimeMs;
     if (!(await context.store.remember({ digest, ttlMs, now }))) {
       log.info('Replayed webhook acknowledged and not handled again.');
-      return accepted({ duplicate: true });
+      return answerOutcome('duplicate');
     }
   } catch (error) {
     return storeUnavailable(context, error);
@@ -324,7 +379,8 @@ export async function receiveWebhook(
     });
   }
   try {
-    return await storeAndDeliver(context, request, payload, result, digest);
+    const { outcome, event } = await decide(context, request, payload, result, digest);
+    return answerOutcome(outcome, event);
   } catch (error) {
     await context.store.forget({ digest }).catch(() => undefined);
     return storeUnavailable(context, error);

@@ -26,6 +26,16 @@ export interface StoredResult {
   receivedAt: number;
   /** Label of the signing secret that verified a webhook. */
   secretLabel?: string;
+  /**
+   * The result is known to be its session's: the webhook named the session, or the
+   * service confirmed it. Results that came by polling are always the service's own.
+   */
+  confirmed?: boolean;
+  /**
+   * A webhook's result kept until the service can confirm it (it answered `429` when
+   * asked): never delivered as it is, only once the service agrees.
+   */
+  awaitingConfirmation?: boolean;
 }
 
 /** A lease: who may work on a record, and until when (ms since the epoch). */

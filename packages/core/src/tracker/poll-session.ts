@@ -1,4 +1,4 @@
-import type { SessionSnapshot } from '../client/index.js';
+import type { SessionReadOptions, SessionSnapshot } from '../client/index.js';
 import { ApiError, RateLimitError } from '../errors.js';
 import type { VerificationPayload } from '../payload/types.js';
 import { type ReceiverContext, requireClient } from '../receiver/context.js';
@@ -19,6 +19,8 @@ export interface PollOutcome {
   event?: VerificationCompletedEvent;
   /** A result given to confirm (a webhook) that the service contradicted. */
   contradicted?: boolean;
+  /** Why the service could not be asked (`retry-later`). */
+  error?: unknown;
 }
 
 /** How a leased session is looked at. */
@@ -30,6 +32,8 @@ export interface PollOptions {
   webhook?: StoredResult;
   /** Ask the service even when a result is already stored (`confirm()`). */
   ask?: boolean;
+  /** How the service is asked: `'interactive'` for `confirm()`, which someone waits on. */
+  priority?: SessionReadOptions['priority'];
 }
 
 /**
@@ -47,7 +51,8 @@ export async function pollLeased(
 ): Promise<PollOutcome> {
   const { store, log } = context;
   const claimed = options.webhook ?? session.result;
-  if (session.result && !options.ask && !options.webhook) {
+  const awaiting = session.result?.awaitingConfirmation === true;
+  if (session.result && !awaiting && !options.ask && !options.webhook) {
     return deliver(context, session, owner, session.result, session.result.payload.status);
   }
   if (!session.token) {
@@ -68,7 +73,11 @@ export async function pollLeased(
   // A poll may wait out 429s and retries for longer than a lease lasts.
   const stopRenewal = keepLease(context, session.key, owner);
   try {
-    snapshot = await client.getSession(session.token);
+    snapshot = await client.getSession(session.token, {
+      priority: options.priority,
+      // A webhook's sender waits for the answer: its result is kept instead (below).
+      onRateLimit: options.webhook ? 'throw' : undefined,
+    });
   } catch (error) {
     stopRenewal();
     const now = context.now();
@@ -87,19 +96,30 @@ export async function pollLeased(
       retryInMs: wait,
       error: error instanceof Error ? error.message : String(error),
     });
+    // A webhook waiting for the service's word keeps its result, so nothing is lost while
+    // the service cannot be asked; it is still delivered only once the service agrees.
+    const claim = options.webhook ?? (awaiting ? session.result : undefined);
     await store.settle({
       key: session.key,
       owner,
-      update: { state: 'pending', dueAt: now + wait, attempts: session.attempts },
+      update: claim
+        ? {
+            state: 'delivering',
+            dueAt: now + wait,
+            attempts: session.attempts,
+            result: { ...claim, awaitingConfirmation: true },
+          }
+        : { state: 'pending', dueAt: now + wait, attempts: session.attempts },
       now,
     });
-    return { outcome: 'retry-later', status: 'unknown' };
+    return { outcome: 'retry-later', status: 'unknown', error };
   }
   stopRenewal();
   const now = context.now();
   if (snapshot.result) {
     if (claimed && sameOutcome(claimed.payload, snapshot.result)) {
-      return deliver(context, session, owner, claimed, snapshot.status);
+      const { awaitingConfirmation: _, ...agreed } = claimed;
+      return deliver(context, session, owner, { ...agreed, confirmed: true }, snapshot.status);
     }
     const isContradicted = claimed !== undefined;
     if (isContradicted) contradicted(context, session, `the service says ${snapshot.status}`);
@@ -117,7 +137,8 @@ export async function pollLeased(
   await store.settle({
     key: session.key,
     owner,
-    update: { state: 'pending', dueAt, attempts },
+    // A kept webhook waits for the service with the session, polled on the same schedule.
+    update: { state: awaiting ? 'delivering' : 'pending', dueAt, attempts },
     now,
   });
   return { outcome: 'pending', status: 'pending', contradicted: claimed !== undefined };

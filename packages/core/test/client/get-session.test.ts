@@ -29,13 +29,26 @@ const SESSION = {
 describe('getSession request', () => {
   it('gets the session with the token encoded in the path', async () => {
     const client = await clientAnswering({ status: 200, json: { ...SESSION, status: 'pending' } });
-    await client.getSession('a/b c?d');
+    await client.getSession('a:b@c+d');
     const [request] = server?.requests ?? [];
     expect(request?.method).toBe('GET');
-    expect(request?.url).toBe('/v1/sessions/a%2Fb%20c%3Fd');
+    expect(request?.url).toBe('/v1/sessions/a%3Ab%40c%2Bd');
     expect(request?.headers.authorization).toBe('Bearer fv_test_get_session');
     expect(request?.headers['content-type']).toBeUndefined();
   });
+
+  it.each(['.', '..', '...', 'a/b', 'a b', 'a?b', 'a#b', '', 'x'.repeat(1025)])(
+    'refuses the token %j, which is no single path segment, without a request',
+    async (token) => {
+      const client = await clientAnswering({
+        status: 200,
+        json: { ...SESSION, status: 'pending' },
+      });
+      await expect(client.getSession(token)).rejects.toThrow(TypeError);
+      await expect(client.getSession(token)).rejects.toThrow(/one URL path segment/);
+      expect(server?.requests).toHaveLength(0);
+    },
+  );
 });
 
 describe('getSession response, read tolerantly', () => {

@@ -1,0 +1,87 @@
+import { isPathSegment } from '../client/path-segment.js';
+import type { VerificationPayload } from '../payload/types.js';
+import { isOpen, type StoredResult } from '../store/store.js';
+import { pollLeased } from '../tracker/poll-session.js';
+import { type ReceiverContext, requireClient } from './context.js';
+
+/** The authoritative state of a session, as `confirm` found it. */
+export interface ConfirmedSession {
+  status: 'pending' | 'verified' | 'failed' | 'expired' | 'unknown';
+  result?: VerificationPayload;
+}
+
+// An answer is shared by every confirm() of its token for this long: a page reloaded, or
+// opened by many, costs the service one read.
+const ANSWER_SHARED_MS = 2_000;
+
+const UNKNOWN: ConfirmedSession = { status: 'unknown' };
+
+/** Whether a stored result is the service's word, not a webhook's claim alone. */
+const isConfirmed = (result: StoredResult) => result.source === 'poll' || result.confirmed === true;
+
+/**
+ * `receiver.confirm(token)`. It runs on the integrator's return page, which anyone can load
+ * with any token, so what it costs the service is bounded by what this Receiver tracks:
+ * - a token this Receiver does not track (or that is no path segment) is answered
+ *   `unknown` without a request;
+ * - a closed session whose result the service already confirmed is answered from the store;
+ * - otherwise one `GET /v1/sessions/:token` per token at a time, its answer shared for
+ *   {@link ANSWER_SHARED_MS}, sent after the Tracker's polls and webhook confirmations and
+ *   never waiting out a `429`: `RateLimitError` is thrown at once with `retryAfterMs`.
+ * A completed result of a tracked session is delivered to handlers (once) before it resolves.
+ */
+export function createConfirmSession(
+  context: ReceiverContext,
+): (token: string) => Promise<ConfirmedSession> {
+  const shared = new Map<string, Promise<ConfirmedSession>>();
+  return async (token) => {
+    requireClient(context, 'confirm()');
+    if (!isPathSegment(token)) return UNKNOWN;
+    const known = shared.get(token);
+    if (known) return known;
+    const answer = confirmOnce(context, token);
+    shared.set(token, answer);
+    const forget = () => {
+      context.clock.setTimeout(() => shared.delete(token), ANSWER_SHARED_MS);
+    };
+    answer.then(forget, () => shared.delete(token));
+    return answer;
+  };
+}
+
+async function confirmOnce(context: ReceiverContext, token: string): Promise<ConfirmedSession> {
+  const { store } = context;
+  const record = await store.get({ key: token, now: context.now() });
+  if (!record?.token) return UNKNOWN;
+  if (!isOpen(record.state)) {
+    if (record.state === 'expired') return { status: 'expired' };
+    if (record.result && isConfirmed(record.result)) {
+      return { status: record.result.payload.status, result: record.result.payload };
+    }
+  } else {
+    const owner = context.newOwner();
+    const session = await store.lease({
+      key: token,
+      owner,
+      now: context.now(),
+      leaseMs: context.leaseMs,
+    });
+    if (session) {
+      const polled = await pollLeased(context, session, owner, {
+        ask: true,
+        priority: 'interactive',
+      });
+      if (polled.outcome === 'retry-later') throw polled.error;
+      return polled.result
+        ? { status: polled.status, result: polled.result }
+        : { status: polled.status };
+    }
+  }
+  // Worked on elsewhere, or closed on a webhook's word alone: the service says.
+  const snapshot = await requireClient(context, 'confirm()').getSession(token, {
+    priority: 'interactive',
+  });
+  return snapshot.result
+    ? { status: snapshot.status, result: snapshot.result }
+    : { status: snapshot.status };
+}
