@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
   createReceiver,
   MemoryStore,
@@ -14,48 +12,14 @@ import { type RedisServer, startRedisServer } from '@faceverify/test-support';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ReceiverServer, startReceiverServer } from './support/receiver-server.js';
+import {
+  sendWebhook as send,
+  startWebhookRecorder as startRecorder,
+} from './support/webhook-recorder.js';
 
 const MINUTE = 60_000;
 const REPLAY_WINDOW_MS = 10 * MINUTE;
 const SESSION_LIFETIME_MS = 30 * MINUTE;
-
-/** A signed webhook as it went over the wire: what an attacker who saw it could keep. */
-interface CapturedWebhook {
-  body: Buffer;
-  signature: string;
-}
-
-/** Sits between the emulator and the receiver, keeping a copy of every webhook it passes on. */
-async function startRecorder(target: () => string) {
-  const captured: CapturedWebhook[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', async () => {
-      const body = Buffer.concat(chunks);
-      const signature = String(req.headers['x-webhook-signature'] ?? '');
-      captured.push({ body, signature });
-      const answer = await send(target(), { body, signature });
-      res.writeHead(answer.status, { 'content-type': 'application/json' });
-      res.end(answer.text);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
-    captured,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-async function send(url: string, webhook: CapturedWebhook) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-webhook-signature': webhook.signature },
-    body: new Uint8Array(webhook.body),
-  });
-  return { status: response.status, text: await response.text() };
-}
 
 let redis: RedisServer;
 const clients: Redis[] = [];
