@@ -52,7 +52,13 @@ export function createApp({ receiver, verifications, publicUrl }: AppOptions): E
       return;
     }
     try {
-      res.type('html').send(returnPage(await receiver.confirm(token)));
+      const confirmed = await receiver.confirm(token);
+      // A token this app never started: answered without asking the service.
+      if (confirmed.status === 'unknown') {
+        res.status(404).type('text').send('This verification is not known.');
+        return;
+      }
+      res.type('html').send(returnPage(confirmed));
     } catch (error) {
       const unknown = error instanceof ApiError && error.status === 404;
       res

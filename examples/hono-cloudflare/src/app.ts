@@ -51,7 +51,10 @@ export function createApp({ receiver, verifications }: AppOptions): Hono<Verific
       return c.text('The address has no verification token.', 400);
     }
     try {
-      return c.html(returnPage(await receiver.confirm(token)));
+      const confirmed = await receiver.confirm(token);
+      // A token this app never started: answered without asking the service.
+      if (confirmed.status === 'unknown') return c.text('This verification is not known.', 404);
+      return c.html(returnPage(confirmed));
     } catch (error) {
       return error instanceof ApiError && error.status === 404
         ? c.text('This verification is not known.', 404)

@@ -58,8 +58,16 @@ export function createApp({ receiver, verifications, publicUrl }: AppOptions): K
       return;
     }
     try {
+      const confirmed = await receiver.confirm(token);
+      // A token this app never started: answered without asking the service.
+      if (confirmed.status === 'unknown') {
+        ctx.status = 404;
+        ctx.type = 'text';
+        ctx.body = 'This verification is not known.';
+        return;
+      }
       ctx.type = 'html';
-      ctx.body = returnPage(await receiver.confirm(token));
+      ctx.body = returnPage(confirmed);
     } catch (error) {
       const unknown = error instanceof ApiError && error.status === 404;
       ctx.status = unknown ? 404 : 502;

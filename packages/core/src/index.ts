@@ -47,6 +47,7 @@ export type {
   ReceiverErrorContext,
   ReceiverEventMap,
   ReceiverEventName,
+  ReportedEvent,
   VerificationCompletedEvent,
   VerificationExpiredEvent,
   VerificationUndeliverableEvent,

@@ -15,7 +15,7 @@ const TOKEN_KEY = /token/i;
 const SIGNED_URL_KEY = /^frontImageUrl$/;
 
 /** A signed URL is a credential until it expires: keep its origin and path, drop the query. */
-function redactUrl(value: unknown): unknown {
+export function redactUrl(value: unknown): unknown {
   if (typeof value !== 'string') return value;
   try {
     const url = new URL(value);

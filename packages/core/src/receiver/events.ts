@@ -82,8 +82,17 @@ export interface ReceiverErrorContext {
   eventId?: string;
   /** Why the error was reported, when it has a code (`webhook_contradicted`, ...). */
   code?: string;
-  event?: VerificationCompletedEvent | VerificationExpiredEvent;
+  /**
+   * The event concerned, without what is a credential: no `sessionToken` (use `tokenId`),
+   * and `data.frontImageUrl` without its signed query.
+   */
+  event?: ReportedEvent;
 }
+
+/** An event as error contexts carry it: its credentials removed. */
+export type ReportedEvent =
+  | Omit<VerificationCompletedEvent, 'sessionToken'>
+  | Omit<VerificationExpiredEvent, 'sessionToken'>;
 
 /** What a `verification.completed` handler gets besides the event. */
 export interface HandlerContext<Transaction = never> {

@@ -1,4 +1,12 @@
-import type { ReceiverEventMap, ReceiverEventName } from './events.js';
+import { redactUrl } from '../logging/logger.js';
+import type {
+  ReceiverErrorContext,
+  ReceiverEventMap,
+  ReceiverEventName,
+  ReportedEvent,
+  VerificationCompletedEvent,
+  VerificationExpiredEvent,
+} from './events.js';
 
 // Handlers are stored without the store's transaction type: the Receiver's public `on`
 // checks it, and the registry only passes the transaction through.
@@ -68,10 +76,22 @@ export class HandlerRegistry {
   }
 
   /** Reports to `error` handlers; a throwing error handler must not break delivery. */
-  reportError(...args: Parameters<ReceiverEventMap['error']>): void {
+  /**
+   * Calls the `error` handlers. An event in the context loses its credentials first: a
+   * session token could complete a pending session, a signed image URL shows the face.
+   */
+  reportError(
+    error: unknown,
+    context: Omit<ReceiverErrorContext, 'event'> & {
+      event?: VerificationCompletedEvent | VerificationExpiredEvent;
+    },
+  ): void {
+    const reported: ReceiverErrorContext = context.event
+      ? { ...context, event: withoutCredentials(context.event) }
+      : (context as ReceiverErrorContext);
     for (const handler of this.mapFor('error').keys()) {
       try {
-        (handler as ReceiverEventMap['error'])(...args);
+        (handler as ReceiverEventMap['error'])(error, reported);
       } catch {
         // An error handler's own failure has nowhere better to go.
       }
@@ -83,4 +103,15 @@ export class HandlerRegistry {
     if (!map) throw new TypeError(`Unknown receiver event "${String(name)}".`);
     return map;
   }
+}
+
+function withoutCredentials(
+  event: VerificationCompletedEvent | VerificationExpiredEvent,
+): ReportedEvent {
+  const { sessionToken: _token, ...rest } = event;
+  if (rest.type !== 'verification.completed') return rest;
+  return {
+    ...rest,
+    data: { ...rest.data, frontImageUrl: redactUrl(rest.data.frontImageUrl) as string },
+  };
 }
