@@ -27,7 +27,7 @@ export function createApp(
 ): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use('*', hostGuard(allowedHosts));
-  const limitBody = readBody(MAX_BODY_BYTES);
+  const limitBody = readBody(MAX_BODY_BYTES, ctx.config.bodyTimeoutMs);
   app.use('/v1/*', limitBody);
   app.use(`${CONTROL_PREFIX}/*`, limitBody);
   const requireControlToken = controlTokenAuth(ctx.config.controlToken);

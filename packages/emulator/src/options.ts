@@ -53,6 +53,11 @@ export interface EmulatorOptions {
   sessionTtlMs?: number | undefined;
   /** Lifetime of a signed front image link; default 15 minutes. */
   imageUrlTtlMs?: number | undefined;
+  /**
+   * How long a request body may take to arrive; a sender that stalls or trickles gets
+   * `408 body_timeout` instead of holding the connection. Default 10 s.
+   */
+  bodyTimeoutMs?: number | undefined;
   /** How long a webhook receiver may take to answer; default 5 seconds. */
   webhookTimeoutMs?: number | undefined;
   rateLimits?:
@@ -94,6 +99,7 @@ export interface EmulatorConfig {
   sessionTtlMs: number;
   imageUrlTtlMs: number;
   webhookTimeoutMs: number;
+  bodyTimeoutMs: number;
   rateLimits: { verify: ResolvedRateLimit; complete: ResolvedRateLimit };
   faults: FaultSettings;
   seed: string | number | undefined;
@@ -210,6 +216,7 @@ export function resolveOptions(options: EmulatorOptions): EmulatorConfig {
     sessionTtlMs: positiveInteger(options.sessionTtlMs, 'sessionTtlMs', 15 * MINUTE_MS),
     imageUrlTtlMs: positiveInteger(options.imageUrlTtlMs, 'imageUrlTtlMs', 15 * MINUTE_MS),
     webhookTimeoutMs: positiveInteger(options.webhookTimeoutMs, 'webhookTimeoutMs', 5_000),
+    bodyTimeoutMs: positiveInteger(options.bodyTimeoutMs, 'bodyTimeoutMs', 10_000),
     rateLimits: {
       verify: rateLimit(options.rateLimits?.verify, 'verify', { limit: 60, windowMs: MINUTE_MS }),
       complete: rateLimit(options.rateLimits?.complete, 'complete', {

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Emulator, startEmulator } from '../src/index.js';
 import { rawRequest } from './support/raw-request.js';
@@ -60,6 +61,42 @@ describe('requests without Content-Length', () => {
     expect(response.status).toBe(413);
     expect(response.json().error).toBe('payload_too_large');
     expect(warnings.filter((line) => line.startsWith('request failed'))).toEqual([]);
+  });
+});
+
+describe('a body that stops arriving', () => {
+  it('is answered 408 body_timeout once bodyTimeoutMs has passed, and the connection is not held', async () => {
+    const emulator = await startEmulator({ bodyTimeoutMs: 200, logger: { info: () => undefined } });
+    running.push(emulator);
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(
+        `${emulator.url}/v1/verify`,
+        {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${emulator.apiKey}`,
+            'content-type': 'application/json',
+            'content-length': '100',
+          },
+        },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            body += chunk;
+          });
+          res.on('end', () => {
+            req.destroy();
+            resolve({ status: res.statusCode ?? 0, body });
+          });
+        },
+      );
+      req.on('error', reject);
+      // Ten of the hundred bytes announced, then nothing more.
+      req.write('{"external');
+    });
+    expect(answer.status).toBe(408);
+    expect(JSON.parse(answer.body)).toMatchObject({ success: false, error: 'body_timeout' });
   });
 });
 

@@ -1,3 +1,4 @@
+import { createTestClock } from '@faceverify/core/testing';
 import type { Outcome } from '@faceverify/emulator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type HarnessOptions, startHarness } from './support/harness.js';
@@ -159,14 +160,18 @@ describe('no verification result is lost or handled twice', () => {
   });
 
   it('confirm on redirect returns the service result and delivers it once', async () => {
+    const clock = createTestClock(Date.now());
     harness = await startHarness({
       faults: { dropWebhooks: true },
-      receiver: { pollScheduleMs: [60_000] },
+      receiver: { pollScheduleMs: [60_000], clock },
     });
     const { receiver, emulator, ledger } = harness;
     const { token } = await receiver.startVerification({ externalUserId: 'redirected' });
     expect((await receiver.confirm(token)).status).toBe('pending');
     await emulator.completeSession(token, 'high_risk');
+    // A page reloaded at once shares the answer just read: one request per token at a time.
+    expect((await receiver.confirm(token)).status).toBe('pending');
+    await clock.advance(2_000);
     const confirmed = await receiver.confirm(token);
     expect(confirmed.status).toBe('failed');
     expect(confirmed.result?.risk).toBe('high');

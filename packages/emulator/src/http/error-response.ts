@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'invalid_image_signature'
   | 'image_url_expired'
   | 'payload_too_large'
+  | 'body_timeout'
   | 'not_found'
   | 'method_not_allowed'
   | 'misdirected_request'
