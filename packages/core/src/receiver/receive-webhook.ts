@@ -73,7 +73,9 @@ function withAckDeadline(
   event?: VerificationCompletedEvent,
 ): Promise<Decided> {
   return new Promise<Decided>((resolve, reject) => {
+    let answered = false;
     const timer = context.ackTimers.start(() => {
+      answered = true;
       // Only work that outlives the response needs the platform to keep it alive.
       request.waitUntil?.(work);
       context.log.warn('Handlers are still running; acknowledged with 202 to keep the sender.', {
@@ -88,7 +90,9 @@ function withAckDeadline(
       },
       (error: unknown) => {
         context.ackTimers.cancel(timer);
-        reject(error);
+        // After the 202 nobody awaits the answer: the failure still reaches `error` handlers.
+        if (answered) context.handlers.reportError(error, { stage: 'internal' });
+        else reject(error);
       },
     );
   });
@@ -171,7 +175,7 @@ async function deliverUntracked(
     return { outcome: 'untracked' };
   }
   const owner = context.newOwner();
-  const session = await insertLeased(context, result.payload, result, digest, owner);
+  const session = await insertLeased(context, result, digest, owner);
   return deliverStored(context, request, session, owner, result);
 }
 
@@ -215,7 +219,7 @@ async function attachAndDeliver(
   const owner = context.newOwner();
   const session =
     attached === 'missing'
-      ? await insertLeased(context, result.payload, result, digest, owner)
+      ? await insertLeased(context, result, digest, owner)
       : await leaseWithPatience(context, key, owner);
   return deliverStored(context, request, session, owner, result);
 }
@@ -244,7 +248,6 @@ async function deliverStored(
  */
 async function insertLeased(
   context: ReceiverContext,
-  payload: VerificationPayload,
   result: StoredResult,
   digest: string,
   owner: string,
@@ -252,7 +255,7 @@ async function insertLeased(
   const now = context.now();
   const record: TrackedSession = {
     key: `${UNMATCHED_PREFIX}${digest}`,
-    externalUserId: payload.external_user_id,
+    externalUserId: result.payload.external_user_id,
     createdAt: now,
     expiresAt: now + context.replayWindowMs,
     state: 'delivering',
