@@ -52,7 +52,9 @@ export type {
   VerificationExpiredEvent,
   VerificationUndeliverableEvent,
 } from './receiver/events.js';
+export type { AlarmCode, ReceiverAlert } from './receiver/alarms.js';
 export type { HandlerOptions } from './receiver/handler-registry.js';
+export type { ReceiverHealth } from './receiver/health.js';
 export type { HeadersLike } from './receiver/headers.js';
 export type { ReceiverErrorCode, ReceiverResponse } from './receiver/http-response.js';
 export type { ReceiverOptions } from './receiver/options.js';

@@ -1,7 +1,7 @@
 import type { Receiver } from '../receiver/create-receiver.js';
 import { errorResponse, type ReceiverResponse } from '../receiver/http-response.js';
 import { payloadTooLarge } from '../receiver/receive-webhook.js';
-import { receiverLog } from '../receiver/receiver-log.js';
+import { receiverInternals } from '../receiver/receiver-internals.js';
 import type { DeadlineRead } from './body-deadline.js';
 
 // Hints are fixed sentences chosen by adapters; the cap only guards against a misuse.
@@ -14,7 +14,7 @@ function logOnce(receiver: Receiver, message: string): void {
   hintsLogged.set(receiver, logged);
   if (logged.has(message) || logged.size >= MAX_HINTS_LOGGED) return;
   logged.add(message);
-  receiverLog(receiver)?.error(message);
+  receiverInternals(receiver)?.log.error(message);
 }
 
 /**
@@ -34,6 +34,7 @@ export function refusalAnswer(
     case 'unavailable': {
       const message = `The raw request body is not available, so its signature cannot be checked. ${read.hint}`;
       logOnce(receiver, message);
+      receiverInternals(receiver)?.activity.record('raw_body_unavailable');
       return errorResponse(500, 'raw_body_unavailable', message);
     }
     case 'unreadable':

@@ -2,6 +2,7 @@ import type { Client } from '../client/index.js';
 import type { FixedDelayTimers } from '../clock/fixed-delay-timers.js';
 import { ENV, readEnv } from '../config/env.js';
 import { ConfigurationError } from '../errors.js';
+import type { ActivityWindow } from './activity-window.js';
 import type { HandlerRegistry } from './handler-registry.js';
 import type { ResolvedReceiverOptions } from './options.js';
 
@@ -14,6 +15,8 @@ export interface ReceiverContext extends ResolvedReceiverOptions {
   ackTimers: FixedDelayTimers;
   /** Lease renewals (every `leaseMs / 3`) of the work in flight, on one clock timer. */
   renewalTimers: FixedDelayTimers;
+  /** What happened recently, for `health()` and the alarms. */
+  activity: ActivityWindow;
 }
 
 function randomId(): string {

@@ -13,13 +13,16 @@ import { type ConfirmedSession, createConfirmSession } from './confirm-session.j
 
 export type { ConfirmedSession };
 
+import { type ActivityKind, ActivityWindow } from './activity-window.js';
+import { Alarms } from './alarms.js';
 import { createOwnerFactory, type ReceiverContext, requireClient } from './context.js';
 import type { ReceiverEventMap, ReceiverEventName, VerificationCompletedEvent } from './events.js';
 import { type HandlerOptions, HandlerRegistry } from './handler-registry.js';
+import { type ReceiverHealth, readHealth } from './health.js';
 import { errorResponse, type ReceiverResponse } from './http-response.js';
 import { type ReceiverOptions, resolveReceiverOptions } from './options.js';
 import { receiveWebhook, type WebhookRequest } from './receive-webhook.js';
-import { attachReceiverLog } from './receiver-log.js';
+import { attachReceiverInternals } from './receiver-internals.js';
 
 /** A started verification: send only `verifyUrl` to the browser. */
 export interface StartedVerification {
@@ -82,6 +85,17 @@ export interface Receiver<Transaction = never> {
    * of holding the request.
    */
   confirm(token: string): Promise<ConfirmedSession>;
+  /**
+   * What the Receiver saw over the last 15 minutes, and whether it is `ok`, `degraded` or
+   * `failing`, with the alarms that say why: JSON a health endpoint can serve.
+   *
+   * @example
+   * app.get('/health/verification', async (_req, res) => {
+   *   const health = await receiver.health();
+   *   res.status(health.status === 'failing' ? 503 : 200).json(health);
+   * });
+   */
+  health(): Promise<ReceiverHealth>;
   /** Polls due sessions and retries failed deliveries once; call it from a cron trigger. */
   sweep(): Promise<SweepReport>;
   /**
@@ -93,6 +107,11 @@ export interface Receiver<Transaction = never> {
   /** Stops the timer and waits for a sweep in progress. */
   stop(): Promise<void>;
 }
+
+// Counts and alarms cover this long: long enough to tell a pattern from one lost webhook.
+const HEALTH_WINDOW_MS = 15 * 60_000;
+// What happens when all is well never raises an alarm; only the rest is checked.
+const CALM_KINDS: ReadonlySet<ActivityKind> = new Set(['webhook_accepted', 'delivered_by_webhook']);
 
 /**
  * Creates a Receiver. With no options it reads `FACEVERIFY_WEBHOOK_SECRET` (required),
@@ -115,7 +134,14 @@ export function createReceiver<S extends Store = Store>(
     newOwner: createOwnerFactory(),
     ackTimers: new FixedDelayTimers(resolved.clock, resolved.ackAfterMs),
     renewalTimers: new FixedDelayTimers(resolved.clock, resolved.leaseMs / 3),
+    activity: new ActivityWindow(resolved.clock, HEALTH_WINDOW_MS, (kind) => {
+      if (!CALM_KINDS.has(kind)) alarms.check(resolved.clock.now());
+    }),
   };
+  const alarms = new Alarms(context.activity, (alert) => {
+    context.log.error(alert.message, { code: alert.code, count: alert.count });
+    context.handlers.raiseAlert(alert);
+  });
   let timer: unknown;
   let started = false;
   let running: Promise<unknown> | undefined;
@@ -182,6 +208,13 @@ export function createReceiver<S extends Store = Store>(
     },
     confirm: createConfirmSession(context),
     sweep: runSweep,
+    health: () =>
+      readHealth(
+        context.activity,
+        alarms,
+        () => context.store.counts({ now: context.now() }),
+        context.now(),
+      ),
     start() {
       if (started) return;
       // Polling is what start() is for; only an explicit webhook-only Receiver sweeps without it.
@@ -204,6 +237,6 @@ export function createReceiver<S extends Store = Store>(
       await running;
     },
   };
-  attachReceiverLog(receiver, context.log);
+  attachReceiverInternals(receiver, { log: context.log, activity: context.activity });
   return receiver;
 }

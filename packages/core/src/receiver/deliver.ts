@@ -104,6 +104,11 @@ export async function deliverLeased(
     return failedDelivery(context, session, owner, result, event, error);
   }
   stopRenewal();
+  if (settled) {
+    context.activity.record(
+      result.source === 'poll' ? 'delivered_by_poll' : 'delivered_by_webhook',
+    );
+  }
   if (settled && log.enabled('info')) {
     log.info('Verification result delivered.', {
       sessionToken: session.token,
@@ -161,6 +166,7 @@ async function failedDelivery(
   if (error instanceof SettleFailure) return { outcome: 'failed', event };
   const { attempt } = event;
   const now = context.now();
+  context.activity.record('handler_failed');
   handlers.reportError(error, {
     stage: 'handler',
     event,
@@ -221,6 +227,7 @@ export async function emitUndeliverable(
   context: ReceiverContext,
   event: VerificationUndeliverableEvent,
 ): Promise<void> {
+  context.activity.record('undeliverable');
   try {
     await context.handlers.run('verification.undeliverable', event);
   } catch (error) {

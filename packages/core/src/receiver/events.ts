@@ -1,4 +1,5 @@
 import type { VerificationPayload } from '../payload/types.js';
+import type { ReceiverAlert } from './alarms.js';
 
 /** A verification result, from the webhook or from polling, delivered to your handlers. */
 export interface VerificationCompletedEvent {
@@ -112,6 +113,12 @@ export interface ReceiverEventMap<Transaction = never> {
   'verification.expired': (event: VerificationExpiredEvent) => void | Promise<void>;
   'verification.undeliverable': (event: VerificationUndeliverableEvent) => void | Promise<void>;
   error: (error: unknown, context: ReceiverErrorContext) => void;
+  /**
+   * A situation an operator must act on (a secret that does not match the service's, a
+   * body parser mounted first, webhooks that never arrive, a failing handler or store),
+   * raised at most once per 15 minutes per code; also logged at error level.
+   */
+  alert: (alert: ReceiverAlert) => void;
 }
 
 export type ReceiverEventName = keyof ReceiverEventMap;

@@ -1,4 +1,5 @@
 import { redactUrl } from '../logging/logger.js';
+import type { ReceiverAlert } from './alarms.js';
 import type {
   ReceiverErrorContext,
   ReceiverEventMap,
@@ -33,6 +34,7 @@ export class HandlerRegistry {
     ['verification.expired', new Map()],
     ['verification.undeliverable', new Map()],
     ['error', new Map()],
+    ['alert', new Map()],
   ]);
 
   on(name: ReceiverEventName, handler: AnyHandler, options: HandlerOptions = {}): void {
@@ -60,7 +62,7 @@ export class HandlerRegistry {
    * only, or with `transaction` given, the transactional ones only). The first one that
    * throws stops the run and is rethrown.
    */
-  async run<Name extends Exclude<ReceiverEventName, 'error'>>(
+  async run<Name extends Exclude<ReceiverEventName, 'error' | 'alert'>>(
     name: Name,
     event: Parameters<ReceiverEventMap[Name]>[0],
     transaction?: { value: unknown },
@@ -94,6 +96,17 @@ export class HandlerRegistry {
         (handler as ReceiverEventMap['error'])(error, reported);
       } catch {
         // An error handler's own failure has nowhere better to go.
+      }
+    }
+  }
+
+  /** Calls the `alert` handlers; one that throws does not keep the others from it. */
+  raiseAlert(alert: ReceiverAlert): void {
+    for (const handler of this.mapFor('alert').keys()) {
+      try {
+        (handler as ReceiverEventMap['alert'])(alert);
+      } catch {
+        // An alert handler's own failure has nowhere better to go.
       }
     }
   }

@@ -322,6 +322,7 @@ export async function receiveWebhook(
   }
   const signature = readHeader(request.headers, SIGNATURE_HEADER);
   if (signature === undefined || signature.trim() === '') {
+    context.activity.record('signature_missing');
     rejectionLog(log, context.now).warn('Webhook rejected: no X-Webhook-Signature header.');
     return errorResponse(
       401,
@@ -331,6 +332,7 @@ export async function receiveWebhook(
   }
   const match = await matchSignature(request.body, signature, context.secrets);
   if (!match) {
+    context.activity.record('signature_invalid');
     rejectionLog(log, context.now).warn(
       'Webhook rejected: signature does not match the raw body.',
       {
@@ -354,9 +356,11 @@ export async function receiveWebhook(
     payload = validateVerificationPayload(json);
   } catch (error) {
     const message = error instanceof FaceverifyError ? error.message : 'The payload is invalid.';
+    context.activity.record('payload_invalid');
     log.warn('Webhook rejected: correctly signed but invalid payload.', { reason: message });
     return errorResponse(400, 'payload_invalid', message);
   }
+  context.activity.record('webhook_accepted');
   const hashing = bodyDigest(request.body);
   const digest = typeof hashing === 'string' ? hashing : await hashing;
   const now = context.now();
@@ -391,6 +395,7 @@ export async function receiveWebhook(
 }
 
 function storeUnavailable(context: ReceiverContext, error: unknown): ReceiverResponse {
+  context.activity.record('store_unavailable');
   context.handlers.reportError(error, { stage: 'store' });
   context.log.error('The store failed while accepting a webhook.', {
     error: error instanceof Error ? error.message : String(error),

@@ -1,0 +1,124 @@
+import type { ActivityWindow } from './activity-window.js';
+
+/** Stable codes of the Receiver's alarms; each message says what to fix. */
+export type AlarmCode =
+  | 'secret_mismatch'
+  | 'raw_body_unavailable'
+  | 'webhooks_missing'
+  | 'handler_failing'
+  | 'store_unavailable'
+  | 'results_undeliverable';
+
+/** A situation an operator must act on, raised at most once per window per code. */
+export interface ReceiverAlert {
+  code: AlarmCode;
+  /** What is wrong and how to fix it. */
+  message: string;
+  /** How often it happened within the window. */
+  count: number;
+  raisedAt: Date;
+}
+
+interface Rule {
+  code: AlarmCode;
+  /** Failing: results cannot arrive as they should. Degraded: they do, with help or late. */
+  severity: 'failing' | 'degraded';
+  /** How often the situation happened in the window, or 0 when it is not happening. */
+  measure(window: ActivityWindow): number;
+  message(count: number, minutes: number): string;
+}
+
+// A few results by polling alone can be a webhook lost on the way; this many, none by webhook,
+// is a callback that does not reach this Receiver.
+const MISSING_WEBHOOKS_AFTER = 3;
+const FAILING_HANDLER_AFTER = 3;
+
+/** Each situation the Receiver recognises, and what it says about it. */
+export const ALARM_RULES: readonly Rule[] = [
+  {
+    code: 'secret_mismatch',
+    severity: 'failing',
+    measure: (w) =>
+      w.count('webhook_accepted') === 0 && w.count('delivered_by_poll') > 0
+        ? w.count('signature_invalid')
+        : 0,
+    message: (count, minutes) =>
+      `${count} webhooks failed their signature check in the last ${minutes} minutes while polling recovered their results: the webhook secret (FACEVERIFY_WEBHOOK_SECRET or the secret option) does not match the signing secret in the service's Settings. Copy it from Settings; during a rotation list both, newest first. If the secret is right, something rewrites the body before verification.`,
+  },
+  {
+    code: 'raw_body_unavailable',
+    severity: 'failing',
+    measure: (w) => w.count('raw_body_unavailable'),
+    message: (count, minutes) =>
+      `${count} webhooks in the last ${minutes} minutes reached faceverify after a body parser had read them, so no signature could be checked: mount verificationWebhook() before express.json() or any other body parser, or use captureRawBody.`,
+  },
+  {
+    code: 'webhooks_missing',
+    severity: 'degraded',
+    measure: (w) => {
+      const polled = w.count('delivered_by_poll');
+      const webhooks =
+        w.count('webhook_accepted') + w.count('signature_invalid') + w.count('signature_missing');
+      return webhooks === 0 && polled >= MISSING_WEBHOOKS_AFTER ? polled : 0;
+    },
+    message: (count, minutes) =>
+      `${count} results in the last ${minutes} minutes arrived only by polling, and no webhook reached this receiver: check that callback_url in the service's Settings is this receiver's webhook URL, reachable from the service.`,
+  },
+  {
+    code: 'handler_failing',
+    severity: 'degraded',
+    measure: (w) => {
+      const failed = w.count('handler_failed');
+      return failed >= FAILING_HANDLER_AFTER ? failed : 0;
+    },
+    message: (count, minutes) =>
+      `A verification.completed handler failed ${count} times in the last ${minutes} minutes; its results wait for retries until maxDeliveryAttempts. Its errors reach receiver.on('error') with stage 'handler'.`,
+  },
+  {
+    code: 'store_unavailable',
+    severity: 'failing',
+    measure: (w) => w.count('store_unavailable'),
+    message: (count, minutes) =>
+      `The store failed ${count} times in the last ${minutes} minutes: webhooks are answered 503 and polling stalls. Check the store's connection (the Redis or PostgreSQL URL, the pool, the server).`,
+  },
+  {
+    code: 'results_undeliverable',
+    severity: 'degraded',
+    measure: (w) => w.count('undeliverable'),
+    message: (count, minutes) =>
+      `${count} results were given up as undeliverable in the last ${minutes} minutes after maxDeliveryAttempts failed handler runs; they were passed to verification.undeliverable handlers. Fix the handler, then deliver them again from your dead-letter store.`,
+  },
+];
+
+/** Raises each alarm whose situation is happening, at most once per window. */
+export class Alarms {
+  private readonly raisedAt = new Map<AlarmCode, number>();
+
+  constructor(
+    private readonly window: ActivityWindow,
+    private readonly raise: (alert: ReceiverAlert) => void,
+  ) {}
+
+  /** The alarms whose situation is happening now, with their counts. */
+  active(): { rule: Rule; count: number }[] {
+    return ALARM_RULES.map((rule) => ({ rule, count: rule.measure(this.window) })).filter(
+      ({ count }) => count > 0,
+    );
+  }
+
+  /** Raises what is happening and was not raised within the window. */
+  check(now: number): void {
+    const minutes = Math.round(this.window.windowMs / 60_000);
+    for (const { rule, count } of this.active()) {
+      const last = this.raisedAt.get(rule.code);
+      if (last !== undefined && now - last < this.window.windowMs) continue;
+      this.raisedAt.set(rule.code, now);
+      this.raise({
+        code: rule.code,
+        message: rule.message(count, minutes),
+        count,
+        raisedAt: new Date(now),
+      });
+    }
+  }
+}

@@ -1,0 +1,86 @@
+import type { TrackedState } from '../store/store.js';
+import type { ActivityWindow } from './activity-window.js';
+import type { AlarmCode, Alarms } from './alarms.js';
+
+/** What `receiver.health()` reports: a snapshot a health endpoint can serve as JSON. */
+export interface ReceiverHealth {
+  /**
+   * `failing`: results cannot arrive as they should (the store is down, every webhook is
+   * refused); `degraded`: they arrive, late or with help (by polling, after retries); `ok`.
+   */
+  status: 'ok' | 'degraded' | 'failing';
+  /** The alarms whose situation is happening now: why the status is not `ok`. */
+  reasons: AlarmCode[];
+  checkedAt: string;
+  /** The window the counts cover, in ms (15 minutes). */
+  windowMs: number;
+  store: {
+    reachable: boolean;
+    /** Records by state now, when the store answered. */
+    records?: Record<TrackedState, number>;
+  };
+  webhooks: {
+    lastAcceptedAt: string | null;
+    accepted: number;
+    rejected: {
+      signature_missing: number;
+      signature_invalid: number;
+      payload_invalid: number;
+      raw_body_unavailable: number;
+      store_unavailable: number;
+    };
+  };
+  deliveries: {
+    byWebhook: number;
+    /** Results recovered by polling (the Tracker or `confirm()`). */
+    byPoll: number;
+    handlerFailures: number;
+    undeliverable: number;
+  };
+}
+
+/** Builds the health snapshot from the activity window, the alarms and one store read. */
+export async function readHealth(
+  activity: ActivityWindow,
+  alarms: Alarms,
+  readCounts: () => Promise<Record<TrackedState, number>>,
+  now: number,
+): Promise<ReceiverHealth> {
+  let store: ReceiverHealth['store'];
+  try {
+    store = { reachable: true, records: await readCounts() };
+  } catch {
+    store = { reachable: false };
+  }
+  const active = alarms.active();
+  const reasons = active.map(({ rule }) => rule.code);
+  const failing = !store.reachable || active.some(({ rule }) => rule.severity === 'failing');
+  const lastAccepted = activity.lastAt('webhook_accepted');
+  return {
+    status: failing ? 'failing' : active.length > 0 ? 'degraded' : 'ok',
+    reasons:
+      store.reachable || reasons.includes('store_unavailable')
+        ? reasons
+        : [...reasons, 'store_unavailable'],
+    checkedAt: new Date(now).toISOString(),
+    windowMs: activity.windowMs,
+    store,
+    webhooks: {
+      lastAcceptedAt: lastAccepted === undefined ? null : new Date(lastAccepted).toISOString(),
+      accepted: activity.count('webhook_accepted'),
+      rejected: {
+        signature_missing: activity.count('signature_missing'),
+        signature_invalid: activity.count('signature_invalid'),
+        payload_invalid: activity.count('payload_invalid'),
+        raw_body_unavailable: activity.count('raw_body_unavailable'),
+        store_unavailable: activity.count('store_unavailable'),
+      },
+    },
+    deliveries: {
+      byWebhook: activity.count('delivered_by_webhook'),
+      byPoll: activity.count('delivered_by_poll'),
+      handlerFailures: activity.count('handler_failed'),
+      undeliverable: activity.count('undeliverable'),
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import type { Log } from '../logging/logger.js';
+import type { ActivityWindow } from './activity-window.js';
+
+/**
+ * What the adapter pipeline, inside this package, reaches of a Receiver besides its public
+ * shape: its logger (a mount-order hint, once) and its activity window (a refused body
+ * counts toward the `raw_body_unavailable` alarm).
+ */
+export interface ReceiverInternals {
+  log: Log;
+  activity: ActivityWindow;
+}
+
+const INTERNALS = Symbol('faceverify.receiverInternals');
+
+/** Gives a Receiver object its internals, hidden from its public shape. */
+export function attachReceiverInternals(receiver: object, internals: ReceiverInternals): void {
+  Object.defineProperty(receiver, INTERNALS, { value: internals });
+}
+
+/** The internals of a Receiver built by `createReceiver`, if it is one. */
+export function receiverInternals(receiver: object): ReceiverInternals | undefined {
+  return (receiver as Record<symbol, ReceiverInternals | undefined>)[INTERNALS];
+}

@@ -1,0 +1,152 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  createReceiver,
+  MemoryStore,
+  type Receiver,
+  type ReceiverAlert,
+  type ReceiverOptions,
+} from '@faceverify/core';
+import { createTestClock, type TestClock } from '@faceverify/core/testing';
+import { type Emulator, startEmulator } from '@faceverify/emulator';
+import { verificationWebhook } from '@faceverify/express';
+import express from 'express';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type ReceiverServer, startReceiverServer } from './support/receiver-server.js';
+
+// Issue: with a wrong secret, a parser mounted first or a callback URL that does not reach
+// the receiver, every result still arrived by polling and nobody heard of the fault. Each
+// test makes the misconfiguration happen for real, against the emulator over HTTP, and
+// asserts the alert, its wording and the health report.
+
+const POLL_AFTER_MS = 60_000;
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function setUp(receiverOptions: Partial<ReceiverOptions> = {}) {
+  const clock: TestClock = createTestClock(Date.now());
+  const emulator: Emulator = await startEmulator({ seed: 'alarms' });
+  cleanups.push(() => emulator.close());
+  const alerts: ReceiverAlert[] = [];
+  const logged: string[] = [];
+  const receiver: Receiver = createReceiver({
+    secret: emulator.signingSecret,
+    client: { apiKey: emulator.apiKey, baseUrl: emulator.url },
+    store: new MemoryStore(),
+    clock,
+    pollScheduleMs: [POLL_AFTER_MS],
+    logger: { error: (message) => logged.push(message) },
+    ...receiverOptions,
+  });
+  receiver.on('verification.completed', () => undefined);
+  receiver.on('alert', (alert) => {
+    alerts.push(alert);
+  });
+  cleanups.push(() => receiver.stop());
+  return { clock, emulator, receiver, alerts, logged };
+}
+
+/** Starts sessions, completes them at the emulator, and lets polling recover them. */
+async function completeAndRecover(
+  { clock, emulator, receiver }: Awaited<ReturnType<typeof setUp>>,
+  users: string[],
+) {
+  for (const user of users) {
+    const { token } = await receiver.startVerification({ externalUserId: user });
+    await emulator.completeSession(token, 'verified');
+  }
+  await emulator.webhooksSettled();
+  await clock.advance(POLL_AFTER_MS);
+  return receiver.sweep();
+}
+
+async function listen(app: express.Express): Promise<ReceiverServer> {
+  const server: Server = await new Promise((resolve) => {
+    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  cleanups.push(close);
+  return { url, webhookUrl: `${url}/webhooks/verification`, close };
+}
+
+describe('alarms that say the fix', () => {
+  it('secret_mismatch: webhooks fail their signature while polling recovers the results', async () => {
+    const setup = await setUp({ secret: 'whsec_not_the_one_in_settings_0123' });
+    const app = await startReceiverServer(setup.receiver);
+    cleanups.push(() => app.close());
+    setup.emulator.setCallbackUrl(app.webhookUrl);
+    const report = await completeAndRecover(setup, ['alice']);
+    expect(report.delivered).toBe(1);
+    expect(setup.emulator.stats().webhooks.failed).toBe(1);
+    expect(setup.alerts.map((alert) => alert.code)).toEqual(['secret_mismatch']);
+    expect(setup.alerts[0]!.message).toContain('FACEVERIFY_WEBHOOK_SECRET');
+    expect(setup.alerts[0]!.message).toContain("signing secret in the service's Settings");
+    expect(setup.logged).toContain(setup.alerts[0]!.message);
+    const health = await setup.receiver.health();
+    expect(health).toMatchObject({
+      status: 'failing',
+      reasons: ['secret_mismatch'],
+      store: { reachable: true },
+      webhooks: { accepted: 0, rejected: { signature_invalid: 1 } },
+      deliveries: { byPoll: 1, byWebhook: 0 },
+    });
+    // Once per window: more of the same raises nothing new.
+    await completeAndRecover(setup, ['bob']);
+    expect(setup.alerts).toHaveLength(1);
+  });
+
+  it('raw_body_unavailable: a body parser mounted before the webhook', async () => {
+    const setup = await setUp();
+    const app = express();
+    app.use(express.json());
+    app.use(verificationWebhook(setup.receiver));
+    const server = await listen(app);
+    setup.emulator.setCallbackUrl(server.webhookUrl);
+    const { token } = await setup.receiver.startVerification({ externalUserId: 'carol' });
+    await setup.emulator.completeSession(token, 'verified');
+    await setup.emulator.webhooksSettled();
+    expect(setup.alerts.map((alert) => alert.code)).toEqual(['raw_body_unavailable']);
+    expect(setup.alerts[0]!.message).toContain('mount verificationWebhook() before express.json()');
+    expect((await setup.receiver.health()).status).toBe('failing');
+  });
+
+  it('webhooks_missing: the callback URL does not reach this receiver', async () => {
+    const setup = await setUp();
+    // Settings point somewhere else: nothing listens there.
+    const elsewhere = await listen(express());
+    await elsewhere.close();
+    setup.emulator.setCallbackUrl(`${elsewhere.url}/webhooks/verification`);
+    const report = await completeAndRecover(setup, ['dan', 'erin', 'frank']);
+    expect(report.delivered).toBe(3);
+    expect(setup.alerts.map((alert) => alert.code)).toEqual(['webhooks_missing']);
+    expect(setup.alerts[0]!.message).toContain('callback_url');
+    expect(await setup.receiver.health()).toMatchObject({
+      status: 'degraded',
+      reasons: ['webhooks_missing'],
+      webhooks: { lastAcceptedAt: null, accepted: 0 },
+      deliveries: { byPoll: 3 },
+    });
+  });
+
+  it('a healthy receiver reports ok and raises nothing', async () => {
+    const setup = await setUp();
+    const app = await startReceiverServer(setup.receiver);
+    cleanups.push(() => app.close());
+    setup.emulator.setCallbackUrl(app.webhookUrl);
+    await completeAndRecover(setup, ['grace', 'heidi', 'ivan']);
+    expect(setup.alerts).toEqual([]);
+    expect(await setup.receiver.health()).toMatchObject({
+      status: 'ok',
+      reasons: [],
+      webhooks: { accepted: 3 },
+      deliveries: { byWebhook: 3, byPoll: 0 },
+    });
+  });
+});
