@@ -18,6 +18,7 @@ import { errorResponse, type ReceiverResponse } from './http-response.js';
 import { type ReceiverOptions, resolveReceiverOptions } from './options.js';
 import { receiveWebhook, type WebhookRequest } from './receive-webhook.js';
 import { attachReceiverLog } from './receiver-log.js';
+import { reportStoreAlarms } from './report-store-alarms.js';
 
 /** A started verification: send only `verifyUrl` to the browser. */
 export interface StartedVerification {
@@ -114,6 +115,7 @@ export function createReceiver<S extends Store = Store>(
     ackTimers: new FixedDelayTimers(resolved.clock, resolved.ackAfterMs),
     renewalTimers: new FixedDelayTimers(resolved.clock, resolved.leaseMs / 3),
   };
+  reportStoreAlarms(context);
   let timer: unknown;
   let started = false;
   let running: Promise<unknown> | undefined;
