@@ -12,8 +12,10 @@ import { type StoreKeys, storeKeys } from './keys.js';
 import type { LuaScript } from './lua-script.js';
 import { MemoryWatch } from './memory-watch.js';
 import { type RedisStoreOptions, resolveRedisStoreOptions } from './options.js';
+import { PerUserQueue } from './per-user-queue.js';
 import { ATTACH_RESULT } from './scripts/attach-result.js';
 import { COUNTS } from './scripts/counts.js';
+import { NEEDS_KEYS } from './scripts/declared-keys.js';
 import { FIND_BY_USER } from './scripts/find-by-user.js';
 import { INSERT } from './scripts/insert.js';
 import { LEASE } from './scripts/lease.js';
@@ -80,6 +82,7 @@ export class RedisStore implements Store {
   private readonly secrets: readonly string[];
   private readonly alarms = new StoreAlarms();
   private readonly memory: MemoryWatch;
+  private readonly insertQueue = new PerUserQueue();
 
   constructor(options: RedisStoreOptions) {
     const { redis, prefix, allowEviction } = resolveRedisStoreOptions(options);
@@ -131,24 +134,33 @@ export class RedisStore implements Store {
     const closedPurgeAt =
       Math.max(now, session.dueAt, Number.isFinite(session.expiresAt) ? session.expiresAt : now) +
       OPEN_RECORD_GRACE_MS;
-    const reply = await this.script(
-      'insert',
-      INSERT,
-      [this.keys.record(session.key)],
-      [
-        this.keys.scriptPrefix,
-        session.key,
-        session.externalUserId,
-        session.state,
-        formatNumber(session.createdAt),
-        formatNumber(session.dueAt),
-        formatNumber(now),
-        maxOpenPerUser === undefined ? '' : String(Math.max(0, Math.floor(maxOpenPerUser))),
-        formatNumber(displacedPurgeAt),
-        formatNumber(closedPurgeAt),
-        ...toFields(session),
-      ],
-    );
+    const insert = () =>
+      this.script(
+        'insert',
+        INSERT,
+        [
+          this.keys.record(session.key),
+          this.keys.openIndex(session.externalUserId),
+          this.keys.closedIndex(session.externalUserId),
+        ],
+        [
+          this.keys.scriptPrefix,
+          session.key,
+          session.externalUserId,
+          session.state,
+          formatNumber(session.createdAt),
+          formatNumber(session.dueAt),
+          formatNumber(now),
+          maxOpenPerUser === undefined ? '' : String(Math.max(0, Math.floor(maxOpenPerUser))),
+          formatNumber(displacedPurgeAt),
+          formatNumber(closedPurgeAt),
+          ...toFields(session),
+        ],
+      );
+    // Under a bound, inserts of one user are queued in this process (see per-user-queue.ts).
+    const reply = await (maxOpenPerUser === undefined || !open
+      ? insert()
+      : this.insertQueue.run(session.externalUserId, insert));
     return this.read('insert', () => {
       if (!Array.isArray(reply) || (reply[0] !== 0 && reply[0] !== 1)) {
         throw new TypeError('insert came back malformed');
@@ -262,9 +274,11 @@ export class RedisStore implements Store {
   }
 
   /**
-   * Runs one script with the marker as its first key and the marker value this instance
-   * knows as its first argument. A script that finds another marker changed nothing: the
-   * loss is reported, and the script run again on what Redis holds now.
+   * Runs one script with every key it touches in KEYS: the marker first, then `keys`, then
+   * `due` and the state sets. A script that must touch more (records found in an index, the
+   * indexes of a record's user) changes nothing and names them; it is run again with them.
+   * The marker value this instance knows goes first in ARGV: a script that finds another
+   * one changed nothing either; the loss is reported, and the script run again.
    */
   private async script(
     operation: string,
@@ -272,15 +286,27 @@ export class RedisStore implements Store {
     keys: readonly string[],
     args: readonly (string | number)[],
   ): Promise<unknown> {
-    const call = (marker: string) =>
-      script.run(this.redis, [this.keys.marker, ...keys], [marker, ...args]);
+    const declared = [this.keys.marker, ...keys, ...this.keys.shared];
     return this.run(operation, async () => {
-      const seen = this.memory.generation;
-      try {
-        return await call(seen);
-      } catch (error) {
-        if (!isMarkerMismatch(error)) throw error;
-        return await call(await this.memory.adopt(seen));
+      for (let round = 1; ; round++) {
+        // Each round declares at least one more key, or adopts a new marker; records change
+        // between rounds only while other instances work on the same ones.
+        if (round > MAX_ROUNDS) {
+          throw new Error(`the keys to declare kept changing over ${MAX_ROUNDS} rounds`);
+        }
+        const seen = this.memory.generation;
+        let reply: unknown;
+        try {
+          reply = await script.run(this.redis, declared, [seen, ...args]);
+        } catch (error) {
+          if (!isMarkerMismatch(error)) throw error;
+          await this.memory.adopt(seen);
+          continue;
+        }
+        const needed = neededKeys(reply);
+        if (!needed) return reply;
+        const prefix = this.keys.clientPrefix;
+        for (const key of needed) declared.push(key.slice(prefix.length));
       }
     });
   }
@@ -303,6 +329,18 @@ export class RedisStore implements Store {
       throw storeError(operation, error, this.secrets, 'malformed');
     }
   }
+}
+
+const MAX_ROUNDS = 64;
+
+/** The keys a script asked to be given (see scripts/declared-keys.ts), or undefined. */
+function neededKeys(reply: unknown): string[] | undefined {
+  if (!Array.isArray(reply) || reply[0] !== NEEDS_KEYS) return undefined;
+  const keys: unknown = reply[1];
+  if (!Array.isArray(keys) || keys.length === 0 || !keys.every((k) => typeof k === 'string')) {
+    throw new TypeError('a script asked for keys without naming them');
+  }
+  return keys;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { DECLARED_KEYS_LUA } from './declared-keys.js';
 import { CHECK_MARKER_LUA } from './marker.js';
 
 /**
@@ -16,7 +17,8 @@ export const CLEANUP_GRACE_MS = 60_000;
 
 /**
  * Lua shared by the record scripts, after the marker check. ARGV[1] is the full key prefix
- * (the client's `keyPrefix` and the store's `prefix`).
+ * (the client's `keyPrefix` and the store's `prefix`). KEYS holds every key the script
+ * touches (see declared-keys.ts): the marker first, `due` and the state sets always.
  *
  * Every key the store writes gets a TTL. A set that holds members (`due`, a user's indexes,
  * the per-state sets) is given a TTL no shorter than that of any record it was last told
@@ -118,4 +120,4 @@ local function purge(key)
   redis.call('ZREM', DUE, key)
   redis.call('DEL', rk)
 end
-`;
+${DECLARED_KEYS_LUA}`;
