@@ -85,7 +85,12 @@ export function storeModelSteps(seed: number, length: number): StoreModelStep[] 
   const dueIn = () => r.int(-10_000, 30_000);
   const step = (): StoreModelStep => {
     let roll = r.int(1, TOTAL_WEIGHT);
-    const op = WEIGHTS.find(([, weight]) => (roll -= weight) <= 0)![0];
+    let op = WEIGHTS[0]![0];
+    for (const [candidate, weight] of WEIGHTS) {
+      op = candidate;
+      roll -= weight;
+      if (roll <= 0) break;
+    }
     switch (op) {
       case 'insert':
         return {
