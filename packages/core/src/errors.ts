@@ -10,7 +10,9 @@ export type FaceverifyErrorCode =
   | 'timeout'
   | 'browser_refused'
   | 'image_error'
-  | 'store_error';
+  | 'store_error'
+  | 'store_reset'
+  | 'store_eviction_risk';
 
 /** Base class of every faceverify error: `code` is stable and safe to switch on. */
 export class FaceverifyError extends Error {

@@ -36,6 +36,7 @@ export { ImageFetchError, type ImageFetchFailure } from './image/image-fetch-err
 export type { Logger } from './logging/logger.js';
 export { parseVerificationPayload, validateVerificationPayload } from './payload/parse.js';
 export type { VerificationPayload, VerificationStatus } from './payload/types.js';
+export type { AlarmCode, ReceiverAlert } from './receiver/alarms.js';
 export {
   type ConfirmedSession,
   createReceiver,
@@ -52,10 +53,9 @@ export type {
   VerificationExpiredEvent,
   VerificationUndeliverableEvent,
 } from './receiver/events.js';
-export type { AlarmCode, ReceiverAlert } from './receiver/alarms.js';
 export type { HandlerOptions } from './receiver/handler-registry.js';
-export type { ReceiverHealth } from './receiver/health.js';
 export type { HeadersLike } from './receiver/headers.js';
+export type { ReceiverHealth } from './receiver/health.js';
 export type { ReceiverErrorCode, ReceiverResponse } from './receiver/http-response.js';
 export type { ReceiverOptions } from './receiver/options.js';
 export { SIGNATURE_HEADER, type WebhookRequest } from './receiver/receive-webhook.js';
@@ -65,4 +65,5 @@ export { verifyWebhook } from './signature/verify-webhook.js';
 export { MemoryStore } from './store/memory-store.js';
 // The type of `ReceiverOptions.store`; the records a Store keeps are in `@faceverify/core/store`.
 export type { Store } from './store/store.js';
+export { StoreAlarm, type StoreAlarmCode } from './store/store-alarm.js';
 export type { SweepReport } from './tracker/sweep.js';

@@ -7,8 +7,10 @@ import { FaceverifyError } from '@faceverify/core';
  * - `rejected`: Redis answered with an error (for example out of memory, or a key of the
  *   wrong type under the store's prefix).
  * - `malformed`: a record under the prefix is not one this store wrote.
+ * - `misconfigured`: Redis may delete the store's keys on its own (its `maxmemory-policy` is
+ *   not `noeviction`) and `allowEviction` was not set; the message says how to fix it.
  */
-export type RedisStoreFailure = 'unreachable' | 'rejected' | 'malformed';
+export type RedisStoreFailure = 'unreachable' | 'rejected' | 'malformed' | 'misconfigured';
 
 /** A RedisStore operation could not be carried out. Never carries a connection password. */
 export class RedisStoreError extends FaceverifyError {
@@ -42,6 +44,7 @@ const DESCRIPTION: Record<RedisStoreFailure, string> = {
   unreachable: 'Redis did not answer',
   rejected: 'Redis answered with an error',
   malformed: 'Redis holds a record this store cannot read',
+  misconfigured: 'Redis may evict the keys of this store',
 };
 
 /**

@@ -1,3 +1,5 @@
+const STATES = ['pending', 'delivering', 'completed', 'expired', 'failed'] as const;
+
 /**
  * Names of the Redis keys the store reads and writes from TypeScript, all under one prefix.
  * The scripts name the rest themselves from the same prefix (see scripts/record-lifetime.ts):
@@ -7,17 +9,25 @@
  * - `uc:<externalUserId>` sorted set: the user's retained closed records, by purge time.
  * - `n:<state>` sorted sets: each state's records, scored by when each ends.
  * - `d:<digest>` string: the end of a remembered delivery digest's window.
+ * - `marker` string: written on first use, never expiring; its absence tells that Redis lost
+ *   the store's data (see memory-watch.ts).
  */
 export interface StoreKeys {
   record(key: string): string;
   openIndex(externalUserId: string): string;
   digest(digest: string): string;
   readonly due: string;
+  readonly marker: string;
+  /** The keys every record script may touch: `due` and the five state sets. */
+  readonly shared: readonly string[];
+  closedIndex(externalUserId: string): string;
   /**
    * The prefix the scripts build every key from. ioredis adds its `keyPrefix` only to keys
    * passed as KEYS, so this includes it.
    */
   readonly scriptPrefix: string;
+  /** The client's `keyPrefix`, which ioredis adds to KEYS and scripts see in key names. */
+  readonly clientPrefix: string;
 }
 
 export function storeKeys(prefix: string, clientKeyPrefix: string): StoreKeys {
@@ -26,6 +36,10 @@ export function storeKeys(prefix: string, clientKeyPrefix: string): StoreKeys {
     openIndex: (externalUserId) => `${prefix}uo:${externalUserId}`,
     digest: (digest) => `${prefix}d:${digest}`,
     due: `${prefix}due`,
+    marker: `${prefix}marker`,
+    shared: [`${prefix}due`, ...STATES.map((state) => `${prefix}n:${state}`)],
+    closedIndex: (externalUserId) => `${prefix}uc:${externalUserId}`,
     scriptPrefix: `${clientKeyPrefix}${prefix}`,
+    clientPrefix: clientKeyPrefix,
   };
 }

@@ -15,11 +15,20 @@ export interface RedisStoreOptions {
    * every key of the store in one slot. Default `'faceverify:'`.
    */
   prefix?: string;
+  /**
+   * Run even though Redis may evict keys (a `maxmemory-policy` other than `noeviction`).
+   * By default the store refuses to work then, since every key it writes has a TTL and an
+   * evicted record means a result lost or handled twice. When set, the store raises a
+   * `store_eviction_risk` alarm at first use and a `store_reset` alarm whenever Redis
+   * evicts keys. Default `false`.
+   */
+  allowEviction?: boolean;
 }
 
 export interface ResolvedRedisStoreOptions {
   redis: RedisClient;
   prefix: string;
+  allowEviction: boolean;
 }
 
 /** Whether Redis Cluster would hash every key starting with `keyStart` by the same tag. */
@@ -47,5 +56,5 @@ export function resolveRedisStoreOptions(options: RedisStoreOptions): ResolvedRe
         `so that all its keys share one slot; got '${prefix}'.`,
     );
   }
-  return { redis, prefix };
+  return { redis, prefix, allowEviction: options.allowEviction === true };
 }

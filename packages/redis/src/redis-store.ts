@@ -2,19 +2,25 @@ import type {
   AttachOutcome,
   SettleUpdate,
   Store,
+  StoreAlarmListener,
   TrackedSession,
   TrackedState,
 } from '@faceverify/core/store';
 import { clientKeyPrefix, clientSecrets, type RedisClient } from './client.js';
 import { storeError } from './errors.js';
 import { type StoreKeys, storeKeys } from './keys.js';
+import type { LuaScript } from './lua-script.js';
+import { MemoryWatch } from './memory-watch.js';
 import { type RedisStoreOptions, resolveRedisStoreOptions } from './options.js';
+import { PerUserQueue } from './per-user-queue.js';
 import { ATTACH_RESULT } from './scripts/attach-result.js';
 import { COUNTS } from './scripts/counts.js';
+import { NEEDS_KEYS } from './scripts/declared-keys.js';
 import { FIND_BY_USER } from './scripts/find-by-user.js';
 import { INSERT } from './scripts/insert.js';
 import { LEASE } from './scripts/lease.js';
 import { LEASE_DUE } from './scripts/lease-due.js';
+import { isMarkerMismatch } from './scripts/marker.js';
 import { OPEN_RECORD_GRACE_MS } from './scripts/record-lifetime.js';
 import { digestTtlMs, REMEMBER } from './scripts/remember.js';
 import { SETTLE } from './scripts/settle.js';
@@ -27,9 +33,10 @@ import {
   serializeResult,
   toFields,
 } from './serialize.js';
+import { StoreAlarms } from './store-alarms.js';
 
 // The option and outcome types of the Store methods, as core declares them.
-type Options<Method extends keyof Store> = Parameters<Store[Method]>[0];
+type Options<Method extends keyof Store> = Parameters<NonNullable<Store[Method]>>[0];
 type InsertOutcome = Awaited<ReturnType<Store['insert']>>;
 
 const ATTACH_OUTCOMES: readonly AttachOutcome[] = [
@@ -73,12 +80,42 @@ export class RedisStore implements Store {
   private readonly redis: RedisClient;
   private readonly keys: StoreKeys;
   private readonly secrets: readonly string[];
+  private readonly alarms = new StoreAlarms();
+  private readonly memory: MemoryWatch;
+  private readonly insertQueue = new PerUserQueue();
 
   constructor(options: RedisStoreOptions) {
-    const { redis, prefix } = resolveRedisStoreOptions(options);
+    const { redis, prefix, allowEviction } = resolveRedisStoreOptions(options);
     this.redis = redis;
     this.keys = storeKeys(prefix, clientKeyPrefix(redis));
     this.secrets = clientSecrets(redis);
+    this.memory = new MemoryWatch(
+      redis,
+      this.keys.marker,
+      allowEviction,
+      this.alarms,
+      this.secrets,
+    );
+  }
+
+  /**
+   * Checks Redis before first use: rejects with a `RedisStoreError` (`failure:
+   * 'misconfigured'`) when its `maxmemory-policy` may evict keys and `allowEviction` is not
+   * set, and arms the marker that lets the store tell a Redis that lost its data from a new
+   * one. Every operation does this first; await it at startup to fail fast.
+   */
+  check(): Promise<void> {
+    return this.memory.ready('check');
+  }
+
+  /**
+   * Calls `listener` with a `StoreAlarm` when Redis lost data of this store (`store_reset`:
+   * a restart without persistence, a flush, evicted keys) or may evict it
+   * (`store_eviction_risk`). The Receiver subscribes itself; with no listener, alarms go to
+   * the console at error level.
+   */
+  onAlarm(listener: StoreAlarmListener): () => void {
+    return this.alarms.subscribe(listener);
   }
 
   async insert({
@@ -97,10 +134,15 @@ export class RedisStore implements Store {
     const closedPurgeAt =
       Math.max(now, session.dueAt, Number.isFinite(session.expiresAt) ? session.expiresAt : now) +
       OPEN_RECORD_GRACE_MS;
-    const reply = await this.run('insert', () =>
-      INSERT.run(
-        this.redis,
-        [this.keys.record(session.key)],
+    const insert = () =>
+      this.script(
+        'insert',
+        INSERT,
+        [
+          this.keys.record(session.key),
+          this.keys.openIndex(session.externalUserId),
+          this.keys.closedIndex(session.externalUserId),
+        ],
         [
           this.keys.scriptPrefix,
           session.key,
@@ -114,8 +156,11 @@ export class RedisStore implements Store {
           formatNumber(closedPurgeAt),
           ...toFields(session),
         ],
-      ),
-    );
+      );
+    // Under a bound, inserts of one user are queued in this process (see per-user-queue.ts).
+    const reply = await (maxOpenPerUser === undefined || !open
+      ? insert()
+      : this.insertQueue.run(session.externalUserId, insert));
     return this.read('insert', () => {
       if (!Array.isArray(reply) || (reply[0] !== 0 && reply[0] !== 1)) {
         throw new TypeError('insert came back malformed');
@@ -137,24 +182,22 @@ export class RedisStore implements Store {
   }: Options<'findByUser'>): Promise<TrackedSession[]> {
     const count = Math.min(Math.floor(limit), Number.MAX_SAFE_INTEGER);
     if (!(count >= 1)) return [];
-    const reply = await this.run('findByUser', () =>
-      FIND_BY_USER.run(
-        this.redis,
-        [this.keys.openIndex(externalUserId)],
-        [this.keys.scriptPrefix, externalUserId, formatNumber(now), count],
-      ),
+    const reply = await this.script(
+      'findByUser',
+      FIND_BY_USER,
+      [this.keys.openIndex(externalUserId)],
+      [this.keys.scriptPrefix, externalUserId, formatNumber(now), count],
     );
     return this.read('findByUser', () => recordsFromReply(reply));
   }
 
   async remember({ digest, ttlMs, now }: Options<'remember'>): Promise<boolean> {
     const windowMs = retention(ttlMs, 'remember', 'ttlMs');
-    const reply = await this.run('remember', () =>
-      REMEMBER.run(
-        this.redis,
-        [this.keys.digest(digest)],
-        [formatNumber(now), formatNumber(now + windowMs), digestTtlMs(windowMs)],
-      ),
+    const reply = await this.script(
+      'remember',
+      REMEMBER,
+      [this.keys.digest(digest)],
+      [formatNumber(now), formatNumber(now + windowMs), digestTtlMs(windowMs)],
     );
     return reply === 1;
   }
@@ -164,12 +207,11 @@ export class RedisStore implements Store {
   }
 
   async attachResult({ key, result, now }: Options<'attachResult'>): Promise<AttachOutcome> {
-    const reply = await this.run('attachResult', () =>
-      ATTACH_RESULT.run(
-        this.redis,
-        [this.keys.record(key)],
-        [this.keys.scriptPrefix, key, serializeResult(result), formatNumber(now)],
-      ),
+    const reply = await this.script(
+      'attachResult',
+      ATTACH_RESULT,
+      [this.keys.record(key)],
+      [this.keys.scriptPrefix, key, serializeResult(result), formatNumber(now)],
     );
     return this.read('attachResult', () => {
       if (!isAttachOutcome(reply)) throw new TypeError(`unexpected outcome ${String(reply)}`);
@@ -179,12 +221,11 @@ export class RedisStore implements Store {
 
   async lease({ key, owner, now, leaseMs }: Options<'lease'>): Promise<TrackedSession | undefined> {
     const until = leaseEnd(now, leaseMs, 'lease');
-    const reply = await this.run('lease', () =>
-      LEASE.run(
-        this.redis,
-        [this.keys.record(key)],
-        [this.keys.scriptPrefix, key, owner, formatNumber(now), formatNumber(until)],
-      ),
+    const reply = await this.script(
+      'lease',
+      LEASE,
+      [this.keys.record(key)],
+      [this.keys.scriptPrefix, key, owner, formatNumber(now), formatNumber(until)],
     );
     if (reply === null) return undefined;
     return this.read('lease', () => recordFromReply(key, reply));
@@ -194,30 +235,33 @@ export class RedisStore implements Store {
     const until = leaseEnd(now, leaseMs, 'leaseDue');
     const count = Math.min(Math.floor(limit), Number.MAX_SAFE_INTEGER);
     if (!(count >= 1)) return [];
-    const reply = await this.run('leaseDue', () =>
-      LEASE_DUE.run(
-        this.redis,
-        [this.keys.due],
-        [this.keys.scriptPrefix, formatNumber(now), count, owner, formatNumber(until)],
-      ),
+    const reply = await this.script(
+      'leaseDue',
+      LEASE_DUE,
+      [this.keys.due],
+      [this.keys.scriptPrefix, formatNumber(now), count, owner, formatNumber(until)],
     );
+    // Once per sweep: where Redis may evict, a sweep is when evictions are looked for.
+    await this.memory.checkEvictions();
     return this.read('leaseDue', () => recordsFromReply(reply));
   }
 
   async settle({ key, owner, update, now }: Options<'settle'>): Promise<boolean> {
-    const reply = await this.run('settle', () =>
-      SETTLE.run(
-        this.redis,
-        [this.keys.record(key)],
-        [this.keys.scriptPrefix, key, owner, formatNumber(now), ...settleArgs(update, now)],
-      ),
+    const reply = await this.script(
+      'settle',
+      SETTLE,
+      [this.keys.record(key)],
+      [this.keys.scriptPrefix, key, owner, formatNumber(now), ...settleArgs(update, now)],
     );
     return reply === 1;
   }
 
   async counts({ now }: Options<'counts'>): Promise<Record<TrackedState, number>> {
-    const reply = await this.run('counts', () =>
-      COUNTS.run(this.redis, [this.keys.due], [this.keys.scriptPrefix, formatNumber(now)]),
+    const reply = await this.script(
+      'counts',
+      COUNTS,
+      [this.keys.due],
+      [this.keys.scriptPrefix, formatNumber(now)],
     );
     return this.read('counts', () => {
       if (!Array.isArray(reply) || !reply.every((n) => typeof n === 'number')) {
@@ -229,8 +273,47 @@ export class RedisStore implements Store {
     });
   }
 
+  /**
+   * Runs one script with every key it touches in KEYS: the marker first, then `keys`, then
+   * `due` and the state sets. A script that must touch more (records found in an index, the
+   * indexes of a record's user) changes nothing and names them; it is run again with them.
+   * The marker value this instance knows goes first in ARGV: a script that finds another
+   * one changed nothing either; the loss is reported, and the script run again.
+   */
+  private async script(
+    operation: string,
+    script: LuaScript,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+  ): Promise<unknown> {
+    const declared = [this.keys.marker, ...keys, ...this.keys.shared];
+    return this.run(operation, async () => {
+      for (let round = 1; ; round++) {
+        // Each round declares at least one more key, or adopts a new marker; records change
+        // between rounds only while other instances work on the same ones.
+        if (round > MAX_ROUNDS) {
+          throw new Error(`the keys to declare kept changing over ${MAX_ROUNDS} rounds`);
+        }
+        const seen = this.memory.generation;
+        let reply: unknown;
+        try {
+          reply = await script.run(this.redis, declared, [seen, ...args]);
+        } catch (error) {
+          if (!isMarkerMismatch(error)) throw error;
+          await this.memory.adopt(seen);
+          continue;
+        }
+        const needed = neededKeys(reply);
+        if (!needed) return reply;
+        const prefix = this.keys.clientPrefix;
+        for (const key of needed) declared.push(key.slice(prefix.length));
+      }
+    });
+  }
+
   /** Runs one Redis call, turning any failure into a RedisStoreError without secrets. */
   private async run<T>(operation: string, call: () => Promise<T>): Promise<T> {
+    await this.memory.ready(operation);
     try {
       return await call();
     } catch (error) {
@@ -246,6 +329,18 @@ export class RedisStore implements Store {
       throw storeError(operation, error, this.secrets, 'malformed');
     }
   }
+}
+
+const MAX_ROUNDS = 64;
+
+/** The keys a script asked to be given (see scripts/declared-keys.ts), or undefined. */
+function neededKeys(reply: unknown): string[] | undefined {
+  if (!Array.isArray(reply) || reply[0] !== NEEDS_KEYS) return undefined;
+  const keys: unknown = reply[1];
+  if (!Array.isArray(keys) || keys.length === 0 || !keys.every((k) => typeof k === 'string')) {
+    throw new TypeError('a script asked for keys without naming them');
+  }
+  return keys;
 }
 
 /**

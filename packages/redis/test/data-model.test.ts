@@ -35,6 +35,7 @@ describe('the data model in Redis', () => {
         `${prefix}uo:ada`,
         `${prefix}n:pending`,
         `${prefix}d:abc`,
+        `${prefix}marker`,
       ].sort(),
     );
   });
@@ -126,7 +127,8 @@ describe('the data model in Redis', () => {
       now,
     });
     expect(await store.get({ key: record.key, now })).toBeUndefined();
-    expect(await redis.keys(`${prefix}*`)).toEqual([]);
+    // Only the marker stays: it tells a Redis that lost this store's data from a new one.
+    expect(await redis.keys(`${prefix}*`)).toEqual([`${prefix}marker`]);
   });
 
   it('gives a key whose retention passed to its new record, for its new user only', async () => {

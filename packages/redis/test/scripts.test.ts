@@ -44,14 +44,16 @@ describe('Lua scripts', () => {
 
     await everyScript(store);
     const first = await commandCalls(redis);
-    // Eight scripts: each EVALSHA answered NOSCRIPT and was followed by an EVAL.
+    // Eight scripts: each first EVALSHA answered NOSCRIPT and was followed by an EVAL; a
+    // script run again with the keys it asked for is known by then.
     expect(first.get('eval')).toBe(8);
-    expect(first.get('evalsha')).toBe(8);
+    const perRun = first.get('evalsha')!;
+    expect(perRun).toBeGreaterThanOrEqual(8);
 
     await redis.config('RESETSTAT');
     await everyScript(new RedisStore({ redis, prefix: uniquePrefix('flush') }));
     const second = await commandCalls(redis);
     expect(second.has('eval')).toBe(false);
-    expect(second.get('evalsha')).toBe(8);
+    expect(second.get('evalsha')).toBe(perRun);
   });
 });

@@ -7,7 +7,11 @@ export type AlarmCode =
   | 'webhooks_missing'
   | 'handler_failing'
   | 'store_unavailable'
-  | 'results_undeliverable';
+  | 'results_undeliverable'
+  /** Raised by the store: it lost what it held (a Redis restarted without persistence). */
+  | 'store_reset'
+  /** Raised by the store: it may lose records (a Redis eviction policy other than noeviction). */
+  | 'store_eviction_risk';
 
 /** A situation an operator must act on, raised at most once per window per code. */
 export interface ReceiverAlert {

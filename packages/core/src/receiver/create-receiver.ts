@@ -23,6 +23,7 @@ import { errorResponse, type ReceiverResponse } from './http-response.js';
 import { type ReceiverOptions, resolveReceiverOptions } from './options.js';
 import { receiveWebhook, type WebhookRequest } from './receive-webhook.js';
 import { attachReceiverInternals } from './receiver-internals.js';
+import { reportStoreAlarms } from './report-store-alarms.js';
 
 /** A started verification: send only `verifyUrl` to the browser. */
 export interface StartedVerification {
@@ -142,6 +143,7 @@ export function createReceiver<S extends Store = Store>(
     context.log.error(alert.message, { code: alert.code, count: alert.count });
     context.handlers.raiseAlert(alert);
   });
+  reportStoreAlarms(context);
   let timer: unknown;
   let started = false;
   let running: Promise<unknown> | undefined;

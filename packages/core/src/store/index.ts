@@ -28,3 +28,4 @@ export type {
   TransactionOf,
 } from './store.js';
 export { isOpen } from './store.js';
+export { StoreAlarm, type StoreAlarmCode, type StoreAlarmListener } from './store-alarm.js';

@@ -1,4 +1,5 @@
 import type { VerificationPayload } from '../payload/types.js';
+import type { StoreAlarmListener } from './store-alarm.js';
 
 /**
  * Where a tracked record stands:
@@ -218,6 +219,14 @@ export interface Store {
   settle(options: SettleOptions): Promise<boolean>;
   /** Counts records by state, for health checks and tests. */
   counts(options: CountsOptions): Promise<Record<TrackedState, number>>;
+  /**
+   * Optional, for stores that can lose data behind their own back (Redis without
+   * persistence, or with an eviction policy): calls `listener` once per finding that the
+   * store can no longer vouch for what it holds (`store_reset`) or may drop data on its own
+   * (`store_eviction_risk`). The Receiver subscribes when it is created. Returns a function
+   * that removes the listener.
+   */
+  onAlarm?(listener: StoreAlarmListener): () => void;
 }
 
 /** What `settleWith` came to. */

@@ -6,4 +6,10 @@ export {
   type TestDelivery,
   tamperedDelivery,
 } from './signed-delivery.js';
+export {
+  checkStoreAgainstModel,
+  type StoreModelOptions,
+  type StoreModelStep,
+  storeModelSteps,
+} from './store-model.js';
 export { createTestClock, type TestClock } from './test-clock.js';

@@ -2,7 +2,8 @@ import { LuaScript } from '../lua-script.js';
 import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
 
 /**
- * KEYS: the user's open index. ARGV: prefix, externalUserId, now, limit.
+ * KEYS: marker, due, state sets, the user's two indexes, the records read. ARGV: prefix,
+ * externalUserId, now, limit.
  * Returns [[key, fields], ...]: the user's open records (oldest first), then the closed ones
  * still retained at `now`, kept longest first; at most `limit` in all.
  *
@@ -12,7 +13,7 @@ import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
  */
 export const FIND_BY_USER = new LuaScript(`${RECORD_LIFETIME_LUA}
 local user, now, limit = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
-local found = {}
+local found, stale = {}, {}
 
 local function belongs(key, wantOpen)
   local rk = recordKey(key)
@@ -26,18 +27,17 @@ local function belongs(key, wantOpen)
   return true
 end
 
--- Reads the index range by range; a stale entry is removed, so the next range starts after
--- the entries kept.
+-- Reads the index range by range, counting a record not declared yet as one that may be
+-- found, so the keys asked for stay within limit; stale entries are removed once all is read.
 local function collect(index, range, wantOpen)
   local offset = 0
-  while #found < limit do
-    local keys = range(index, offset, limit - #found)
+  while #found + #UNDECLARED < limit do
+    local keys = range(index, offset, limit - #found - #UNDECLARED)
     if #keys == 0 then return end
+    offset = offset + #keys
     for _, key in ipairs(keys) do
-      if belongs(key, wantOpen) then
-        offset = offset + 1
-      else
-        redis.call('ZREM', index, key)
+      if declared(recordKey(key)) and not belongs(key, wantOpen) then
+        stale[#stale + 1] = { index, key }
       end
     end
   end
@@ -46,11 +46,12 @@ end
 collect(openIndex(user), function(index, offset, count)
   return redis.call('ZRANGE', index, offset, offset + count - 1)
 end, true)
-
-local closed = closedIndex(user)
-redis.call('ZREMRANGEBYSCORE', closed, '-inf', ARGV[3])
-collect(closed, function(index, offset, count)
+collect(closedIndex(user), function(index, offset, count)
   return redis.call('ZREVRANGEBYSCORE', index, '+inf', '(' .. ARGV[3], 'LIMIT', offset, count)
 end, false)
+if #UNDECLARED > 0 then return needsKeys() end
+
+for _, entry in ipairs(stale) do redis.call('ZREM', entry[1], entry[2]) end
+redis.call('ZREMRANGEBYSCORE', closedIndex(user), '-inf', ARGV[3])
 return found
 `);

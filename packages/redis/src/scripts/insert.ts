@@ -2,7 +2,8 @@ import { LuaScript } from '../lua-script.js';
 import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
 
 /**
- * KEYS: record. ARGV: prefix, key, externalUserId, state, createdAt, dueAt, now,
+ * KEYS: marker, due, state sets, record, the indexes of its user and of the user of a record
+ * it replaces, and the records it displaces. ARGV: prefix, key, externalUserId, state, createdAt, dueAt, now,
  * maxOpenPerUser ('' for no bound), purge time of displaced records, purge time if inserted
  * closed, then the record's fields as name/value pairs.
  * Returns { 1 | 0, { { key, fields }, ... } }: whether it was added, and the records closed
@@ -12,6 +13,20 @@ export const INSERT = new LuaScript(`${RECORD_LIFETIME_LUA}
 local key, user, state, createdAt, dueAt = ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local now = tonumber(ARGV[7])
 local rk = recordKey(key)
+-- The keys touched: the record (and a retained one it replaces), the user's indexes, and
+-- the oldest open records of the user beyond the bound, which it may close.
+local replaced = declaredRecord(key)
+local indexes = declared(openIndex(user), closedIndex(user))
+if isOpen(state) and ARGV[8] ~= '' and indexes then
+  local over = redis.call('ZCARD', openIndex(user)) - math.max(0, tonumber(ARGV[8]) - 1)
+  if over > 0 then
+    for _, oldest in ipairs(redis.call('ZRANGE', openIndex(user), 0, over - 1)) do
+      declared(recordKey(oldest))
+    end
+  end
+end
+if not (replaced and indexes) or #UNDECLARED > 0 then return needsKeys() end
+
 if redis.call('EXISTS', rk) == 1 then
   if not isPurged(rk, now) then return { 0, {} } end
   -- Its retention has passed: the key is free, only cleanup had not come yet.

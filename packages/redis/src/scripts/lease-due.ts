@@ -3,28 +3,44 @@ import { GRANT_LUA } from './grant.js';
 import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
 
 /**
- * KEYS: due set. ARGV: prefix, now, limit, owner, lease end (after now).
- * Returns [[key, fields], ...], earliest due first.
+ * KEYS: marker, due, state sets, the due records and their users' indexes. ARGV: prefix,
+ * now, limit, owner, lease end (after now).
+ * Returns [[key, fields], ...], earliest due first; fewer than limit when the records after
+ * them were not declared yet (they are granted by the next call).
  *
  * Only the due part of the sorted set is read (ZRANGEBYSCORE -inf now LIMIT), so the cost
- * follows the number of due records, not the number tracked. Every key read leaves the due
- * range (granted until the lease end, or removed), so the loop ends. A record leased to
- * someone is scored by its lease end, so a due member is never held by a live lease.
+ * follows the number of due records, not the number tracked. A record leased to someone is
+ * scored by its lease end, so a due member is never held by a live lease.
  */
 export const LEASE_DUE = new LuaScript(`${RECORD_LIFETIME_LUA}${GRANT_LUA}
 local now, limit, owner, untilAt = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5]
-local granted = {}
-while #granted < limit do
-  local keys = redis.call('ZRANGEBYSCORE', DUE, '-inf', ARGV[2], 'LIMIT', 0, limit - #granted)
+local open, stale = {}, {}
+local offset = 0
+-- Keys are asked for up to twice limit: instances racing for the same due records take
+-- some between two rounds, and the rest are still there to grant.
+while #open < limit and #open + #UNDECLARED < 2 * limit do
+  local count = limit - #open
+  local keys = redis.call('ZRANGEBYSCORE', DUE, '-inf', ARGV[2], 'LIMIT', offset, count)
   if #keys == 0 then break end
+  offset = offset + #keys
   for _, key in ipairs(keys) do
-    if isOpen(redis.call('HGET', recordKey(key), 'state')) then
-      granted[#granted + 1] = { key, grant(key, owner, untilAt, now) }
-    else
-      -- Its record was dropped by its TTL (a day past its expiry) or deleted by hand.
-      redis.call('ZREM', DUE, key)
+    if declaredRecord(key) then
+      if isOpen(redis.call('HGET', recordKey(key), 'state')) then
+        -- Granted only while no earlier due record waits for its keys: earliest first.
+        if #UNDECLARED == 0 then open[#open + 1] = key end
+      else
+        -- Its record was dropped by its TTL (a day past its expiry) or deleted by hand.
+        stale[#stale + 1] = key
+      end
     end
   end
 end
+-- Another instance racing for the same records changes the due range between rounds: the
+-- records already declared are granted rather than asked for again.
+if #UNDECLARED > 0 and #open == 0 then return needsKeys() end
+
+for _, key in ipairs(stale) do redis.call('ZREM', DUE, key) end
+local granted = {}
+for _, key in ipairs(open) do granted[#granted + 1] = { key, grant(key, owner, untilAt, now) } end
 return granted
 `);

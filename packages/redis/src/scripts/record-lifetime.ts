@@ -1,3 +1,6 @@
+import { DECLARED_KEYS_LUA } from './declared-keys.js';
+import { CHECK_MARKER_LUA } from './marker.js';
+
 /**
  * How long past both its `expiresAt` and its `dueAt` an open record is kept (contract rule 8:
  * nothing is kept forever). Its Redis TTL is set from this, and refreshed whenever its due
@@ -13,15 +16,15 @@ export const OPEN_RECORD_GRACE_MS = 86_400_000;
 export const CLEANUP_GRACE_MS = 60_000;
 
 /**
- * Lua shared by every script. ARGV[1] is the full key prefix (the client's `keyPrefix` and
- * the store's `prefix`); KEYS[1] only routes the call (all keys share one slot on a
- * Cluster), every key is named here.
+ * Lua shared by the record scripts, after the marker check. ARGV[1] is the full key prefix
+ * (the client's `keyPrefix` and the store's `prefix`). KEYS holds every key the script
+ * touches (see declared-keys.ts): the marker first, `due` and the state sets always.
  *
  * Every key the store writes gets a TTL. A set that holds members (`due`, a user's indexes,
  * the per-state sets) is given a TTL no shorter than that of any record it was last told
  * about (`outlive`), so it outlives its members and vanishes after the last of them.
  */
-export const RECORD_LIFETIME_LUA = `
+export const RECORD_LIFETIME_LUA = `${CHECK_MARKER_LUA}
 local P = ARGV[1]
 local DUE = P .. 'due'
 local OPEN_RECORD_GRACE_MS = ${OPEN_RECORD_GRACE_MS}
@@ -117,4 +120,4 @@ local function purge(key)
   redis.call('ZREM', DUE, key)
   redis.call('DEL', rk)
 end
-`;
+${DECLARED_KEYS_LUA}`;

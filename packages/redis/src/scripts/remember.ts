@@ -1,16 +1,17 @@
 import { LuaScript } from '../lua-script.js';
+import { CHECK_MARKER_LUA } from './marker.js';
 import { CLEANUP_GRACE_MS } from './record-lifetime.js';
 
 /**
- * KEYS: the digest's key. ARGV: now, end of the window (now + ttlMs), Redis TTL in ms.
+ * KEYS: the marker, the digest's key. ARGV: now, end of the window (now + ttlMs), Redis TTL in ms.
  * Returns 1 when the digest was not remembered at `now`, and remembers it until the end
  * of the window; 0 otherwise. The key holds the window's end, so that the `now` passed in
  * decides, not Redis' clock; its TTL only cleans up.
  */
-export const REMEMBER = new LuaScript(`
-local rememberedUntil = tonumber(redis.call('GET', KEYS[1]))
+export const REMEMBER = new LuaScript(`${CHECK_MARKER_LUA}
+local rememberedUntil = tonumber(redis.call('GET', KEYS[2]))
 if rememberedUntil and rememberedUntil > tonumber(ARGV[1]) then return 0 end
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
 return 1
 `);
 

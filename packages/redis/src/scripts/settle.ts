@@ -2,13 +2,14 @@ import { LuaScript } from '../lua-script.js';
 import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
 
 /**
- * KEYS: record. ARGV: prefix, key, owner, now, new state, result JSON or '' for none, then
+ * KEYS: marker, due, state sets, record, its user's indexes. ARGV: prefix, key, owner, now, new state, result JSON or '' for none, then
  * - open states: dueAt, attempts;
  * - closed states: purge time (now + retainMs), attempts or '' to leave them.
  * Returns 1 when applied, 0 when the owner does not hold the lease.
  */
 export const SETTLE = new LuaScript(`${RECORD_LIFETIME_LUA}
 local key, owner, now, state, result = ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6]
+if not declaredRecord(key) then return needsKeys() end
 local rk = recordKey(key)
 local record = redis.call('HMGET', rk, 'state', 'leaseOwner')
 local previous = record[1]

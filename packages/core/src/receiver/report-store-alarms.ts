@@ -1,0 +1,21 @@
+import type { StoreAlarm } from '../store/store-alarm.js';
+import type { ReceiverContext } from './context.js';
+
+/**
+ * Subscribes the Receiver to its store's alarms: each one is logged at error level (the
+ * message says how to fix it), raised as an `alert` like the Receiver's own alarms, and
+ * reaches the `error` handlers with `code` set, so an application's alerting sees a lost or
+ * evicting store as it sees any other failure.
+ */
+export function reportStoreAlarms(context: ReceiverContext): void {
+  context.store.onAlarm?.((alarm: StoreAlarm) => {
+    context.log.error(alarm.message, { code: alarm.code });
+    context.handlers.raiseAlert({
+      code: alarm.code,
+      message: alarm.message,
+      count: 1,
+      raisedAt: new Date(context.now()),
+    });
+    context.handlers.reportError(alarm, { stage: 'store', code: alarm.code });
+  });
+}

@@ -1,0 +1,291 @@
+import { MemoryStore } from '../store/memory-store.js';
+import type { SettleUpdate, Store, StoredResult, TrackedSession } from '../store/store.js';
+import { fixturePayload } from './fixture-payload.js';
+
+// Any Store must answer exactly as the reference MemoryStore does. Random sequences of
+// operations run on both with one virtual clock; every answer is compared. Few keys, users
+// and owners, so that operations meet on the same records; retentions and replay windows
+// short enough that records and digests expire during a run.
+const KEYS = ['k1', 'k2', 'k3', 'k4'];
+const USERS = ['alice', 'bob', 'carol'];
+const OWNERS = ['w1', 'w2'];
+const DIGESTS = ['d1', 'd2'];
+const LEASE_MS = [1000, 5000, 20_000];
+const RETAIN_MS = [0, 5_000, 3_600_000];
+const OPEN_STATES = ['pending', 'delivering'] as const;
+const CLOSED_STATES = ['completed', 'expired', 'failed'] as const;
+const T0 = Date.UTC(2030, 0, 1);
+
+/** One step of a model run: a Store call, or the virtual clock moving on. */
+export type StoreModelStep =
+  | {
+      op: 'insert';
+      key: string;
+      user: string;
+      dueIn: number;
+      withResult: boolean;
+      maxOpenPerUser: number | null;
+      displacedRetainMs: number;
+    }
+  | { op: 'get'; key: string }
+  | { op: 'findByUser'; user: string }
+  | { op: 'remember'; digest: string }
+  | { op: 'forget'; digest: string }
+  | { op: 'attachResult'; key: string }
+  | { op: 'lease'; key: string; owner: string; leaseMs: number }
+  | { op: 'leaseDue'; owner: string; leaseMs: number }
+  | { op: 'settle'; key: string; owner: string; update: SettleSpec }
+  | { op: 'counts' }
+  | { op: 'advance'; ms: number };
+
+type SettleSpec =
+  | { state: 'pending' | 'delivering'; dueIn: number; attempts: number; withResult: boolean }
+  | {
+      state: 'completed' | 'expired' | 'failed';
+      retainMs: number;
+      attempts: number | null;
+      withResult: boolean;
+    };
+
+/** A small seeded generator (mulberry32): a failing run is replayed from its seed. */
+function random(seed: number) {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (min: number, max: number) => min + Math.floor(next() * (max - min + 1));
+  const pick = <T>(items: readonly T[]): T => items[int(0, items.length - 1)]!;
+  return { int, pick, bool: () => next() < 0.5 };
+}
+
+// Weighted towards the operations that change state, so that leases, results attached
+// during a lease and settles by the lease owner come up often.
+const WEIGHTS: [StoreModelStep['op'], number][] = [
+  ['insert', 4],
+  ['get', 1],
+  ['findByUser', 1],
+  ['remember', 1],
+  ['forget', 1],
+  ['attachResult', 3],
+  ['lease', 4],
+  ['leaseDue', 3],
+  ['settle', 6],
+  ['counts', 1],
+  ['advance', 2],
+];
+const TOTAL_WEIGHT = WEIGHTS.reduce((sum, [, weight]) => sum + weight, 0);
+
+/** A random sequence of `length` steps, the same for the same seed. */
+export function storeModelSteps(seed: number, length: number): StoreModelStep[] {
+  const r = random(seed);
+  const dueIn = () => r.int(-10_000, 30_000);
+  const step = (): StoreModelStep => {
+    let roll = r.int(1, TOTAL_WEIGHT);
+    let op = WEIGHTS[0]![0];
+    for (const [candidate, weight] of WEIGHTS) {
+      op = candidate;
+      roll -= weight;
+      if (roll <= 0) break;
+    }
+    switch (op) {
+      case 'insert':
+        return {
+          op,
+          key: r.pick(KEYS),
+          user: r.pick(USERS),
+          dueIn: dueIn(),
+          withResult: r.bool(),
+          maxOpenPerUser: r.bool() ? r.int(1, 3) : null,
+          displacedRetainMs: r.pick(RETAIN_MS),
+        };
+      case 'get':
+      case 'attachResult':
+        return { op, key: r.pick(KEYS) };
+      case 'findByUser':
+        return { op, user: r.pick(USERS) };
+      case 'remember':
+      case 'forget':
+        return { op, digest: r.pick(DIGESTS) };
+      case 'lease':
+        return { op, key: r.pick(KEYS), owner: r.pick(OWNERS), leaseMs: r.pick(LEASE_MS) };
+      case 'leaseDue':
+        return { op, owner: r.pick(OWNERS), leaseMs: r.pick(LEASE_MS) };
+      case 'settle':
+        return {
+          op,
+          key: r.pick(KEYS),
+          owner: r.pick(OWNERS),
+          update: r.bool()
+            ? {
+                state: r.pick(OPEN_STATES),
+                dueIn: dueIn(),
+                attempts: r.int(0, 5),
+                withResult: r.bool(),
+              }
+            : {
+                state: r.pick(CLOSED_STATES),
+                retainMs: r.pick(RETAIN_MS),
+                attempts: r.bool() ? r.int(0, 5) : null,
+                withResult: r.bool(),
+              },
+        };
+      case 'counts':
+        return { op };
+      case 'advance':
+        return { op, ms: r.int(0, 15_000) };
+    }
+  };
+  return Array.from({ length }, step);
+}
+
+const byKey = (records: TrackedSession[]) =>
+  [...records].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+
+function settleUpdate(spec: SettleSpec, now: number, result: StoredResult): SettleUpdate {
+  const withResult = spec.withResult ? { result } : {};
+  if (!('dueIn' in spec)) {
+    const attempts = spec.attempts === null ? {} : { attempts: spec.attempts };
+    return { state: spec.state, retainMs: spec.retainMs, ...attempts, ...withResult };
+  }
+  return { state: spec.state, dueAt: now + spec.dueIn, attempts: spec.attempts, ...withResult };
+}
+
+/** Applies one step to a store and returns what it answered, in a comparable form. */
+async function apply(store: Store, step: StoreModelStep, now: number, index: number) {
+  const result: StoredResult = { payload: fixturePayload(), source: 'webhook', receivedAt: now };
+  switch (step.op) {
+    case 'insert': {
+      const bound =
+        step.maxOpenPerUser === null
+          ? {}
+          : { maxOpenPerUser: step.maxOpenPerUser, displacedRetainMs: step.displacedRetainMs };
+      return store.insert({
+        record: {
+          key: step.key,
+          token: step.key,
+          externalUserId: step.user,
+          // Distinct and increasing, so "the oldest open record" is one record in both.
+          createdAt: now + index,
+          expiresAt: now + 600_000,
+          state: step.withResult ? 'delivering' : 'pending',
+          dueAt: now + step.dueIn,
+          attempts: 0,
+          ...(step.withResult ? { result } : {}),
+        },
+        now,
+        ...bound,
+      });
+    }
+    case 'get':
+      return store.get({ key: step.key, now });
+    case 'findByUser':
+      return byKey(await store.findByUser({ externalUserId: step.user, now, limit: 100 }));
+    case 'remember':
+      return store.remember({ digest: step.digest, ttlMs: 20_000, now });
+    case 'forget':
+      return store.forget({ digest: step.digest });
+    case 'attachResult':
+      return store.attachResult({ key: step.key, result, now });
+    case 'lease':
+      return store.lease({ key: step.key, owner: step.owner, now, leaseMs: step.leaseMs });
+    case 'leaseDue': {
+      const granted = await store.leaseDue({
+        now,
+        limit: 100,
+        owner: step.owner,
+        leaseMs: step.leaseMs,
+      });
+      return {
+        records: byKey(granted),
+        dueTimes: granted.map((r) => r.dueAt).sort((a, b) => a - b),
+      };
+    }
+    case 'settle':
+      return store.settle({
+        key: step.key,
+        owner: step.owner,
+        update: settleUpdate(step.update, now, result),
+        now,
+      });
+    case 'counts':
+      return store.counts({ now });
+    case 'advance':
+      return undefined;
+  }
+}
+
+/** JSON with object keys sorted and undefined properties dropped: two stores may build
+ * equal records with their fields in another order. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    item && typeof item === 'object' && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : item,
+  );
+}
+
+/** Options of `checkStoreAgainstModel`. */
+export interface StoreModelOptions {
+  /** A new, empty store for each run. */
+  createStore: () => Store | Promise<Store>;
+  /** How many random sequences to run. Default 100. */
+  runs?: number;
+  /** The first run's seed; run `i` uses `seed + i`. Default: random (printed on failure). */
+  seed?: number;
+  /** Steps per sequence. Default 60. */
+  steps?: number;
+}
+
+/**
+ * Runs random sequences of Store operations on `createStore()` and on the reference
+ * `MemoryStore` with one virtual clock, and throws at the first answer that differs, naming
+ * the seed (pass it as `seed` with `runs: 1` to replay), the step and both answers. Every
+ * Store implementation must pass it, as it passes `storeContractCases`.
+ *
+ * @example
+ * it('answers as MemoryStore does', () =>
+ *   checkStoreAgainstModel({ createStore: () => new MyStore() }), 60_000);
+ */
+export async function checkStoreAgainstModel(options: StoreModelOptions): Promise<void> {
+  const runs = options.runs ?? 100;
+  const first = options.seed ?? Math.floor(Math.random() * 2 ** 31);
+  for (let run = 0; run < runs; run++) {
+    const seed = first + run;
+    const reference = new MemoryStore();
+    const store = await options.createStore();
+    let now = T0;
+    const steps = storeModelSteps(seed, options.steps ?? 60);
+    const check = async (index: number, label: string, actual: unknown, expected: unknown) => {
+      if (canonical(actual) === canonical(expected)) return;
+      throw new Error(
+        `Store model: seed ${seed}, step ${index} (${label}): the store answered ` +
+          `${canonical(actual)}, MemoryStore ${canonical(expected)}. Steps so far: ` +
+          canonical(steps.slice(0, index + 1)),
+      );
+    };
+    for (const [index, step] of steps.entries()) {
+      if (step.op === 'advance') now += step.ms;
+      const expected = await apply(reference, step, now, index);
+      const actual = await apply(store, step, now, index);
+      await check(index, step.op, actual, expected);
+    }
+    for (const key of KEYS) {
+      await check(
+        steps.length,
+        `final get ${key}`,
+        await store.get({ key, now }),
+        await reference.get({ key, now }),
+      );
+    }
+    await check(
+      steps.length,
+      'final counts',
+      await store.counts({ now }),
+      await reference.counts({ now }),
+    );
+  }
+}

@@ -1,0 +1,39 @@
+import { PGlite } from '@electric-sql/pglite';
+import { checkStoreAgainstModel } from '@faceverify/core/testing';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { PostgresStore } from '../src/index.js';
+import { PGliteStore } from '../src/pglite.js';
+import { connect, uniquePrefix } from './support/pools.js';
+
+// The model shipped in @faceverify/core/testing: random sequences of operations, run on the
+// SQL stores and on the reference MemoryStore with one virtual clock, answer by answer.
+const db = new PGlite();
+// Starting PGlite (its WebAssembly build) takes seconds on a busy machine: not a test's time.
+beforeAll(() => db.waitReady, 60_000);
+afterAll(() => db.close());
+
+describe('the SQL stores against the reference MemoryStore', () => {
+  const pool = connect();
+
+  it('PostgresStore answers every random sequence of operations the same way', async () => {
+    await checkStoreAgainstModel({
+      createStore: async () => {
+        const store = new PostgresStore({ pool, prefix: uniquePrefix('model') });
+        await store.migrate();
+        return store;
+      },
+      runs: 40,
+    });
+  }, 120_000);
+
+  it('PGliteStore answers every random sequence of operations the same way', async () => {
+    await checkStoreAgainstModel({
+      createStore: async () => {
+        const store = new PGliteStore({ db, prefix: uniquePrefix('model') });
+        await store.migrate();
+        return store;
+      },
+      runs: 40,
+    });
+  }, 120_000);
+});
