@@ -41,10 +41,11 @@ describe('raw_body_unavailable is logged once', () => {
     rawBodyGone(receiver);
     expect(spies.error).toHaveBeenCalledTimes(1);
     const args = spies.error.mock.calls[0]!;
-    expect(args).toHaveLength(2);
+    expect(args).toHaveLength(3);
     expect(args[0]).toBe('[faceverify]');
     expect(args[1]).toContain('The raw request body is not available');
     expect(args[1]).toContain('Mount the webhook before express.json().');
+    expect(args[2]).toEqual({ code: 'raw_body_unavailable', count: 1 });
   });
 
   it('is silent with logger: false', () => {
@@ -54,12 +55,13 @@ describe('raw_body_unavailable is logged once', () => {
     for (const spy of Object.values(spies)) expect(spy).not.toHaveBeenCalled();
   });
 
-  it('passes no fields argument to logger: console when there are none', () => {
+  it('passes the alarm code and count as the only fields to logger: console', () => {
     const spies = consoleSpies();
     rejectRawBody(console);
     expect(spies.error).toHaveBeenCalledTimes(1);
-    expect(spies.error.mock.calls[0]).toHaveLength(1);
+    expect(spies.error.mock.calls[0]).toHaveLength(2);
     expect(spies.error.mock.calls[0]![0]).toContain('The raw request body is not available');
+    expect(spies.error.mock.calls[0]![1]).toEqual({ code: 'raw_body_unavailable', count: 1 });
   });
 
   it('goes to a custom logger only', () => {

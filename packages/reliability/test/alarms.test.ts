@@ -113,7 +113,8 @@ describe('alarms that say the fix', () => {
     await setup.emulator.completeSession(token, 'verified');
     await setup.emulator.webhooksSettled();
     expect(setup.alerts.map((alert) => alert.code)).toEqual(['raw_body_unavailable']);
-    expect(setup.alerts[0]!.message).toContain('mount verificationWebhook() before express.json()');
+    expect(setup.alerts[0]!.message).toContain('express.json() ran before verificationWebhook()');
+    expect(setup.alerts[0]!.message).toContain('mount verificationWebhook() before body parsers');
     expect((await setup.receiver.health()).status).toBe('failing');
   });
 

@@ -22,6 +22,7 @@ const BUCKET_MS = 60_000;
 export class ActivityWindow {
   private readonly buckets = new Map<ActivityKind, { start: number; count: number }[]>();
   private readonly last = new Map<ActivityKind, number>();
+  private readonly details = new Map<ActivityKind, string>();
 
   constructor(
     private readonly clock: Clock,
@@ -30,8 +31,10 @@ export class ActivityWindow {
     private readonly onRecord: (kind: ActivityKind) => void = () => undefined,
   ) {}
 
-  record(kind: ActivityKind): void {
+  /** Counts one `kind`; `detail` (the newest wins) can say how to fix it. */
+  record(kind: ActivityKind, detail?: string): void {
     const now = this.clock.now();
+    if (detail !== undefined) this.details.set(kind, detail);
     const start = now - (now % BUCKET_MS);
     let list = this.buckets.get(kind);
     if (!list) {
@@ -54,6 +57,11 @@ export class ActivityWindow {
     let total = 0;
     for (const bucket of list) total += bucket.count;
     return total;
+  }
+
+  /** The newest detail recorded with `kind`. */
+  detailOf(kind: ActivityKind): string | undefined {
+    return this.details.get(kind);
   }
 
   /** When `kind` last happened, ever. */

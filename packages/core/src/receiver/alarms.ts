@@ -29,7 +29,7 @@ interface Rule {
   severity: 'failing' | 'degraded';
   /** How often the situation happened in the window, or 0 when it is not happening. */
   measure(window: ActivityWindow): number;
-  message(count: number, minutes: number): string;
+  message(count: number, minutes: number, window: ActivityWindow): string;
 }
 
 // A few results by polling alone can be a webhook lost on the way; this many, none by webhook,
@@ -53,8 +53,9 @@ export const ALARM_RULES: readonly Rule[] = [
     code: 'raw_body_unavailable',
     severity: 'failing',
     measure: (w) => w.count('raw_body_unavailable'),
-    message: (count, minutes) =>
-      `${count} webhooks in the last ${minutes} minutes reached faceverify after a body parser had read them, so no signature could be checked: mount verificationWebhook() before express.json() or any other body parser, or use captureRawBody.`,
+    // The adapter that saw it knows the framework, so its hint names the concrete fix.
+    message: (count, minutes, window) =>
+      `The raw request body is not available, so its signature cannot be checked (${count} webhooks in the last ${minutes} minutes). ${window.detailOf('raw_body_unavailable') ?? 'Mount verificationWebhook() before any body parser.'}`,
   },
   {
     code: 'webhooks_missing',
@@ -119,7 +120,7 @@ export class Alarms {
       this.raisedAt.set(rule.code, now);
       this.raise({
         code: rule.code,
-        message: rule.message(count, minutes),
+        message: rule.message(count, minutes, this.window),
         count,
         raisedAt: new Date(now),
       });

@@ -239,6 +239,6 @@ export function createReceiver<S extends Store = Store>(
       await running;
     },
   };
-  attachReceiverInternals(receiver, { log: context.log, activity: context.activity });
+  attachReceiverInternals(receiver, { activity: context.activity });
   return receiver;
 }

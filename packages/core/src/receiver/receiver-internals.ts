@@ -1,13 +1,11 @@
-import type { Log } from '../logging/logger.js';
 import type { ActivityWindow } from './activity-window.js';
 
 /**
  * What the adapter pipeline, inside this package, reaches of a Receiver besides its public
- * shape: its logger (a mount-order hint, once) and its activity window (a refused body
- * counts toward the `raw_body_unavailable` alarm).
+ * shape: its activity window (a refused body counts toward the `raw_body_unavailable` alarm,
+ * which logs the adapter's mount-order hint).
  */
 export interface ReceiverInternals {
-  log: Log;
   activity: ActivityWindow;
 }
 
