@@ -3,7 +3,9 @@ import type { NodeRequestLike } from './read-node-body.js';
 
 /** The options of raw-body's `getRawBody` the reader passes. */
 export interface RawBodyOptions {
+  /** The most bytes to read: raw-body fails with `entity.too.large` past it. */
   limit: number;
+  /** The request's Content-Length: raw-body refuses a body of any other length. */
   length?: string;
 }
 
