@@ -5,6 +5,10 @@ import { fileURLToPath } from 'node:url';
 const SERVER = fileURLToPath(new URL('./http-server.mjs', import.meta.url));
 
 /**
+ * @param {string} framework
+ * @param {string} variant
+ * @param {{ args?: string[], execArgv?: string[], execPath?: string }} [options] `execPath`
+ *   runs the server with another runtime (Bun)
  * @returns {Promise<{ pid: number, url: string, stats(): Promise<object>, gc(): Promise<object>,
  *   stop(): Promise<void> }>}
  */
