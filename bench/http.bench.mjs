@@ -9,7 +9,9 @@
 //
 // usage: node bench/http.bench.mjs [--quick] [--rounds=N] [--duration-s=N] [--warmup-s=N]
 //                                  [--connections=N] [--rss-requests=N]
-//                                  [--only=express,koa,hono,fastify,octokit]
+//                                  [--only=express,koa,hono,fastify,fetch,bun,octokit]
+//                                  [--bun=<path of the bun executable>] [--no-reject] [--no-rss]
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -20,14 +22,30 @@ import { requestSource } from './lib/webhook-bodies.mjs';
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const GOAL = 0.95;
+// Goals of the speed issue: CPU per accepted webhook at >= 0.85 of the hand-written receiver
+// (and at least Octokit's reference ratio); a rejected request at most 1.05x its CPU; RSS
+// growth over the run within 20 MiB of the hand-written receiver's.
+const ACCEPT_GOAL = 0.85;
+const REJECT_GOAL = 1.05;
+const RSS_GOAL_MIB = 20;
 const MIB = 2 ** 20;
+const REJECTIONS = [
+  { signing: 'wrong', name: 'wrongly signed' },
+  { signing: 'unsigned', name: 'unsigned' },
+];
 
 const PAIRS = [
   { id: 'express', name: 'Express 5', framework: 'express', candidate: 'library' },
   { id: 'koa', name: 'Koa 3', framework: 'koa', candidate: 'library' },
   { id: 'hono', name: 'Hono (@hono/node-server 2)', framework: 'hono', candidate: 'library' },
   { id: 'fastify', name: 'Fastify 5', framework: 'fastify', candidate: 'library' },
+  {
+    id: 'fetch',
+    name: 'Fetch handler (@hono/node-server 2)',
+    framework: 'fetch',
+    candidate: 'library',
+  },
+  { id: 'bun', name: 'Fetch handler (Bun.serve)', framework: 'bun', candidate: 'library' },
   {
     id: 'octokit',
     name: 'Octokit createNodeMiddleware (reference)',
@@ -47,7 +65,11 @@ function options() {
       connections: { type: 'string' },
       'rss-requests': { type: 'string' },
       only: { type: 'string' },
+      bun: { type: 'string' },
+      reject: { type: 'boolean', default: true },
+      rss: { type: 'boolean', default: true },
     },
+    allowNegative: true,
     strict: false,
   });
   const quick = values.quick === true;
@@ -59,6 +81,9 @@ function options() {
     connections: number(values.connections, 50),
     rssRequests: number(values['rss-requests'], quick ? 20_000 : 100_000),
     only: values.only ? String(values.only).split(',') : undefined,
+    bun: values.bun === undefined ? 'bun' : String(values.bun),
+    reject: values.reject !== false,
+    rss: values.rss !== false,
   };
 }
 
@@ -78,12 +103,18 @@ function load(url, source, { connections, duration, amount }) {
   });
 }
 
-/** One measurement: a fresh server, a warm-up, then `durationS` of load. */
-async function measure(framework, variant, settings) {
-  const server = await startServer(framework, variant);
+/** How a server of `framework` is started: Bun's row runs under the Bun executable. */
+const runtimeOf = (framework, settings) => (framework === 'bun' ? { execPath: settings.bun } : {});
+
+/**
+ * One measurement: a fresh server, a warm-up, then `durationS` of load. `signing` other than
+ * `valid` floods the server with requests it must reject (401), none reaching a handler.
+ */
+async function measure(framework, variant, settings, signing = 'valid') {
+  const server = await startServer(framework, variant, runtimeOf(framework, settings));
   try {
     // Same tag, same sequence: the baseline and the candidate see identical bodies.
-    const source = requestSource({ tag: 'h' });
+    const source = requestSource({ tag: 'h', signing });
     await load(server.url, source, {
       connections: settings.connections,
       duration: settings.warmupS,
@@ -94,10 +125,32 @@ async function measure(framework, variant, settings) {
       duration: settings.durationS,
     });
     const after = await server.stats();
-    const ok = result['2xx'];
     const handled = after.handled - before.handled;
     const seconds = result.duration || settings.durationS;
-    if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
+    if (result.errors > 0 || result.timeouts > 0) {
+      throw new Error(
+        `${framework}/${variant}: ${result.errors} errors, ${result.timeouts} timeouts`,
+      );
+    }
+    if (signing !== 'valid') {
+      // Every request refused, none handled: a rejection row measures rejections only.
+      const refused = result['4xx'];
+      if (result['2xx'] > 0 || result['5xx'] > 0) {
+        throw new Error(`${framework}/${variant}: ${result['2xx']} 2xx, ${result['5xx']} 5xx`);
+      }
+      if (handled !== 0) throw new Error(`${framework}/${variant}: ${handled} were handled`);
+      return {
+        requestsPerSec: refused / seconds,
+        p50Ms: result.latency.p50,
+        p99Ms: result.latency.p99,
+        requests: refused,
+        handled,
+        serverCpuMicrosPerRequest: (after.cpuMicros - before.cpuMicros) / Math.max(1, refused),
+        serverCpuLoad: (after.cpuMicros - before.cpuMicros) / (seconds * 1e6),
+      };
+    }
+    const ok = result['2xx'];
+    if (result.non2xx > 0) {
       throw new Error(
         `${framework}/${variant}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`,
       );
@@ -125,7 +178,7 @@ async function measure(framework, variant, settings) {
 
 const round1 = (value, digits = 1) => Number(value.toFixed(digits));
 
-async function comparePair(pair, settings) {
+async function comparePair(pair, settings, signing = 'valid') {
   const samples = { baseline: [], candidate: [] };
   const roundRatios = [];
   for (let round = 0; round < settings.rounds; round++) {
@@ -133,12 +186,12 @@ async function comparePair(pair, settings) {
     const result = {};
     for (const side of order) {
       const variant = side === 'baseline' ? 'baseline' : pair.candidate;
-      result[side] = await measure(pair.framework, variant, settings);
+      result[side] = await measure(pair.framework, variant, settings, signing);
       samples[side].push(result[side]);
     }
     roundRatios.push(result.candidate.requestsPerSec / result.baseline.requestsPerSec);
     console.log(
-      `  ${pair.name}, round ${round + 1}/${settings.rounds}: baseline ${Math.round(result.baseline.requestsPerSec)} req/s, ` +
+      `  ${pair.name}${signing === 'valid' ? '' : ` (${signing})`}, round ${round + 1}/${settings.rounds}: baseline ${Math.round(result.baseline.requestsPerSec)} req/s, ` +
         `${pair.candidate} ${Math.round(result.candidate.requestsPerSec)} req/s (${roundRatios.at(-1).toFixed(2)})`,
     );
   }
@@ -161,6 +214,7 @@ async function comparePair(pair, settings) {
   return {
     id: pair.id,
     name: pair.name,
+    signing,
     reference: pair.reference === true,
     candidate: pair.candidate,
     baseline,
@@ -181,7 +235,11 @@ async function comparePair(pair, settings) {
  * second under load, and after (idle, after a GC).
  */
 async function rssRun(framework, variant, label, settings, args = []) {
-  const server = await startServer(framework, variant, { args, execArgv: ['--expose-gc'] });
+  const server = await startServer(framework, variant, {
+    args,
+    execArgv: ['--expose-gc'],
+    ...runtimeOf(framework, settings),
+  });
   try {
     const source = requestSource({ tag: 'r' });
     await load(server.url, source, { connections: settings.connections, amount: 5000 });
@@ -239,7 +297,7 @@ async function rssRun(framework, variant, label, settings, args = []) {
 }
 
 async function main() {
-  for (const name of ['core', 'express', 'koa', 'hono', 'fastify']) {
+  for (const name of ['core', 'express', 'koa', 'hono', 'fastify', 'fetch']) {
     if (!existsSync(new URL(`../packages/${name}/dist/index.js`, import.meta.url))) {
       console.error(
         `packages/${name}/dist is missing: run \`pnpm build\` first (\`pnpm bench:http\` does).`,
@@ -255,10 +313,28 @@ async function main() {
       `${settings.durationS} s after ${settings.warmupS} s warm-up, ${settings.connections} connections, ` +
       `distinct signed 2 KiB bodies\n`,
   );
-  const pairs = PAIRS.filter((pair) => !settings.only || settings.only.includes(pair.id));
+  const pairs = PAIRS.filter((pair) => !settings.only || settings.only.includes(pair.id)).filter(
+    (pair) => {
+      if (pair.framework !== 'bun') return true;
+      const probe = spawnSync(settings.bun, ['--version'], { encoding: 'utf8' });
+      if (probe.status === 0) return true;
+      console.log(`No Bun at "${settings.bun}" (--bun=<path>): the Bun.serve rows are left out.\n`);
+      return false;
+    },
+  );
   const comparisons = [];
-  for (const pair of pairs) comparisons.push(await comparePair(pair, settings));
+  for (const pair of pairs) {
+    comparisons.push(await comparePair(pair, settings));
+    if (!settings.reject || pair.reference) continue;
+    for (const { signing } of REJECTIONS) {
+      comparisons.push(await comparePair(pair, settings, signing));
+    }
+  }
 
+  const rowName = (c) =>
+    c.signing === 'valid'
+      ? c.name
+      : `${c.name}, ${REJECTIONS.find((r) => r.signing === c.signing).name}`;
   console.log(
     `\n${table(
       [
@@ -271,9 +347,11 @@ async function main() {
         'p99 ours ms',
         'cpu µs/req base',
         'cpu µs/req ours',
+        'cpu ratio',
+        'cpu load base/ours',
       ],
       comparisons.map((c) => [
-        c.name,
+        rowName(c),
         c.baseline.requestsPerSec.toLocaleString('en-US'),
         c[c.candidate].requestsPerSec.toLocaleString('en-US'),
         c.ratio.toFixed(2),
@@ -287,57 +365,88 @@ async function main() {
       ]),
     )}`,
   );
-  const adapters = comparisons.filter((c) => !c.reference);
-  const goal = {
-    description: `every adapter at >= ${GOAL} of its framework's hand-written receiver (req/s)`,
-    ratio: GOAL,
-    measured: Object.fromEntries(adapters.map((c) => [c.id, c.ratio])),
-    met: adapters.every((c) => c.ratio >= GOAL),
+  const accepted = comparisons.filter((c) => !c.reference && c.signing === 'valid');
+  const octokit = comparisons.find((c) => c.reference);
+  const acceptFloor = Math.max(ACCEPT_GOAL, octokit?.cpuPerRequestRatio ?? 0);
+  const rejected = comparisons.filter((c) => c.signing !== 'valid');
+  const goals = {
+    accept: {
+      description: `server CPU per accepted webhook at >= ${ACCEPT_GOAL} of the hand-written receiver's (baseline µs / ours µs), and at or above Octokit's reference ratio in the same run`,
+      ratio: ACCEPT_GOAL,
+      octokitRatio: octokit?.cpuPerRequestRatio,
+      measured: Object.fromEntries(accepted.map((c) => [c.id, c.cpuPerRequestRatio])),
+      met: accepted.every((c) => c.cpuPerRequestRatio >= acceptFloor),
+    },
+    reject: {
+      description: `server CPU per rejected request at most ${REJECT_GOAL}x the hand-written receiver's`,
+      factor: REJECT_GOAL,
+      measured: Object.fromEntries(
+        rejected.map((c) => [`${c.id}/${c.signing}`, round1(1 / c.cpuPerRequestRatio, 3)]),
+      ),
+      met: rejected.every((c) => 1 / c.cpuPerRequestRatio <= REJECT_GOAL),
+    },
   };
-  console.log(`\ngoal: ${goal.description}: ${goal.met ? 'met' : 'NOT met'}`);
-
-  console.log(
-    `\nRSS of the server process over ${settings.rssRequests.toLocaleString('en-US')} requests`,
-  );
-  const rss = [];
-  for (const pair of pairs.filter((p) => !p.reference)) {
-    rss.push(await rssRun(pair.framework, 'baseline', 'baseline', settings));
-    rss.push(
-      await rssRun(pair.framework, 'library', 'library, default 24 h replay window', settings),
-    );
-    rss.push(
-      await rssRun(pair.framework, 'library', 'library, 1 s replay window', settings, [
-        '--replay-window-ms=1000',
-      ]),
-    );
+  for (const goal of Object.values(goals)) {
+    console.log(`goal: ${goal.description}: ${goal.met ? 'met' : 'NOT met'}`);
   }
-  console.log(
-    `\n${table(
-      [
-        'server',
-        'requests',
-        'RSS before MiB',
-        'RSS after MiB',
-        'growth MiB',
-        'heap growth MiB',
-        'heap B/req',
-      ],
-      rss.map((r) => [
-        `${r.framework} ${r.label}`,
-        String(r.requests),
-        r.rssBeforeMiB.toFixed(1),
-        r.rssAfterMiB.toFixed(1),
-        r.rssGrowthMiB.toFixed(1),
-        r.heapGrowthMiB.toFixed(1),
-        String(r.heapBytesPerRequest),
-      ]),
-    )}`,
-  );
+
+  const rss = [];
+  if (settings.rss) {
+    console.log(
+      `\nRSS of the server process over ${settings.rssRequests.toLocaleString('en-US')} requests`,
+    );
+    for (const pair of pairs.filter((p) => !p.reference)) {
+      rss.push(await rssRun(pair.framework, 'baseline', 'baseline', settings));
+      rss.push(
+        await rssRun(pair.framework, 'library', 'library, default 24 h replay window', settings),
+      );
+      rss.push(
+        await rssRun(pair.framework, 'library', 'library, 1 s replay window', settings, [
+          '--replay-window-ms=1000',
+        ]),
+      );
+    }
+    console.log(
+      `\n${table(
+        [
+          'server',
+          'requests',
+          'RSS before MiB',
+          'RSS after MiB',
+          'growth MiB',
+          'heap growth MiB',
+          'heap B/req',
+        ],
+        rss.map((r) => [
+          `${r.framework} ${r.label}`,
+          String(r.requests),
+          r.rssBeforeMiB.toFixed(1),
+          r.rssAfterMiB.toFixed(1),
+          r.rssGrowthMiB.toFixed(1),
+          r.heapGrowthMiB.toFixed(1),
+          String(r.heapBytesPerRequest),
+        ]),
+      )}`,
+    );
+    const growthOver = (framework) => {
+      const of = (label) => rss.find((r) => r.framework === framework && r.label === label);
+      const ours = of('library, default 24 h replay window');
+      return round1(ours.rssGrowthMiB - of('baseline').rssGrowthMiB);
+    };
+    const frameworks = [...new Set(rss.map((r) => r.framework))];
+    goals.memory = {
+      description: `RSS growth with the default replay window within ${RSS_GOAL_MIB} MiB of the hand-written receiver's growth`,
+      mib: RSS_GOAL_MIB,
+      measured: Object.fromEntries(frameworks.map((f) => [f, growthOver(f)])),
+      met: frameworks.every((f) => growthOver(f) <= RSS_GOAL_MIB),
+    };
+    console.log(`goal: ${goals.memory.description}: ${goals.memory.met ? 'met' : 'NOT met'}`);
+  }
 
   const file = writeResults(BENCH_DIR, 'http', {
     benchmark: 'http',
     description:
-      'req/s and latency of each adapter (built dist, createReceiver with MemoryStore, client: false) vs a hand-written receiver in the same framework (raw body + createHmac + timingSafeEqual + JSON.parse); autocannon on 127.0.0.1, servers in child processes, distinct signed 2 KiB bodies; medians of alternating rounds. Octokit createNodeMiddleware vs a node:http hand-written receiver as a reference.',
+      'server CPU per request, req/s and latency of each adapter (built dist, createReceiver with MemoryStore, client: false) vs a hand-written receiver in the same framework (raw body + createHmac + timingSafeEqual + JSON.parse), for accepted webhooks and for floods of wrongly signed and unsigned requests; autocannon on 127.0.0.1, servers in child processes, distinct 2 KiB bodies; medians of alternating rounds. Octokit createNodeMiddleware vs a node:http hand-written receiver as a reference.',
     machine,
     versions: packageVersions(ROOT, [
       'express',
@@ -348,8 +457,12 @@ async function main() {
       '@octokit/webhooks',
       'autocannon',
     ]),
-    settings,
-    goal,
+    bun: pairs.some((p) => p.framework === 'bun')
+      ? spawnSync(settings.bun, ['--version'], { encoding: 'utf8' }).stdout.trim()
+      : undefined,
+    // The Bun executable's path is this machine's, not a setting of the run.
+    settings: { ...settings, bun: undefined },
+    goals,
     comparisons,
     rss,
   });

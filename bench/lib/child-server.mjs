@@ -5,12 +5,17 @@ import { fileURLToPath } from 'node:url';
 const SERVER = fileURLToPath(new URL('./http-server.mjs', import.meta.url));
 
 /**
+ * @param {string} framework
+ * @param {string} variant
+ * @param {{ args?: string[], execArgv?: string[], execPath?: string }} [options] `execPath`
+ *   runs the server with another runtime (Bun)
  * @returns {Promise<{ pid: number, url: string, stats(): Promise<object>, gc(): Promise<object>,
  *   stop(): Promise<void> }>}
  */
-export function startServer(framework, variant, { args = [], execArgv = [] } = {}) {
+export function startServer(framework, variant, { args = [], execArgv = [], execPath } = {}) {
   const child = fork(SERVER, [framework, variant, ...args], {
-    execArgv,
+    // Another runtime (Bun) speaks Node's IPC too; it takes no Node flags.
+    ...(execPath ? { execPath, execArgv: [] } : { execArgv }),
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const waiting = [];

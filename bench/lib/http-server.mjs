@@ -3,9 +3,10 @@
 // RSS are its own. It listens on 127.0.0.1 (a free port), tells the parent the port over IPC,
 // and answers `stats`, `gc` and `stop` messages.
 //
-// usage (by http.bench.mjs): node http-server.mjs <express|koa|hono|fastify|node>
+// usage (by http.bench.mjs): node http-server.mjs <express|koa|hono|fastify|fetch|node>
 //                                                  <baseline|library|octokit>
 //                                                  [--replay-window-ms=N]
+//                            bun http-server.mjs bun <baseline|library> (Bun.serve)
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -152,6 +153,26 @@ async function fastifyServer() {
   return server;
 }
 
+/** A Fetch handler: the hand-written one reads `request.arrayBuffer()`, as most examples do. */
+async function fetchHandler() {
+  if (variant === 'baseline') {
+    return async (request) => {
+      const raw = Buffer.from(await request.arrayBuffer());
+      const signature = request.headers.get('x-webhook-signature') ?? undefined;
+      const [status, body] = handWritten(raw, signature);
+      return Response.json(body, { status });
+    };
+  }
+  const { verificationWebhook } = await import(packageEntry('fetch'));
+  return verificationWebhook(await libraryReceiver());
+}
+
+/** The Fetch handler on Node's HTTP server through @hono/node-server, as Node users serve one. */
+async function fetchServer() {
+  const { createAdaptorServer } = await import('@hono/node-server');
+  return createAdaptorServer({ fetch: await fetchHandler() });
+}
+
 async function nodeServer() {
   if (variant === 'octokit') {
     const { Webhooks, createNodeMiddleware } = await import('@octokit/webhooks');
@@ -183,20 +204,46 @@ const builders = {
   koa: koaServer,
   hono: honoServer,
   fastify: fastifyServer,
+  fetch: fetchServer,
   node: nodeServer,
 };
-if (!builders[framework] || !['baseline', 'library', 'octokit'].includes(variant)) {
+if (
+  !(builders[framework] || framework === 'bun') ||
+  !['baseline', 'library', 'octokit'].includes(variant)
+) {
   console.error(`unknown server ${framework} ${variant}`);
   process.exit(2);
 }
-const server = await builders[framework]();
-server.listen(0, '127.0.0.1', () => {
+
+/** Starts the server; resolves a function that closes it. */
+async function listen() {
+  if (framework === 'bun') {
+    const server = globalThis.Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: await fetchHandler(),
+    });
+    process.send?.({ type: 'ready', port: server.port });
+    return (done) => {
+      server.stop(true);
+      done();
+    };
+  }
+  const server = await builders[framework]();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
   process.send?.({ type: 'ready', port });
-});
+  return (done) => {
+    server.closeAllConnections?.();
+    server.close(done);
+  };
+}
+const close = await listen();
+// Bun has no --expose-gc; Bun.gc(true) is its synchronous full collection.
+const collect = globalThis.gc ?? (globalThis.Bun ? () => globalThis.Bun.gc(true) : undefined);
 
 process.on('message', (/** @type {{ type: string }} */ message) => {
-  if (message.type === 'gc') globalThis.gc?.();
+  if (message.type === 'gc') collect?.();
   if (message.type === 'stats' || message.type === 'gc') {
     const memory = process.memoryUsage();
     process.send({
@@ -205,12 +252,11 @@ process.on('message', (/** @type {{ type: string }} */ message) => {
       rss: memory.rss,
       heapUsed: memory.heapUsed,
       cpuMicros: process.cpuUsage().user + process.cpuUsage().system,
-      gcExposed: typeof globalThis.gc === 'function',
+      gcExposed: typeof collect === 'function',
     });
   }
   if (message.type === 'stop') {
-    server.closeAllConnections?.();
-    server.close(() => process.exit(0));
+    close(() => process.exit(0));
     setTimeout(() => process.exit(0), 2000).unref();
   }
 });

@@ -45,27 +45,31 @@ export function signHex(body, secret = SECRET) {
   return createHmac('sha256', secret).update(body).digest('hex');
 }
 
+const WRONG_SECRET = 'whsec_bench_http_not_the_servers_secret';
+
 /**
  * The headers of one delivery. The same request goes to every server in a comparison, so it
  * carries both our signature header and GitHub's (for the Octokit reference row).
+ * `signing`: `valid` (the server's secret), `wrong` (a well-formed signature made with another
+ * secret) or `unsigned` (no signature header at all).
  */
-export function deliveryHeaders(body, n, secret = SECRET) {
-  const hex = signHex(body, secret);
-  return {
+export function deliveryHeaders(body, n, signing = 'valid') {
+  const headers = {
     'content-type': 'application/json',
-    'x-webhook-signature': hex,
-    'x-hub-signature-256': `sha256=${hex}`,
     'x-github-event': 'ping',
     'x-github-delivery': `d-${n}`,
   };
+  if (signing === 'unsigned') return headers;
+  const hex = signHex(body, signing === 'wrong' ? WRONG_SECRET : SECRET);
+  return { ...headers, 'x-webhook-signature': hex, 'x-hub-signature-256': `sha256=${hex}` };
 }
 
 /**
  * A request source for autocannon: every request gets the next body of one sequence. Two
  * sources built alike send the very same bodies in the same order, so a baseline and a
- * candidate see identical traffic.
+ * candidate see identical traffic. `signing` as in `deliveryHeaders`.
  */
-export function requestSource({ size = 2048, tag = 'b' } = {}) {
+export function requestSource({ size = 2048, tag = 'b', signing = 'valid' } = {}) {
   const body = bodyFactory({ size, tag });
   let next = 0;
   return {
@@ -80,7 +84,7 @@ export function requestSource({ size = 2048, tag = 'b' } = {}) {
           const n = next++;
           const bytes = body(n);
           request.body = bytes;
-          request.headers = deliveryHeaders(bytes, n);
+          request.headers = deliveryHeaders(bytes, n, signing);
           return request;
         },
       },

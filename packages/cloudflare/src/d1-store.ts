@@ -15,6 +15,7 @@ import {
 } from '@faceverify/core/store';
 import type { D1Database, D1Result } from './d1.js';
 import { D1StoreError, d1StoreError } from './errors.js';
+import { GroupedStatements } from './grouped-statements.js';
 import { type RecordRow, recordFromRow, resultColumn } from './rows.js';
 import {
   ATTACH,
@@ -76,6 +77,7 @@ export interface D1StoreOptions {
 export class D1Store implements Store {
   private readonly db: D1Database;
   private readonly purgeBatchSize: number;
+  private readonly settles: GroupedStatements;
 
   constructor({ db, purgeBatchSize = 500 }: D1StoreOptions) {
     if (typeof db?.prepare !== 'function' || typeof db.batch !== 'function') {
@@ -94,6 +96,7 @@ export class D1Store implements Store {
     }
     this.db = db;
     this.purgeBatchSize = purgeBatchSize;
+    this.settles = new GroupedStatements(db);
   }
 
   /**
@@ -226,7 +229,11 @@ export class D1Store implements Store {
       .map((row) => recordFromRow('leaseDue', row));
   }
 
-  /** A conditional UPDATE on `lease_owner = owner`, which also ends the lease (contract 3, 6). */
+  /**
+   * A conditional UPDATE on `lease_owner = owner`, which also ends the lease (contract 3, 6).
+   * Settles that arrive while another is in flight (a sweep's concurrent deliveries) go to D1
+   * together in one `batch()`, each with its own outcome.
+   */
   async settle({ key, owner, update, now }: SettleOptions): Promise<boolean> {
     const result = resultColumn(update.result);
     const statement =
@@ -237,7 +244,7 @@ export class D1Store implements Store {
         : this.db
             .prepare(SETTLE_CLOSED)
             .bind(key, owner, now, result, update.state, update.attempts ?? null, update.retainMs);
-    return this.run('settle', async () => (await statement.all()).results.length > 0);
+    return this.run('settle', async () => (await this.settles.run(statement)).results.length > 0);
   }
 
   async counts({ now }: CountsOptions): Promise<Record<TrackedState, number>> {

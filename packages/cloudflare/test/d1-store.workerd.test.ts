@@ -60,6 +60,24 @@ describe('D1Store in workerd', () => {
     expect(report.rowsRead).toBeLessThanOrEqual(10 * report.due);
   });
 
+  it("groups a sweep's concurrent settles into batches, each with its own outcome", async () => {
+    const report = await worker.call<{
+      count: number;
+      leased: number;
+      settled: number;
+      statements: number;
+      roundTrips: number;
+      settleMs: number;
+    }>('/measure-sweep?n=200&concurrency=8');
+    console.log(`sweep of 200 due, 8 at once: ${JSON.stringify(report)}`);
+    expect(report.leased).toBe(200);
+    expect(report.settled).toBe(200);
+    // 4 statements for leaseDue and one per settle, but settles that arrive while another is
+    // in flight share a round trip: one at a time would be 1 + 200.
+    expect(report.statements).toBe(4 + 200);
+    expect(report.roundTrips).toBeLessThanOrEqual(1 + Math.ceil(200 / 3));
+  });
+
   it('deletes what passed its time in bounded batches, and hides it at once', async () => {
     const report = await worker.call<{
       before: { records: number; digests: number };

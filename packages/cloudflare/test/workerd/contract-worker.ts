@@ -80,7 +80,12 @@ async function route(url: URL, env: Env): Promise<unknown> {
     case '/retention':
       return retentionReport(env.DB, () => emptyStore(env.DB));
     case '/measure-sweep':
-      return measureSweep(env.DB, () => emptyStore(env.DB), Number(url.searchParams.get('n')));
+      return measureSweep(
+        env.DB,
+        () => emptyStore(env.DB),
+        Number(url.searchParams.get('n')),
+        Number(url.searchParams.get('concurrency') ?? 4),
+      );
     default:
       return undefined;
   }

@@ -3,14 +3,18 @@ import { countingDatabase } from './counting-database.js';
 import { seedRecords } from './seed-records.js';
 
 const NOW = Date.UTC(2030, 0, 1);
-// As the Receiver's sweep: this many records worked on at once.
-const CONCURRENCY = 4;
 
 /**
  * What a sweep of `count` due records costs in the store: one leaseDue for all of them, then
- * one settle each (completed), `CONCURRENCY` at a time. A figure for docs/edge.md, not a test.
+ * one settle each (completed), `concurrency` at a time (the Receiver's `sweepConcurrency`,
+ * default 4). A figure for docs/edge.md and the tracker benchmark.
  */
-export async function measureSweep(db: D1Database, reset: () => Promise<unknown>, count: number) {
+export async function measureSweep(
+  db: D1Database,
+  reset: () => Promise<unknown>,
+  count: number,
+  concurrency = 4,
+) {
   await reset();
   await seedRecords(db, { prefix: 'due_', count, dueAt: NOW - 1, now: NOW });
   const counter = countingDatabase(db);
@@ -27,10 +31,11 @@ export async function measureSweep(db: D1Database, reset: () => Promise<unknown>
       if (await store.settle({ key: record.key, owner: 'sweep', update, now: NOW })) settled += 1;
     }
   };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  await Promise.all(Array.from({ length: concurrency }, worker));
   const finished = Date.now();
   return {
     count,
+    concurrency,
     leased: leased.length,
     settled,
     leaseDueMs: leasedAt - started,

@@ -9,32 +9,30 @@ export const UNREADABLE_BODY: BodyRead = {
   reason: 'The request body could not be read to its end.',
 };
 
-/**
- * A body framed by its Content-Length within `limit`, read whole by the runtime
- * (`request.arrayBuffer()`): HTTP framing ends it at the declared length, so this never
- * buffers past it, and runtimes such as @hono/node-server 2 read it straight from the socket,
- * several times cheaper than through a web stream. The body deadline cannot stop such a
- * read; its 408 closes the connection, which ends it. `undefined` for a chunked body.
- */
-async function framedBody(request: Request, limit: number): Promise<BodyRead | undefined> {
+const LONGER: BodyRead = {
+  kind: 'unreadable',
+  reason: 'The body is longer than its Content-Length header says.',
+};
+
+const SHORTER: BodyRead = {
+  kind: 'unreadable',
+  reason: 'The body is not as long as its Content-Length header says.',
+};
+
+/** The declared length when it is a plain number of bytes, else `undefined`. */
+function declaredLength(request: Request): number | undefined {
   const declared = request.headers.get('content-length');
-  if (declared === null || request.headers.has('transfer-encoding')) return undefined;
-  if (!/^\d+$/.test(declared) || Number(declared) > limit) return undefined;
-  let buffer: ArrayBuffer;
-  try {
-    buffer = await request.arrayBuffer();
-  } catch {
-    return UNREADABLE_BODY;
-  }
-  return buffer.byteLength > limit
-    ? { kind: 'too-large' }
-    : { kind: 'bytes', bytes: new Uint8Array(buffer) };
+  if (declared === null || !/^\d+$/.test(declared)) return undefined;
+  return Number(declared);
 }
 
 /**
- * Reads a Fetch `Request` body once, never buffering past `limit`, stopping when `signal`
- * aborts (a chunked body; a body framed by its Content-Length is read whole). A body
- * someone already read is `unavailable` with `consumedHint` (the fix). For adapter authors.
+ * Reads a Fetch `Request` body once through its stream, never buffering past `limit` nor
+ * past the declared Content-Length, whatever the stream really carries: a `Request` built
+ * in the process (a test, a Worker handing one on) is not framed by HTTP, so
+ * `arrayBuffer()` would read all of it before anything could count. Stops when `signal`
+ * aborts. A body someone already read is `unavailable` with `consumedHint` (the fix). For
+ * adapter authors.
  *
  * @example
  * const read = await readFetchBody(request, limit, signal, 'Read the body only once.');
@@ -46,9 +44,12 @@ export async function readFetchBody(
   consumedHint: string,
 ): Promise<BodyRead> {
   if (request.bodyUsed) return { kind: 'unavailable', hint: consumedHint };
-  if (request.body === null) return { kind: 'bytes', bytes: EMPTY };
-  const framed = await framedBody(request, limit);
-  if (framed) return framed;
-  const read = await readLimited(request.body, limit, signal);
-  return read.kind === 'failed' ? UNREADABLE_BODY : read;
+  const body = request.body;
+  if (body === null) return { kind: 'bytes', bytes: EMPTY };
+  const declared = declaredLength(request);
+  const framed = declared !== undefined && declared < limit;
+  const read = await readLimited(body, framed ? declared : limit, signal);
+  if (read.kind === 'failed') return UNREADABLE_BODY;
+  if (read.kind === 'too-large') return framed ? LONGER : read;
+  return declared !== undefined && read.bytes.byteLength !== declared ? SHORTER : read;
 }

@@ -1,14 +1,17 @@
 import type { BodyReader } from '@faceverify/core/adapter';
-import { nodeBodyTaken, readNodeBody } from '@faceverify/core/adapter';
+import { nodeBodyTaken, rawBodyReader } from '@faceverify/core/adapter';
 import type { FastifyRequest } from 'fastify';
+import getRawBody from 'raw-body';
 import { STREAM_TAKEN_HINT } from './hints.js';
 
+const readRawBody = rawBodyReader(getRawBody);
+
 /**
- * The exact bytes of the request body, read from the socket's stream at most once and
- * never past `limit`. The plugin's content-type parser left the stream unread, so only a
+ * The exact bytes of the request body, read from the socket's stream at most once through
+ * raw-body and never past `limit`. The plugin's content-type parser left the stream unread, so only a
  * hook that read it first can have taken the bytes.
  */
 export const readWebhookBody: BodyReader<FastifyRequest> = async (request, limit, signal) => {
   if (nodeBodyTaken(request.raw)) return { kind: 'unavailable', hint: STREAM_TAKEN_HINT };
-  return readNodeBody(request.raw, limit, signal);
+  return readRawBody(request.raw, limit, signal);
 };

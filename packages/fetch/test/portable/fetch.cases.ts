@@ -116,6 +116,56 @@ export const fetchCases: PortableCase[] = [
     },
   },
   {
+    name: 'a body longer than its Content-Length is refused without being read past it',
+    async run() {
+      const { receiver, events } = setup();
+      const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
+      let pulled = 0;
+      const total = LIMIT * 10;
+      // The signed body, then far more than it declared: a Request built in the process is
+      // not framed by HTTP, so only the reader can stop at the declared length.
+      const stream = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (pulled >= total) return controller.close();
+          const chunk = pulled === 0 ? delivery.body.slice() : new Uint8Array(8 * 1024);
+          controller.enqueue(chunk);
+          pulled += chunk.byteLength;
+        },
+      });
+      const headers = { ...delivery.headers, 'content-length': String(delivery.body.byteLength) };
+      const answer = await answerOf(
+        await verificationWebhook(receiver)(streamedRequest(headers, stream)),
+      );
+      checkEqual(answer.status, 400, 'status');
+      checkEqual(answer.json.error, 'body_unreadable', 'code');
+      check(pulled < total / 2, `read ${pulled} of ${total} bytes: far past Content-Length`);
+      checkEqual(events.length, 0, 'no delivery');
+    },
+  },
+  {
+    name: 'a body shorter than its Content-Length is 400 body_unreadable',
+    async run() {
+      const { receiver, events } = setup();
+      const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
+      const stream = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(delivery.body.slice());
+          controller.close();
+        },
+      });
+      const headers = {
+        ...delivery.headers,
+        'content-length': String(delivery.body.byteLength + 10),
+      };
+      const answer = await answerOf(
+        await verificationWebhook(receiver)(streamedRequest(headers, stream)),
+      );
+      checkEqual(answer.status, 400, 'status');
+      checkEqual(answer.json.error, 'body_unreadable', 'code');
+      checkEqual(events.length, 0, 'no delivery');
+    },
+  },
+  {
     name: 'a Request whose body was already read is 500 raw_body_unavailable with the fix',
     async run() {
       const { receiver } = setup();

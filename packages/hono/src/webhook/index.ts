@@ -37,7 +37,7 @@ export const verificationWebhook = webhookMiddleware<
   headers: c.req.raw.headers,
   isRouted: () => isRouteHandler(c),
   path: () => c.req.path,
-  readBody: (limit, signal) => readWebhookBody(c.req, limit, signal),
+  readBody: (limit, signal) => readWebhookBody(c, limit, signal),
   // Read only when work outlives the response: Hono throws (building an Error) on every
   // read where the runtime has no execution context (Node, Bun, Deno).
   waitUntil: lazyWaitUntil(() => c.executionCtx),
