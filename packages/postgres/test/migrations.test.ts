@@ -76,4 +76,24 @@ describe('migrations', () => {
     expect(() => new PostgresStore({ pool, schema: 'Public' })).toThrow(/schema/);
     expect(() => new PostgresStore({} as { pool: never })).toThrow(/needs `pool`/);
   });
+
+  // Issue 18, item 6: an option error must not print what was given, a credential perhaps.
+  it('never repeats a refused schema or prefix in the error', () => {
+    const pool = connect();
+    const secret = 'postgres://u:S3cret-PASSWORD@db.example:5432/app';
+    for (const options of [{ schema: secret }, { prefix: secret }]) {
+      const error = (() => {
+        try {
+          new PostgresStore({ pool, ...options });
+        } catch (caught) {
+          return caught as Error;
+        }
+        throw new Error('the store accepted a connection string as a name');
+      })();
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect(error.message).toMatch(/must be a plain lower-case SQL identifier/);
+      expect(`${error.message} ${error.stack}`).not.toContain('S3cret-PASSWORD');
+      expect(`${error.message} ${error.stack}`).not.toContain('db.example');
+    }
+  });
 });
