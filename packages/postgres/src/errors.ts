@@ -66,6 +66,12 @@ const DESCRIPTION: Record<PostgresStoreFailure, string> = {
   rejected: 'PostgreSQL answered with an error',
 };
 
+// What to do about the errors whose cause is the application's own settings.
+const HINTS: Record<string, string> = {
+  '25P03':
+    'a transaction stayed idle longer than the idle_in_transaction_session_timeout of its connection: a transactional handler waited on something else for that long; shorten the handler or raise the timeout for the pool the store uses',
+};
+
 /** Wraps what went wrong in one operation, without anything that could hold a credential. */
 export function storeError(
   operation: string,
@@ -77,10 +83,11 @@ export function storeError(
   const failure = failureOf(error);
   const state = sqlStateOf(error);
   const detail = redact(error instanceof Error ? error.message : String(error), secrets);
+  const hint = state && HINTS[state] ? `; ${HINTS[state]}` : '';
   return new PostgresStoreError(
     operation,
     failure,
-    `${storeName}.${operation} failed: ${DESCRIPTION[failure]} (${state ? `${state}: ` : ''}${detail})`,
+    `${storeName}.${operation} failed: ${DESCRIPTION[failure]} (${state ? `${state}: ` : ''}${detail})${hint}`,
     state,
   );
 }
