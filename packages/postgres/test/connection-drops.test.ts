@@ -1,7 +1,7 @@
 import { createReceiver, type VerificationUndeliverableEvent } from '@faceverify/core';
 import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
 import type pg from 'pg';
-import { afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PostgresStore, PostgresStoreError } from '../src/index.js';
 import { connect, uniquePrefix } from './support/pools.js';
 import { trackedSession } from './support/records.js';
