@@ -79,11 +79,21 @@ export function statements({ sessions, digests }: TableNames) {
       )
       SELECT target.state, target.has_result, EXISTS (SELECT 1 FROM attached) AS attached
       FROM target`,
-    /** Grants an open record that is free, or whose lease passed, or that `$2` holds. */
-    lease: `UPDATE ${sessions} s SET lease_owner = $2::text, lease_until = $3::bigint,
+    /**
+     * Grants an open record that is free, or whose lease passed, or that `$2` holds. A record
+     * locked by a transaction (`settleWith` running a transactional handler) is not granted,
+     * not even to its holder: that open transaction is the lease, and waiting on its lock
+     * would hold a pooled connection for as long as the handler runs.
+     */
+    lease: `WITH target AS (
+        SELECT s.key FROM ${sessions} s
+        WHERE s.key = $1::text AND s.state IN ${OPEN} AND s.drop_at > $4::bigint
+          AND (s.lease_owner IS NULL OR s.lease_until <= $4::bigint OR s.lease_owner = $2::text)
+        FOR UPDATE SKIP LOCKED
+      )
+      UPDATE ${sessions} s SET lease_owner = $2::text, lease_until = $3::bigint,
         due_at = $3::bigint
-      WHERE s.key = $1::text AND s.state IN ${OPEN} AND s.drop_at > $4::bigint
-        AND (s.lease_owner IS NULL OR s.lease_until <= $4::bigint OR s.lease_owner = $2::text)
+      WHERE s.key = ANY (ARRAY(SELECT target.key FROM target))
       RETURNING ${s}`,
     /**
      * Leases the earliest due open records. The partial index on open records' due time

@@ -72,8 +72,14 @@ it('a receiver behind PgBouncer survives terminated backends, a PgBouncer restar
   });
   const written = async () =>
     Number((await observer.query(`SELECT count(*) AS n FROM ${users}`)).rows[0].n);
-  // While PostgreSQL restarts, the count is unknown: the wait goes on.
-  const writtenSoFar = () => written().catch(() => -1);
+  let receiver: ReceiverProcess | undefined;
+  // While PostgreSQL restarts, the count is unknown: the wait goes on. A receiver that died
+  // fails the test at once instead of leaving it waiting.
+  const writtenSoFar = () => {
+    const crash = receiver?.crashed();
+    if (crash) throw new Error(`the receiver process died (${crash})`);
+    return written().catch(() => -1);
+  };
   /** Every backend of the database but the observer's, ended as an administrator would. */
   const terminateBackends = async () =>
     (
@@ -84,7 +90,6 @@ it('a receiver behind PgBouncer survives terminated backends, a PgBouncer restar
       )
     ).rowCount ?? 0;
 
-  let receiver: ReceiverProcess | undefined;
   try {
     const tokens: string[] = [];
     await inBatches(
