@@ -30,10 +30,17 @@ describe('migrations', () => {
     const pool = connect();
     const prefix = uniquePrefix('migrate');
     const store = new PostgresStore({ pool, prefix });
-    expect(await store.migrate()).toEqual({ applied: ['0001_create_tables.sql'] });
+    expect(await store.migrate()).toEqual({
+      applied: ['0001_create_tables.sql', '0002_result_as_text.sql'],
+    });
     expect(await store.migrate()).toEqual({ applied: [] });
-    const { rows } = await pool.query(`SELECT version, name FROM public.${prefix}migrations`);
-    expect(rows).toEqual([{ version: 1, name: '0001_create_tables.sql' }]);
+    const { rows } = await pool.query(
+      `SELECT version, name FROM public.${prefix}migrations ORDER BY version`,
+    );
+    expect(rows).toEqual([
+      { version: 1, name: '0001_create_tables.sql' },
+      { version: 2, name: '0002_result_as_text.sql' },
+    ]);
   });
 
   it('is safe when several instances start together (advisory lock)', async () => {
@@ -43,7 +50,10 @@ describe('migrations', () => {
       () => new PostgresStore({ pool: connect(undefined, { max: 2 }), prefix }),
     );
     const reports = await Promise.all(stores.map((store) => store.migrate()));
-    expect(reports.flatMap((report) => report.applied)).toEqual(['0001_create_tables.sql']);
+    expect(reports.flatMap((report) => report.applied)).toEqual([
+      '0001_create_tables.sql',
+      '0002_result_as_text.sql',
+    ]);
   });
 
   it('creates the tables in a schema of the caller’s choice, created when missing', async () => {

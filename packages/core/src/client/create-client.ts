@@ -1,4 +1,5 @@
 import { assertServerRuntime } from './browser-guard.js';
+import { checkExternalUserId } from './external-user-id.js';
 import { type ApiRequest, sendRequest, type Transport } from './http.js';
 import type { PaceLimits, SlidingWindowPacer } from './pacer.js';
 import { pacerForKey } from './pacer-registry.js';
@@ -18,9 +19,7 @@ const CREATE_ENDPOINT = 'POST /v1/verify';
 const GET_ENDPOINT = 'GET /v1/sessions/:token';
 
 function createSessionBody(params: CreateSessionParams): Record<string, unknown> {
-  if (typeof params.externalUserId !== 'string' || params.externalUserId === '') {
-    throw new TypeError('createSession needs externalUserId, a non-empty string.');
-  }
+  checkExternalUserId(params.externalUserId, 'createSession');
   // The named parameters win over `extra`, so `extra` cannot silently redirect a session.
   return {
     ...params.extra,
