@@ -66,7 +66,10 @@ it('every attempt counts, including one whose success cannot be recorded: failed
   expect(undeliverable).toHaveLength(1);
   expect(undeliverable[0]?.reason).toBe('attempts_exhausted');
   expect(undeliverable[0]?.event.attempt).toBe(3);
-  expect((undeliverable[0]?.error as Error).message).toBe('value out of range for the store');
+  expect(undeliverable[0]?.error).toBeInstanceOf(Error);
+  expect((undeliverable[0]?.error as Error | undefined)?.message).toBe(
+    'value out of range for the store',
+  );
   // The loop has ended: nothing is delivered again however long the receiver runs.
   await clock.advance(3_600_000);
   await withClock(receiver.sweep());

@@ -7,7 +7,7 @@ export const MAX_EXTERNAL_USER_ID_LENGTH = 256;
 
 // A lone surrogate has no UTF-8 form: drivers write U+FFFD instead, so two different ids
 // would become one. NUL is refused by PostgreSQL text.
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /**
  * Refuses an external user id that a store could not hold bit for bit, before anything is
@@ -22,7 +22,7 @@ export function checkExternalUserId(value: unknown, where: string): asserts valu
       `${where}: externalUserId is ${value.length} characters long; at most ${MAX_EXTERNAL_USER_ID_LENGTH} are accepted. Pass your user's primary key, not a document.`,
     );
   }
-  if (UNSTORABLE.test(value)) {
+  if (value.includes('\u0000') || LONE_SURROGATE.test(value)) {
     throw new TypeError(
       `${where}: externalUserId contains a NUL character or a lone UTF-16 surrogate, which cannot be stored as it is. Pass well-formed text (String.prototype.toWellFormed() repairs it), such as your user's primary key.`,
     );
