@@ -65,7 +65,7 @@ function exited(child: ChildProcess): Promise<void> {
  * root it runs as the same unprivileged user as the test PostgreSQL.
  */
 export async function startPgBouncer(
-  server: PostgresServer,
+  server: Pick<PostgresServer, 'host' | 'port' | 'user' | 'password'>,
   options: StartPgBouncerOptions = {},
 ): Promise<PgBouncerServer> {
   const binary = requirePgBouncer();
