@@ -49,7 +49,13 @@ function ownPool(): pg.Pool {
       'DATABASE_URL is not set: export the PostgreSQL connection string, e.g. postgres://user:password@127.0.0.1:5432/app.',
     );
   }
-  return new pg.Pool({ connectionString });
+  const pool = new pg.Pool({ connectionString });
+  // An idle connection that the server or a pooler ends is emitted here (node-postgres
+  // would otherwise end the process); the pool opens a new one on the next query.
+  pool.on('error', (error) => {
+    console.warn(`PostgreSQL dropped an idle connection: ${error.message}`);
+  });
+  return pool;
 }
 
 /**

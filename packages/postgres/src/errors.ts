@@ -6,9 +6,12 @@ import { FaceverifyError } from '@faceverify/core';
  *   down or starting, too many connections). Retrying later is safe.
  * - `schema_missing`: the store's tables do not exist: run `await store.migrate()` (or the
  *   package's `migrations/*.sql`) first.
+ * - `configuration`: the connection settings were refused, such as a startup parameter
+ *   (`statement_timeout`, `options`) that a pooler like PgBouncer does not pass on; the
+ *   message says what to change. Retrying does not help.
  * - `rejected`: PostgreSQL answered with another error; `sqlState` says which.
  */
-export type PostgresStoreFailure = 'unreachable' | 'schema_missing' | 'rejected';
+export type PostgresStoreFailure = 'unreachable' | 'schema_missing' | 'configuration' | 'rejected';
 
 /**
  * A PostgresStore operation could not be carried out. Never carries a connection string or
@@ -53,8 +56,17 @@ function sqlStateOf(error: unknown): string | undefined {
 // shutdown and startup (57P01-57P03), too many connections (53300).
 const UNREACHABLE_STATES = /^(08...|57P0[123]|53300)$/;
 
+// PgBouncer answers a startup parameter it does not pass on with 08P01, a protocol violation
+// that is no outage: only the message tells it apart.
+const REFUSED_STARTUP_PARAMETER = /unsupported startup parameter/i;
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
 function failureOf(error: unknown): PostgresStoreFailure {
   const state = sqlStateOf(error);
+  if (state === '08P01' && REFUSED_STARTUP_PARAMETER.test(messageOf(error))) {
+    return 'configuration';
+  }
   if (state === '42P01' || state === '3F000') return 'schema_missing';
   if (state && !UNREACHABLE_STATES.test(state)) return 'rejected';
   return 'unreachable';
@@ -62,8 +74,19 @@ function failureOf(error: unknown): PostgresStoreFailure {
 
 const DESCRIPTION: Record<PostgresStoreFailure, string> = {
   unreachable: 'PostgreSQL did not answer',
+  configuration: "the connection's settings were refused",
   schema_missing: "the store's tables do not exist; run `await store.migrate()` first",
   rejected: 'PostgreSQL answered with an error',
+};
+
+// What to do about the errors whose cause is the application's own settings.
+const FAILURE_HINTS: Partial<Record<PostgresStoreFailure, string>> = {
+  configuration:
+    "a connection pooler (PgBouncer) passes on only the startup parameters in its track_extra_parameters and drops those in ignore_startup_parameters; remove the parameter from the pool's settings (statement_timeout, idle_in_transaction_session_timeout, options) and set it on the role or database instead (ALTER ROLE app SET statement_timeout = '30s'), or add it to ignore_startup_parameters",
+};
+const SQLSTATE_HINTS: Record<string, string> = {
+  '25P03':
+    'a transaction stayed idle longer than the idle_in_transaction_session_timeout of its connection: a transactional handler waited on something else for that long; shorten the handler or raise the timeout for the pool the store uses',
 };
 
 /** Wraps what went wrong in one operation, without anything that could hold a credential. */
@@ -76,11 +99,12 @@ export function storeError(
   if (error instanceof PostgresStoreError) return error;
   const failure = failureOf(error);
   const state = sqlStateOf(error);
-  const detail = redact(error instanceof Error ? error.message : String(error), secrets);
+  const detail = redact(messageOf(error), secrets);
+  const hint = FAILURE_HINTS[failure] ?? (state && SQLSTATE_HINTS[state]);
   return new PostgresStoreError(
     operation,
     failure,
-    `${storeName}.${operation} failed: ${DESCRIPTION[failure]} (${state ? `${state}: ` : ''}${detail})`,
+    `${storeName}.${operation} failed: ${DESCRIPTION[failure]} (${state ? `${state}: ` : ''}${detail})${hint ? `; ${hint}` : ''}`,
     state,
   );
 }

@@ -55,6 +55,17 @@ CREATE TABLE ${digests} (
 CREATE INDEX ${prefix}digests_until ON ${digests} (until);
 `,
   },
+  {
+    version: 2,
+    name: '0002_result_as_text.sql',
+    sql: ({
+      sessions,
+    }) => `-- The result is kept as the JSON text the application wrote, not as jsonb: jsonb refuses
+-- the escapes \\u0000 and lone surrogates (\\ud800), which a result's strings may carry, and
+-- a result the store cannot hold would be delivered again at every attempt.
+ALTER TABLE ${sessions} ALTER COLUMN result TYPE text USING result::text;
+`,
+  },
 ];
 
 /** The bookkeeping table of `migrate()`; not needed by users who run their own tool. */

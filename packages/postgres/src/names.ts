@@ -11,7 +11,8 @@ export interface TableNames {
 }
 
 // Names go into SQL as identifiers, so only plain lower-case ones are accepted: they need
-// no quoting, and nothing a caller passes can change a statement.
+// no quoting, and nothing a caller passes can change a statement. A refused value is never
+// repeated in the error: a connection string passed in the wrong option would be printed.
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 
 export const DEFAULT_SCHEMA = 'public';
@@ -20,13 +21,13 @@ export const DEFAULT_PREFIX = 'faceverify_';
 export function tableNames(schema = DEFAULT_SCHEMA, prefix = DEFAULT_PREFIX): TableNames {
   if (!IDENTIFIER.test(schema) || schema.length > 63) {
     throw new ConfigurationError(
-      `The store's \`schema\` must be a plain lower-case SQL identifier (letters, digits, _), got '${schema}'.`,
+      `The store's \`schema\` must be a plain lower-case SQL identifier of at most 63 characters (letters, digits, _, not starting with a digit), e.g. 'public' or 'faceverify'; the value given is not one.`,
     );
   }
   // 63 bytes is PostgreSQL's identifier limit; the longest name added is `_sessions_due`.
   if (prefix !== '' && (!IDENTIFIER.test(prefix) || prefix.length > 40)) {
     throw new ConfigurationError(
-      `The store's \`prefix\` must be a plain lower-case SQL identifier start of at most 40 characters (letters, digits, _), e.g. 'faceverify_'; got '${prefix}'.`,
+      `The store's \`prefix\` must be a plain lower-case SQL identifier start of at most 40 characters (letters, digits, _, not starting with a digit), e.g. 'faceverify_'; the value given is not one.`,
     );
   }
   return {

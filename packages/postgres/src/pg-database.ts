@@ -28,9 +28,25 @@ function secretsOf(pool: Pool): string[] {
   return secrets;
 }
 
+// Pools the store already listens on, so that several stores sharing one add one listener.
+const listenedPools = new WeakSet<Pool>();
+
+/**
+ * An idle pooled connection that the server ends (a restart, a pooler restart,
+ * `pg_terminate_backend`) is emitted as the pool's 'error' event, which kills the process
+ * when nobody listens. The pool has already dropped that connection and the next checkout
+ * opens a new one, so there is nothing to do but keep it from being unhandled.
+ */
+function listenOnPool(pool: Pool): void {
+  if (listenedPools.has(pool)) return;
+  listenedPools.add(pool);
+  pool.on('error', () => undefined);
+}
+
 /** A node-postgres `Pool`: statements on any connection, transactions on one checked out. */
 export function pgDatabase(pool: Pool): SqlDatabase<PoolClient> {
   const direct = queryableOf(pool);
+  listenOnPool(pool);
   return {
     query: direct.query,
     secrets: secretsOf(pool),
@@ -38,6 +54,14 @@ export function pgDatabase(pool: Pool): SqlDatabase<PoolClient> {
       body: (queryable: SqlQueryable, transaction: PoolClient) => Promise<TransactionOutcome<T>>,
     ): Promise<T> {
       const client = await pool.connect();
+      // pg-pool stops listening on a client it hands out: a connection lost while the
+      // transaction waits (on a handler, between statements) would be an unhandled 'error'
+      // event. The loss is kept instead; the next statement (or COMMIT) fails with it.
+      let lost: Error | undefined;
+      const onError = (error: Error) => {
+        lost ??= error;
+      };
+      client.on('error', onError);
       // A connection whose rollback failed is in an unknown state: it is destroyed, not reused.
       let broken: Error | undefined;
       try {
@@ -46,12 +70,17 @@ export function pgDatabase(pool: Pool): SqlDatabase<PoolClient> {
         await client.query(outcome.commit ? 'COMMIT' : 'ROLLBACK');
         return outcome.value;
       } catch (error) {
-        await client.query('ROLLBACK').catch((rollbackError: Error) => {
-          broken = rollbackError;
-        });
-        throw error;
+        if (!lost) {
+          await client.query('ROLLBACK').catch((rollbackError: Error) => {
+            broken = rollbackError;
+          });
+        }
+        // The server's own word (57P01 shutdown, 25P03 idle-in-transaction timeout) says more
+        // than the driver's "not queryable" that every statement after the loss gets.
+        throw lost ?? error;
       } finally {
-        client.release(broken);
+        client.off('error', onError);
+        client.release(lost ?? broken);
       }
     },
   };

@@ -7,7 +7,9 @@ import { SqlStore, type SqlStoreOptions } from './sql-store.js';
 export interface PostgresStoreOptions extends SqlStoreOptions {
   /**
    * The node-postgres `Pool` to work through. The application owns it: the store never
-   * ends it, and the application's own queries may share it.
+   * ends it, and the application's own queries may share it. The store adds one `'error'`
+   * listener to it, so an idle connection that the server ends never ends the process;
+   * add your own to log those.
    */
   pool: Pool;
 }
@@ -24,6 +26,7 @@ export interface PostgresStoreOptions extends SqlStoreOptions {
  * import { PostgresStore } from '@faceverify/postgres';
  *
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * pool.on('error', (error) => console.warn('PostgreSQL dropped an idle connection:', error.message));
  * const store = new PostgresStore({ pool });
  * await store.migrate();
  * const receiver = createReceiver({ secret: process.env.WEBHOOK_SECRET!, store });

@@ -26,7 +26,7 @@ export type Statements = ReturnType<typeof statements>;
 export function statements({ sessions, digests }: TableNames) {
   const s = columnsOf('s');
   const values = `$1::text, $2::text, $3::text, $4::bigint, $5::bigint, $6::text, $7::bigint,
-    $8::integer, $9::jsonb, $10::text, $11::bigint`;
+    $8::integer, $9::text, $10::text, $11::bigint`;
   return {
     /** Inserts a record unless a live one has its key; a row past its `drop_at` is replaced. */
     insert: `INSERT INTO ${sessions} AS s (${COLUMNS.join(', ')}, purge_at)
@@ -70,7 +70,7 @@ export function statements({ sessions, digests }: TableNames) {
         SELECT s.key, s.state, s.result IS NOT NULL AS has_result FROM ${sessions} s
         WHERE s.key = $1::text AND s.drop_at > $3::bigint FOR UPDATE
       ), attached AS (
-        UPDATE ${sessions} t SET result = $2::jsonb, state = 'delivering',
+        UPDATE ${sessions} t SET result = $2::text, state = 'delivering',
           attempts = CASE WHEN t.state = 'pending' THEN 0 ELSE t.attempts END,
           due_at = CASE WHEN t.lease_until > $3::bigint THEN t.due_at ELSE $3::bigint END
         WHERE t.key = $1::text
@@ -79,11 +79,21 @@ export function statements({ sessions, digests }: TableNames) {
       )
       SELECT target.state, target.has_result, EXISTS (SELECT 1 FROM attached) AS attached
       FROM target`,
-    /** Grants an open record that is free, or whose lease passed, or that `$2` holds. */
-    lease: `UPDATE ${sessions} s SET lease_owner = $2::text, lease_until = $3::bigint,
+    /**
+     * Grants an open record that is free, or whose lease passed, or that `$2` holds. A record
+     * locked by a transaction (`settleWith` running a transactional handler) is not granted,
+     * not even to its holder: that open transaction is the lease, and waiting on its lock
+     * would hold a pooled connection for as long as the handler runs.
+     */
+    lease: `WITH target AS (
+        SELECT s.key FROM ${sessions} s
+        WHERE s.key = $1::text AND s.state IN ${OPEN} AND s.drop_at > $4::bigint
+          AND (s.lease_owner IS NULL OR s.lease_until <= $4::bigint OR s.lease_owner = $2::text)
+        FOR UPDATE SKIP LOCKED
+      )
+      UPDATE ${sessions} s SET lease_owner = $2::text, lease_until = $3::bigint,
         due_at = $3::bigint
-      WHERE s.key = $1::text AND s.state IN ${OPEN} AND s.drop_at > $4::bigint
-        AND (s.lease_owner IS NULL OR s.lease_until <= $4::bigint OR s.lease_owner = $2::text)
+      WHERE s.key = ANY (ARRAY(SELECT target.key FROM target))
       RETURNING ${s}`,
     /**
      * Leases the earliest due open records. The partial index on open records' due time
@@ -114,12 +124,12 @@ export function statements({ sessions, digests }: TableNames) {
      * has a result (attached meanwhile, or given now) makes it `delivering`, due at once.
      */
     settle: `UPDATE ${sessions} s SET lease_owner = NULL, lease_until = NULL,
-        result = COALESCE(s.result, $6::jsonb),
+        result = COALESCE(s.result, $6::text),
         attempts = COALESCE($7::integer, s.attempts),
-        state = CASE WHEN $4::text = 'pending' AND COALESCE(s.result, $6::jsonb) IS NOT NULL
+        state = CASE WHEN $4::text = 'pending' AND COALESCE(s.result, $6::text) IS NOT NULL
           THEN 'delivering' ELSE $4::text END,
         due_at = CASE WHEN $5::boolean THEN s.due_at
-          WHEN $4::text = 'pending' AND COALESCE(s.result, $6::jsonb) IS NOT NULL THEN $3::bigint
+          WHEN $4::text = 'pending' AND COALESCE(s.result, $6::text) IS NOT NULL THEN $3::bigint
           ELSE $8::bigint END,
         purge_at = CASE WHEN $5::boolean THEN $3::bigint + $9::bigint ELSE NULL END
       WHERE s.key = $1::text AND s.lease_owner = $2::text AND s.state IN ${OPEN}

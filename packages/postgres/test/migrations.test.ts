@@ -30,10 +30,17 @@ describe('migrations', () => {
     const pool = connect();
     const prefix = uniquePrefix('migrate');
     const store = new PostgresStore({ pool, prefix });
-    expect(await store.migrate()).toEqual({ applied: ['0001_create_tables.sql'] });
+    expect(await store.migrate()).toEqual({
+      applied: ['0001_create_tables.sql', '0002_result_as_text.sql'],
+    });
     expect(await store.migrate()).toEqual({ applied: [] });
-    const { rows } = await pool.query(`SELECT version, name FROM public.${prefix}migrations`);
-    expect(rows).toEqual([{ version: 1, name: '0001_create_tables.sql' }]);
+    const { rows } = await pool.query(
+      `SELECT version, name FROM public.${prefix}migrations ORDER BY version`,
+    );
+    expect(rows).toEqual([
+      { version: 1, name: '0001_create_tables.sql' },
+      { version: 2, name: '0002_result_as_text.sql' },
+    ]);
   });
 
   it('is safe when several instances start together (advisory lock)', async () => {
@@ -43,7 +50,10 @@ describe('migrations', () => {
       () => new PostgresStore({ pool: connect(undefined, { max: 2 }), prefix }),
     );
     const reports = await Promise.all(stores.map((store) => store.migrate()));
-    expect(reports.flatMap((report) => report.applied)).toEqual(['0001_create_tables.sql']);
+    expect(reports.flatMap((report) => report.applied)).toEqual([
+      '0001_create_tables.sql',
+      '0002_result_as_text.sql',
+    ]);
   });
 
   it('creates the tables in a schema of the caller’s choice, created when missing', async () => {
@@ -75,5 +85,25 @@ describe('migrations', () => {
     );
     expect(() => new PostgresStore({ pool, schema: 'Public' })).toThrow(/schema/);
     expect(() => new PostgresStore({} as { pool: never })).toThrow(/needs `pool`/);
+  });
+
+  // Issue 18, item 6: an option error must not print what was given, a credential perhaps.
+  it('never repeats a refused schema or prefix in the error', () => {
+    const pool = connect();
+    const secret = 'postgres://u:S3cret-PASSWORD@db.example:5432/app';
+    for (const options of [{ schema: secret }, { prefix: secret }]) {
+      const error = (() => {
+        try {
+          new PostgresStore({ pool, ...options });
+        } catch (caught) {
+          return caught as Error;
+        }
+        throw new Error('the store accepted a connection string as a name');
+      })();
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect(error.message).toMatch(/must be a plain lower-case SQL identifier/);
+      expect(`${error.message} ${error.stack}`).not.toContain('S3cret-PASSWORD');
+      expect(`${error.message} ${error.stack}`).not.toContain('db.example');
+    }
   });
 });

@@ -17,6 +17,8 @@ it(`soak on PostgreSQL: ${sessions} sessions under faults, a receiver killed and
   const report = await runPostgresSoak({ sessions, ratePerSecond });
   console.log(JSON.stringify(report, null, 2));
   expect(report.started).toBe(sessions);
+  // Every receiver the soak did not kill is alive at the end: none died on a fault.
+  expect(report.crashed).toEqual([]);
   // Transactional handlers: exactly once, with no exception for the killed process.
   expect(report.lost).toBe(0);
   expect(report.writtenTwice).toBe(0);

@@ -26,6 +26,8 @@ it(`soak: ${sessions} sessions under faults, a receiver killed and Redis restart
     writeFileSync(reportFile, `${JSON.stringify(report, null, 2)}\n`);
   }
   expect(report.started).toBe(sessions);
+  // Every receiver the soak did not kill is alive at the end: none died on a fault.
+  expect(report.crashed).toEqual([]);
   expect(report.lost).toBe(0);
   expect(report.deliveredMoreThanTwice).toBe(0);
   expect(report.deliveredOnce + report.deliveredTwice).toBe(sessions);

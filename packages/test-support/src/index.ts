@@ -9,6 +9,12 @@ export {
   type WorkerConfig,
 } from './miniflare.js';
 export {
+  type PgBouncerServer,
+  requirePgBouncer,
+  type StartPgBouncerOptions,
+  startPgBouncer,
+} from './pgbouncer-server.js';
+export {
   type PostgresServer,
   requirePostgresServer,
   type StartPostgresOptions,

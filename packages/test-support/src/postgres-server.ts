@@ -86,7 +86,7 @@ export function requirePostgresServer(): string {
   );
 }
 
-interface ServerUser {
+export interface ServerUser {
   uid: number;
   gid: number;
 }
@@ -108,7 +108,7 @@ function idOf(name: string): ServerUser | undefined {
  * `postgres` user that Debian's package creates, or else as a system user `faceverify-pg`
  * created here; otherwise it runs as the current user.
  */
-function serverUser(): ServerUser | undefined {
+export function serverUser(): ServerUser | undefined {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) return undefined;
   const existing = idOf('postgres') ?? idOf(UNPRIVILEGED_USER);
   if (existing) return existing;
@@ -119,7 +119,11 @@ function serverUser(): ServerUser | undefined {
 }
 
 /** The command line that runs `binary` as `user` (setpriv execs: the pid is the binary's). */
-function asUser(user: ServerUser | undefined, binary: string, args: string[]): [string, string[]] {
+export function asUser(
+  user: ServerUser | undefined,
+  binary: string,
+  args: string[],
+): [string, string[]] {
   if (!user) return [binary, args];
   return [
     'setpriv',

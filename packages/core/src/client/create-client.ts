@@ -1,5 +1,6 @@
 import { RateLimitError } from '../errors.js';
 import { assertServerRuntime } from './browser-guard.js';
+import { checkExternalUserId } from './external-user-id.js';
 import { type ApiRequest, sendRequest, type Transport } from './http.js';
 import type { PaceLimits } from './pacer.js';
 import { assertPathSegment } from './path-segment.js';
@@ -20,9 +21,7 @@ const CREATE_ENDPOINT = 'POST /v1/verify';
 const GET_ENDPOINT = 'GET /v1/sessions/:token';
 
 function createSessionBody(params: CreateSessionParams): Record<string, unknown> {
-  if (typeof params.externalUserId !== 'string' || params.externalUserId === '') {
-    throw new TypeError('createSession needs externalUserId, a non-empty string.');
-  }
+  checkExternalUserId(params.externalUserId, 'createSession');
   // The named parameters win over `extra`, so `extra` cannot silently redirect a session.
   return {
     ...params.extra,

@@ -1,3 +1,4 @@
+import { checkExternalUserId } from '../client/external-user-id.js';
 import type { CreateSessionParams } from '../client/index.js';
 import { FixedDelayTimers } from '../clock/fixed-delay-timers.js';
 import { ConfigurationError } from '../errors.js';
@@ -189,6 +190,7 @@ export function createReceiver<S extends Store = Store>(
     },
     async track(token, externalUserId) {
       requireClient(context, 'track()');
+      checkExternalUserId(externalUserId, 'track()');
       const now = context.now();
       const record: TrackedSession = {
         key: token,

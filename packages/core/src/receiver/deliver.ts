@@ -163,25 +163,32 @@ async function failedDelivery(
   error: unknown,
 ): Promise<Delivery> {
   const { store, handlers, log } = context;
-  if (error instanceof SettleFailure) return { outcome: 'failed', event };
   const { attempt } = event;
   const now = context.now();
-  context.activity.record('handler_failed');
-  handlers.reportError(error, {
-    stage: 'handler',
-    event,
-    eventId: event.id,
-    ...tokenIdOf(session.key),
-  });
+  // A success the store could not record counts as an attempt too (it was reported as a
+  // store error already): otherwise a value the store refuses is delivered again forever.
+  const unrecorded = error instanceof SettleFailure;
+  const cause = unrecorded ? error.cause : error;
+  if (!unrecorded) {
+    handlers.reportError(error, {
+      stage: 'handler',
+      event,
+      eventId: event.id,
+      ...tokenIdOf(session.key),
+    });
+  }
   const exhausted = attempt >= context.maxDeliveryAttempts;
+  const what = unrecorded
+    ? 'The store could not record a delivered result'
+    : 'A verification.completed handler failed';
   log.error(
     exhausted
-      ? 'A verification.completed handler failed on its last attempt; the result is given up as undeliverable.'
-      : 'A verification.completed handler failed; the result is kept for a retry.',
+      ? `${what} on its last attempt; the result is given up as undeliverable.`
+      : `${what}; the result is kept for a retry.`,
     {
       sessionToken: session.token,
       attempt,
-      error: error instanceof Error ? error.message : String(error),
+      error: cause instanceof Error ? cause.message : String(cause),
     },
   );
   try {
@@ -210,7 +217,7 @@ async function failedDelivery(
         type: 'verification.undeliverable',
         reason: 'attempts_exhausted',
         event,
-        error,
+        error: cause,
       });
   } catch (storeError) {
     handlers.reportError(storeError, {

@@ -3,13 +3,24 @@ import type { ReceiverContext } from './context.js';
 /**
  * Renews a lease in the background while slow work runs (a poll with retries, a long
  * handler), so no other worker takes the session over meanwhile. Returns the stop function.
+ * At most one renewal is in flight: a store that answers slowly (or a renewal waiting on a
+ * lock) skips ticks instead of piling up renewals, each holding a connection.
  */
 export function keepLease(context: ReceiverContext, key: string, owner: string): () => void {
   const { clock, store, leaseMs, renewalTimers } = context;
   let stopped = false;
+  let renewing = false;
   const renew = () => {
     if (stopped) return;
-    store.lease({ key, owner, now: clock.now(), leaseMs }).catch(() => undefined);
+    if (!renewing) {
+      renewing = true;
+      store
+        .lease({ key, owner, now: clock.now(), leaseMs })
+        .catch(() => undefined)
+        .finally(() => {
+          renewing = false;
+        });
+    }
     timer = renewalTimers.start(renew);
   };
   let timer = renewalTimers.start(renew);

@@ -35,6 +35,12 @@ function result(): StoredResult {
   return { payload: fixturePayload(), source: 'webhook', receivedAt: T0 };
 }
 
+/**
+ * The longest session token and external user id every store holds: longer ones are refused
+ * before anything is sent to the service.
+ */
+const MAX_ID_LENGTH = 256;
+
 const completed = (retainMs = 60_000) => ({ state: 'completed' as const, retainMs });
 
 /**
@@ -409,6 +415,90 @@ export function storeContractCases(createStore: () => Store | Promise<Store>): S
         'gone from the user index',
       );
     }),
+    // Issue 18, item 3: a value the store cannot hold would be delivered again and again.
+    withStore(
+      'holds every string a result can carry, bit for bit (NUL, lone surrogates, astral characters)',
+      async (store) => {
+        const odd = `nul\u0000 lone high\ud800 lone low\udc00 pair\u{1f600} bom\ufeff end`;
+        const record = session({ externalUserId: `user_odd_${++sequence}` });
+        await insert(store, record);
+        const stored: StoredResult = {
+          payload: fixturePayload({ external_user_id: odd, reason: odd, extra: { note: odd } }),
+          source: 'webhook',
+          receivedAt: T0,
+        };
+        expect(
+          (await store.attachResult({ key: record.key, result: stored, now: T0 })) === 'attached',
+          'a result with NUL and lone surrogates is attached',
+        );
+        const read = (await store.get({ key: record.key, now: T0 }))?.result?.payload;
+        expect(read?.reason === odd, `reason read back as ${JSON.stringify(read?.reason)}`);
+        expect(read?.external_user_id === odd, 'external_user_id read back bit for bit');
+        expect(
+          (read?.extra as { note?: unknown } | undefined)?.note === odd,
+          'extra fields read back bit for bit',
+        );
+        const polled = session();
+        await insert(store, polled);
+        await store.lease({ key: polled.key, owner: 'a', now: T0, leaseMs: 5000 });
+        expect(
+          await store.settle({
+            key: polled.key,
+            owner: 'a',
+            update: { ...completed(), result: stored },
+            now: T0,
+          }),
+          'a closed record keeps such a result',
+        );
+        const closed = (await store.get({ key: polled.key, now: T0 }))?.result?.payload;
+        expect(closed?.reason === odd, 'the closed record keeps it bit for bit');
+      },
+    ),
+    withStore(
+      `holds ids of up to ${MAX_ID_LENGTH} characters, and never matches two different ids`,
+      async (store) => {
+        // Ids that a store folding case, normalising Unicode, trimming or truncating would merge.
+        const long = `${'\u{1f600}'.repeat(MAX_ID_LENGTH / 4)}${'x'.repeat(MAX_ID_LENGTH / 2 - 1)}`;
+        const ids = [
+          `${long}a`,
+          `${long}b`,
+          'caf\u00e9',
+          'cafe\u0301',
+          'Alice',
+          'alice',
+          'alice ',
+          '\u0130stanbul',
+          'i\u0307stanbul',
+        ];
+        expect(ids[0]!.length === MAX_ID_LENGTH, `the long id has ${ids[0]!.length} characters`);
+        const records = ids.map((externalUserId, index) =>
+          session({ key: `${long}${index}`, externalUserId }),
+        );
+        for (const record of records) {
+          expect(
+            await insert(store, record),
+            `a record of ${JSON.stringify(record.externalUserId)}`,
+          );
+        }
+        for (const record of records) {
+          const byKey = await store.get({ key: record.key, now: T0 });
+          expect(byKey?.key === record.key, 'a long key is read back bit for bit');
+          expect(
+            byKey?.externalUserId === record.externalUserId,
+            'the id is read back bit for bit',
+          );
+          const found = await store.findByUser({
+            externalUserId: record.externalUserId,
+            now: T0,
+            limit: 20,
+          });
+          expect(
+            found.length === 1 && found[0]?.key === record.key,
+            `findByUser(${JSON.stringify(record.externalUserId)}) finds its own record only, got ${found.length}`,
+          );
+        }
+      },
+    ),
     withStore('counts reports records by state', async (store) => {
       await insert(store, session());
       const done = session();

@@ -4,6 +4,7 @@ import { PostgresStore } from '@faceverify/postgres';
 import { freePort, type PostgresServer, startPostgresServer } from '@faceverify/test-support';
 import pg from 'pg';
 import {
+  crashesOf,
   POSTGRES_SCRIPT,
   type ReceiverProcess,
   startReceiverProcess,
@@ -24,6 +25,8 @@ export interface PostgresSoakReport {
   lost: number;
   bySource: { webhook: number; poll: number };
   emulator: ReturnType<Awaited<ReturnType<typeof startEmulator>>['stats']>;
+  /** How each receiver process that the soak did not kill ended before the end, if it did. */
+  crashed: string[];
   events: string[];
   durationMs: number;
 }
@@ -79,6 +82,8 @@ export async function runPostgresSoak(options: {
   const receivers: ReceiverProcess[] = await Promise.all(
     ports.map((port) => startReceiverProcess(envFor(port), POSTGRES_SCRIPT)),
   );
+  // Every process started, so that one which died unseen (not killed) is reported.
+  const everyReceiver = [...receivers];
   const proxy = await startRoundRobinProxy(() => ports.map((port) => `http://127.0.0.1:${port}`));
   emulator.setCallbackUrl(`${proxy.url}/webhooks/verification`);
   // The API server that starts verifications: another instance sharing the store.
@@ -103,6 +108,7 @@ export async function runPostgresSoak(options: {
       Math.floor(options.sessions * 0.4),
       async () => {
         receivers[1] = await startReceiverProcess(envFor(ports[1]!), POSTGRES_SCRIPT);
+        everyReceiver.push(receivers[1]);
         note('receiver 2 restarted');
       },
     ],
@@ -163,6 +169,7 @@ export async function runPostgresSoak(options: {
         poll: rows.filter((row) => row.source === 'poll').length,
       },
       emulator: emulator.stats(),
+      crashed: crashesOf(everyReceiver),
       events,
       durationMs: Date.now() - began,
     };

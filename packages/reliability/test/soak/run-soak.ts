@@ -6,7 +6,11 @@ import { startEmulator } from '@faceverify/emulator';
 import { RedisStore } from '@faceverify/redis';
 import { freePort, type RedisServer, startRedisServer } from '@faceverify/test-support';
 import { Redis } from 'ioredis';
-import { type ReceiverProcess, startReceiverProcess } from '../support/receiver-processes.js';
+import {
+  crashesOf,
+  type ReceiverProcess,
+  startReceiverProcess,
+} from '../support/receiver-processes.js';
 import { startRoundRobinProxy } from '../support/round-robin-proxy.js';
 import { waitFor } from '../support/wait-for.js';
 import { driveSessions } from './drive-sessions.js';
@@ -39,6 +43,8 @@ export interface SoakReport {
   };
   peakRssMiB: number[];
   emulator: ReturnType<Awaited<ReturnType<typeof startEmulator>>['stats']>;
+  /** How each receiver process that the soak did not kill ended before the end, if it did. */
+  crashed: string[];
   events: string[];
   durationMs: number;
 }
@@ -100,6 +106,8 @@ export async function runSoak(options: {
   const receivers: ReceiverProcess[] = await Promise.all(
     ports.map((port) => startReceiverProcess(envFor(port))),
   );
+  // Every process started, so that one which died unseen (not killed) is reported.
+  const everyReceiver = [...receivers];
   const killedPids: number[] = [];
   const proxy = await startRoundRobinProxy(() => ports.map((port) => `http://127.0.0.1:${port}`));
   emulator.setCallbackUrl(`${proxy.url}/webhooks/verification`);
@@ -131,6 +139,7 @@ export async function runSoak(options: {
       async () => {
         const previous = receivers[1]!;
         receivers[1] = await startReceiverProcess(envFor(ports[1]!));
+        everyReceiver.push(receivers[1]);
         receivers.push(previous); // kept for its peak RSS
         note('receiver 2 restarted');
       },
@@ -219,6 +228,7 @@ export async function runSoak(options: {
       latencyMs: { webhook: summary(latencies.webhook), poll: summary(latencies.poll) },
       peakRssMiB: receivers.map((receiver) => Math.round(receiver.peakRss() / 1024 / 1024)),
       emulator: emulator.stats(),
+      crashed: crashesOf(everyReceiver),
       events,
       durationMs: Date.now() - began,
     };

@@ -1,7 +1,8 @@
 // A receiver deployed as its own process on PostgresStore, for the crash test: Express with
 // the webhook middleware and a sweep timer. Its one handler is transactional: it writes a
 // row to `users_table` in the store's transaction, with the source of the result and this
-// process's pid, so the test can count what each session's result wrote.
+// process's pid, so the test can count what each session's result wrote. HANDLER_WAIT_MS
+// keeps each transaction open (idle) that long, so connection drops land inside them.
 // Runs the built packages, as a deployment would.
 import { createReceiver } from '@faceverify/core';
 import { verificationWebhook } from '@faceverify/express';
@@ -15,9 +16,11 @@ const env = (name) => {
   return value;
 };
 
+// No 'error' listener on the pool here: the store's own must keep a dropped connection from
+// ending the process.
 const pool = new pg.Pool({ connectionString: env('DATABASE_URL'), max: 12 });
-pool.on('error', () => {});
 const users = env('USERS_TABLE');
+const handlerWaitMs = Number(process.env.HANDLER_WAIT_MS ?? 0);
 const receiver = createReceiver({
   secret: env('FACEVERIFY_WEBHOOK_SECRET'),
   client: { apiKey: env('FACEVERIFY_API_KEY'), baseUrl: env('FACEVERIFY_BASE_URL') },
@@ -44,6 +47,7 @@ receiver.on(
     );
     // Keeps the transaction open a little, so kills land inside transactions too.
     await transaction.query('SELECT pg_sleep(0.002)');
+    if (handlerWaitMs > 0) await new Promise((resolve) => setTimeout(resolve, handlerWaitMs));
   },
   { transactional: true },
 );

@@ -14,6 +14,11 @@ export interface ReceiverProcess {
   readonly child: ChildProcess;
   /** Peak resident set size so far, in bytes (Linux: VmHWM). */
   peakRss(): number;
+  /**
+   * How the process ended before anyone killed it (`exit 1`, `SIGABRT`), or undefined while
+   * it runs or when it ended by `kill()`: a crash the test must report.
+   */
+  crashed(): string | undefined;
   kill(signal: NodeJS.Signals): Promise<void>;
 }
 
@@ -37,15 +42,22 @@ export function startReceiverProcess(
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let peak = 0;
+  let killed = false;
   const handle: ReceiverProcess = {
     child,
     peakRss() {
       peak = Math.max(peak, vmHwm(child.pid));
       return peak;
     },
+    crashed() {
+      if (killed) return undefined;
+      if (child.exitCode !== null) return `exit ${child.exitCode}`;
+      return child.signalCode ?? undefined;
+    },
     async kill(signal) {
       handle.peakRss();
       if (child.exitCode !== null || child.signalCode !== null) return;
+      killed = true;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill(signal);
       await exited;
@@ -61,5 +73,13 @@ export function startReceiverProcess(
         resolve(handle);
       }
     });
+  });
+}
+
+/** `pid: how it ended` for every process in `processes` that ended without being killed. */
+export function crashesOf(processes: readonly ReceiverProcess[]): string[] {
+  return processes.flatMap((process) => {
+    const crash = process.crashed();
+    return crash ? [`${process.child.pid}: ${crash}`] : [];
   });
 }
