@@ -135,7 +135,7 @@ describe('429 handling', () => {
       baseUrl: server.url,
       clock,
       logger: {
-        warn: (message) => {
+        debug: (message) => {
           if (message === 'faceverify request retried') retriesScheduled += 1;
         },
       },
