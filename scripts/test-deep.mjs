@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const env = { ...process.env, FACEVERIFY_TEST_DEPTH: 'deep' };
+/** @type {Array<[string, string[]]>} */
 const steps = [
   ['pnpm', ['test']],
   [process.execPath, ['scripts/test-node24.mjs', '--all']],
