@@ -1,5 +1,6 @@
 import type { Outcome } from '@faceverify/emulator';
 import { afterEach, describe, expect, it } from 'vitest';
+import { everyRecordClosed } from './support/every-record-closed.js';
 import { type HarnessOptions, startHarness } from './support/harness.js';
 import { waitFor } from './support/wait-for.js';
 
@@ -30,20 +31,7 @@ async function settle(h: Harness & { tokens: string[] }) {
     `all ${h.tokens.length} sessions delivered`,
   );
   await h.emulator.webhooksSettled();
-  await everyRecordClosed(h);
-}
-
-/**
- * Waits for the positive signal that nothing can deliver again: every webhook has arrived
- * (`webhooksSettled`), the store holds no record still pending or delivering, and a sweep
- * finds nothing due. What the ledger says then is final, without waiting for a duplicate.
- */
-async function everyRecordClosed(h: Harness) {
-  await waitFor(async () => {
-    const counts = await h.store.counts({ now: Date.now() });
-    return counts.pending === 0 && counts.delivering === 0;
-  }, 'every record closed');
-  expect((await h.receiver.sweep()).leased, 'records still due after every one closed').toBe(0);
+  await everyRecordClosed(h.store, h.receiver);
 }
 
 describe('no verification result is lost or handled twice', () => {
@@ -138,7 +126,7 @@ describe('no verification result is lost or handled twice', () => {
     receiver.start();
     await Promise.all(tokens.map((token) => emulator.completeSession(token, 'verified')));
     await waitFor(() => successes.length >= 12, 'every session handled successfully');
-    await everyRecordClosed(harness);
+    await everyRecordClosed(harness.store, harness.receiver);
     expect(successes.sort()).toEqual([...tokens].sort());
   });
 
@@ -148,7 +136,7 @@ describe('no verification result is lost or handled twice', () => {
     const { token } = await receiver.startVerification({ externalUserId: 'idle_user' });
     receiver.start();
     await waitFor(() => ledger.expired.length === 1, 'expired event');
-    await everyRecordClosed(harness);
+    await everyRecordClosed(harness.store, harness.receiver);
     expect(ledger.expired).toHaveLength(1);
     expect(ledger.expired[0]!.sessionToken).toBe(token);
     expect(ledger.completed).toHaveLength(0);
@@ -163,7 +151,7 @@ describe('no verification result is lost or handled twice', () => {
     await emulator.completeSession(second.token, 'verified');
     await waitFor(() => ledger.completed.length >= 2, 'both delivered');
     await emulator.webhooksSettled();
-    await everyRecordClosed(harness);
+    await everyRecordClosed(harness.store, harness.receiver);
     const byToken = new Map(ledger.completed.map((event) => [event.sessionToken, event]));
     expect(ledger.completed).toHaveLength(2);
     expect(byToken.get(first.token)?.data.livenessPassed).toBe(false);
