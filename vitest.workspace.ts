@@ -8,10 +8,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     projects: ['packages/*', 'examples/*'],
-    // Most files wait on servers, child processes and databases rather than compute, so one
-    // worker more than there are cores keeps the CPUs busy (Vitest would otherwise pick one
-    // worker on a two-core machine and run the suite file after file).
-    maxWorkers: availableParallelism() + 1,
+    // One worker per core. Vitest would otherwise pick one worker on a two-core machine and
+    // run the suite file after file; more workers than cores made loaded machines time out.
+    maxWorkers: availableParallelism(),
     // A green run shows the files and the counts; the console output of a test (a receiver's
     // log, a child process's stderr) is printed only when that test fails.
     silent: 'passed-only',
