@@ -21,6 +21,9 @@ export function faceverifyProject(
       include: ['test/**/*.test.ts'],
       testTimeout: 20_000,
       hookTimeout: 30_000,
+      // A green run lists files, not every test slower than Vitest's 300 ms default: only
+      // those that take seconds are worth a line.
+      slowTestThreshold: 5_000,
       ...test,
       env: { FACEVERIFY_TEST_PROJECT: name, ...test.env },
     },

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -7,6 +8,12 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     projects: ['packages/*', 'examples/*'],
+    // One worker per core. Vitest would otherwise pick one worker on a two-core machine and
+    // run the suite file after file; more workers than cores made loaded machines time out.
+    maxWorkers: availableParallelism(),
+    // A green run shows the files and the counts; the console output of a test (a receiver's
+    // log, a child process's stderr) is printed only when that test fails.
+    silent: 'passed-only',
     reporters: process.env.CI
       ? [
           'default',

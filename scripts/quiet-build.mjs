@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Builds the packages a pnpm filter selects, printing nothing unless the build fails: then
 // its output without the progress lines of builds that went well, so the error stands out. `pnpm demo` and `pnpm pack:all` use it
-// so that their own output is not buried under build logs.
+// so that their own output is not buried under build logs; so does `pnpm test`.
 //
 // usage: node scripts/quiet-build.mjs <pnpm filter>...
 import { spawn } from 'node:child_process';

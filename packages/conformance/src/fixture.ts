@@ -22,7 +22,8 @@ export interface LogLine {
 export type HandlerBehaviour =
   | { kind: 'record' }
   | { kind: 'throw' }
-  | { kind: 'slow'; ms: number };
+  /** Runs until the case calls `fixture.release()`: slow for as long as the case needs. */
+  | { kind: 'held' };
 
 export interface FixtureOptions {
   secret?: WebhookSecrets;
@@ -36,15 +37,15 @@ export interface FixtureOptions {
 export interface Fixture {
   receiver: Receiver;
   events: VerificationCompletedEvent[];
-  /** Handler runs that finished (slow handlers finish after the answer). */
+  /** Handler runs that finished (held handlers finish after the answer). */
   finished: VerificationCompletedEvent[];
+  /** Lets every held handler run finish. */
+  release: () => void;
   logs: LogLine[];
   /** Every secret the receiver knows: none may appear in an answer or a log line. */
   secrets: string[];
   handler: (event: VerificationCompletedEvent) => Promise<void>;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function secretStrings(secret: WebhookSecrets): string[] {
   const list = typeof secret === 'string' ? [secret] : secret;
@@ -75,12 +76,24 @@ export function createFixture(options: FixtureOptions = {}): Fixture {
   });
   const events: VerificationCompletedEvent[] = [];
   const finished: VerificationCompletedEvent[] = [];
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
   const handler = async (event: VerificationCompletedEvent) => {
     events.push(event);
     if (behaviour.kind === 'throw') throw new Error('the handler failed on purpose');
-    if (behaviour.kind === 'slow') await sleep(behaviour.ms);
+    if (behaviour.kind === 'held') await released;
     finished.push(event);
   };
   if (!options.registerLater) receiver.on('verification.completed', handler);
-  return { receiver, events, finished, logs, secrets: secretStrings(secret), handler };
+  return {
+    receiver,
+    events,
+    finished,
+    release,
+    logs,
+    secrets: secretStrings(secret),
+    handler,
+  };
 }

@@ -1,7 +1,7 @@
+import { createTestClock } from '@faceverify/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Emulator, EmulatorRequestError, startEmulator } from '../src/index.js';
 import { getSession, openSession, postComplete, postCompleteFrom } from './support/api.js';
-import { manualClock } from './support/manual-clock.js';
 
 const started: Emulator[] = [];
 
@@ -63,9 +63,10 @@ describe('POST /v1/sessions/:token/complete', () => {
   });
 
   it('answers 410 session_expired once the token lifetime has passed', async () => {
-    const emulator = await emulatorWith({ sessionTtlMs: 30 });
+    const clock = createTestClock();
+    const emulator = await emulatorWith({ sessionTtlMs: 30, now: clock.now });
     const { token } = await openSession(emulator);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await clock.advance(30);
     const answer = await postComplete(emulator, token, { outcome: 'verified' });
     expect(answer.status).toBe(410);
     expect(answer.body).toMatchObject({ success: false, error: 'session_expired' });
@@ -102,13 +103,13 @@ describe('POST /v1/sessions/:token/complete', () => {
 
   describe('rate limit: 20 per minute per client IP, sliding window', () => {
     it('refuses the 21st request from one IP with the 429 body, whatever the token', async () => {
-      const clock = manualClock();
+      const clock = createTestClock();
       const emulator = await emulatorWith({ now: clock.now });
       for (let index = 0; index < 20; index++) {
         const answer = await postComplete(emulator, `unknown-${index}`, { outcome: 'verified' });
         expect(answer.status).toBe(404);
         expect(answer.headers.get('x-ratelimit-remaining')).toBe(String(19 - index));
-        clock.advance(1_000);
+        await clock.advance(1_000);
       }
       const { token } = await openSession(emulator);
       const refused = await postComplete(emulator, token, { outcome: 'verified' });
@@ -121,7 +122,7 @@ describe('POST /v1/sessions/:token/complete', () => {
       expect(refused.headers.get('x-ratelimit-limit')).toBe('20');
       expect((await getSession(emulator, token)).body.status).toBe('pending');
       expect(emulator.stats().rateLimited.complete).toBe(1);
-      clock.advance(40_000);
+      await clock.advance(40_000);
       expect((await postComplete(emulator, token, { outcome: 'verified' })).status).toBe(200);
     });
 

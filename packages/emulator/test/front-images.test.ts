@@ -1,8 +1,8 @@
 import { fetchFrontImage, parseVerificationPayload } from '@faceverify/core';
+import { createTestClock } from '@faceverify/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Emulator, startEmulator } from '../src/index.js';
 import { getSession, type Json, openSession } from './support/api.js';
-import { manualClock } from './support/manual-clock.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 let emulator: Emulator | undefined;
@@ -57,20 +57,21 @@ describe('front image links', () => {
   });
 
   it('expire 15 minutes after they are issued by default', async () => {
-    const clock = manualClock();
+    const clock = createTestClock();
     const link = await completedImageUrl({ now: clock.now });
     expect(Number(new URL(link).searchParams.get('expires'))).toBe(clock.now() + 15 * 60 * 1000);
-    clock.advance(15 * 60 * 1000 - 1);
+    await clock.advance(15 * 60 * 1000 - 1);
     expect((await fetch(link)).status).toBe(200);
-    clock.advance(1);
+    await clock.advance(1);
     const refused = await fetch(link);
     expect(refused.status).toBe(403);
     expect(await refused.json()).toMatchObject({ success: false, error: 'image_url_expired' });
   });
 
   it('are refused with 403 once imageUrlTtlMs has passed', async () => {
-    const link = await completedImageUrl({ imageUrlTtlMs: 50 });
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    const clock = createTestClock();
+    const link = await completedImageUrl({ imageUrlTtlMs: 50, now: clock.now });
+    await clock.advance(50);
     const refused = await fetch(link);
     expect(refused.status).toBe(403);
     expect(await refused.json()).toMatchObject({ success: false, error: 'image_url_expired' });
@@ -106,14 +107,14 @@ describe('front image links', () => {
   });
 
   it('are issued afresh by each session poll', async () => {
-    const clock = manualClock();
+    const clock = createTestClock();
     const webhookLink = await completedImageUrl({ now: clock.now });
-    clock.advance(20 * 60 * 1000);
+    await clock.advance(20 * 60 * 1000);
     expect((await fetch(webhookLink)).status).toBe(403);
     const active = emulator as Emulator;
     const token = (await openSession(active)).token;
     await active.completeSession(token, 'verified');
-    clock.advance(20 * 60 * 1000);
+    await clock.advance(20 * 60 * 1000);
     const polled = await getSession(active, token);
     const pollLink = String((polled.body.result as Json).frontImageUrl);
     expect((await fetch(pollLink)).status).toBe(200);

@@ -1,3 +1,4 @@
+import { createTestClock } from '@faceverify/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Emulator, startEmulator } from '../src/index.js';
 import { openSession } from './support/api.js';
@@ -76,9 +77,10 @@ describe('hosted verification page', () => {
   });
 
   it('answers 410 for an expired session and 404 for an unknown token', async () => {
-    emulator = await startEmulator({ sessionTtlMs: 30 });
+    const clock = createTestClock();
+    emulator = await startEmulator({ sessionTtlMs: 30, now: clock.now });
     const { verifyUrl } = await openSession(emulator);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await clock.advance(30);
     const expired = await page(verifyUrl);
     expect(expired.status).toBe(410);
     expect(expired.html).toContain('expired');

@@ -1,7 +1,7 @@
+import { createTestClock } from '@faceverify/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Emulator, startEmulator } from '../src/index.js';
 import { getSession, type Json, openSession } from './support/api.js';
-import { manualClock } from './support/manual-clock.js';
 
 const started: Emulator[] = [];
 
@@ -17,7 +17,7 @@ afterEach(async () => {
 
 describe('GET /v1/sessions/:token', () => {
   it('reports a pending session with the documented shape', async () => {
-    const clock = manualClock();
+    const clock = createTestClock();
     const emulator = await emulatorWith({ now: clock.now });
     const { token } = await openSession(emulator, 'user-7');
     const answer = await getSession(emulator, token);
@@ -33,13 +33,13 @@ describe('GET /v1/sessions/:token', () => {
   });
 
   it('reports the result once completed, and keeps doing so', async () => {
-    const clock = manualClock();
+    const clock = createTestClock();
     const emulator = await emulatorWith({ now: clock.now });
     const { token } = await openSession(emulator, 'user-8');
-    clock.advance(5_000);
+    await clock.advance(5_000);
     await emulator.completeSession(token, 'verified');
     for (let poll = 0; poll < 3; poll++) {
-      clock.advance(60_000);
+      await clock.advance(60_000);
       const answer = await getSession(emulator, token);
       expect(answer.status).toBe(200);
       expect(answer.body).toMatchObject({
@@ -94,31 +94,32 @@ describe('GET /v1/sessions/:token', () => {
   });
 
   it('reports an expired never-completed session as expired', async () => {
-    const emulator = await emulatorWith({ sessionTtlMs: 40 });
+    const clock = createTestClock();
+    const emulator = await emulatorWith({ sessionTtlMs: 40, now: clock.now });
     const { token } = await openSession(emulator);
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    await clock.advance(40);
     const answer = await getSession(emulator, token);
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ status: 'expired', completed_at: null, result: null });
   });
 
   it('turns a session expired exactly when its token lifetime ends', async () => {
-    const clock = manualClock();
+    const clock = createTestClock();
     const emulator = await emulatorWith({ now: clock.now, sessionTtlMs: 1_000 });
     const { token } = await openSession(emulator);
-    clock.advance(999);
+    await clock.advance(999);
     expect((await getSession(emulator, token)).body.status).toBe('pending');
-    clock.advance(1);
+    await clock.advance(1);
     expect((await getSession(emulator, token)).body.status).toBe('expired');
     expect(emulator.stats().sessions).toMatchObject({ pending: 0, expired: 1 });
   });
 
   it('keeps a completed session completed after its token lifetime', async () => {
-    const clock = manualClock();
+    const clock = createTestClock();
     const emulator = await emulatorWith({ now: clock.now, sessionTtlMs: 1_000 });
     const { token } = await openSession(emulator);
     await emulator.completeSession(token, 'duplicate');
-    clock.advance(10_000);
+    await clock.advance(10_000);
     expect((await getSession(emulator, token)).body.status).toBe('failed');
   });
 
@@ -145,12 +146,12 @@ describe('GET /v1/sessions/:token', () => {
   });
 
   it('forgets sessions a day after they expire', async () => {
-    const clock = manualClock();
+    const clock = createTestClock();
     const emulator = await emulatorWith({ now: clock.now, sessionTtlMs: 1_000 });
     const { token } = await openSession(emulator);
-    clock.advance(1_000 + 24 * 60 * 60 * 1000);
+    await clock.advance(1_000 + 24 * 60 * 60 * 1000);
     expect((await getSession(emulator, token)).body.status).toBe('expired');
-    clock.advance(1);
+    await clock.advance(1);
     await openSession(emulator); // the store forgets old sessions as new ones are opened
     expect((await getSession(emulator, token)).status).toBe(404);
   });

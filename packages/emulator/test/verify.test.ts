@@ -1,7 +1,7 @@
+import { createTestClock } from '@faceverify/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Emulator, startEmulator } from '../src/index.js';
 import { postVerify } from './support/api.js';
-import { manualClock } from './support/manual-clock.js';
 
 const started: Emulator[] = [];
 
@@ -21,7 +21,7 @@ const DASHBOARD_JWT =
 
 describe('POST /v1/verify', () => {
   it('opens a pending session and answers 201 with the documented shape', async () => {
-    const clock = manualClock();
+    const clock = createTestClock();
     const emulator = await emulatorWith({ now: clock.now, sessionTtlMs: 600_000 });
     const answer = await postVerify(emulator, {
       external_user_id: 'user-42',
@@ -160,12 +160,12 @@ describe('POST /v1/verify', () => {
     });
 
     it('allows 60 requests, then answers 429 with the documented body and headers', async () => {
-      const clock = manualClock();
+      const clock = createTestClock();
       const emulator = await emulatorWith({ now: clock.now });
       for (let index = 0; index < 60; index++) {
         const answer = await postVerify(emulator, { external_user_id: `u${index}` });
         expect(answer.status).toBe(201);
-        clock.advance(100);
+        await clock.advance(100);
       }
       // The first request was made 6 000 ms ago: it leaves the window in 54 000 ms.
       const refused = await postVerify(emulator, { external_user_id: 'one-too-many' });
@@ -182,31 +182,31 @@ describe('POST /v1/verify', () => {
     });
 
     it('slides: room comes back one request at a time, not all at once', async () => {
-      const clock = manualClock();
+      const clock = createTestClock();
       const emulator = await emulatorWith({
         now: clock.now,
         rateLimits: { verify: { limit: 3, windowMs: 1_000 } },
       });
       const verify = () => postVerify(emulator, { external_user_id: 'u' });
       expect((await verify()).status).toBe(201); // t = 0
-      clock.advance(600);
+      await clock.advance(600);
       expect((await verify()).status).toBe(201); // t = 600
       expect((await verify()).status).toBe(201); // t = 600
       expect((await verify()).status).toBe(429);
-      clock.advance(401); // t = 1001: only the request of t = 0 has left the window
+      await clock.advance(401); // t = 1001: only the request of t = 0 has left the window
       expect((await verify()).status).toBe(201);
       const refused = await verify();
       // A fixed window starting at t = 1000 would allow this one.
       expect(refused.status).toBe(429);
       expect(refused.body.retry_after_ms).toBe(599);
-      clock.advance(599); // t = 1600: both requests of t = 600 have left
+      await clock.advance(599); // t = 1600: both requests of t = 600 have left
       expect((await verify()).status).toBe(201);
       expect((await verify()).status).toBe(201);
       expect((await verify()).status).toBe(429);
     });
 
     it('counts each API key on its own', async () => {
-      const clock = manualClock();
+      const clock = createTestClock();
       const emulator = await emulatorWith({
         now: clock.now,
         apiKeys: ['fv_test_alpha', 'fv_test_beta'],
@@ -224,7 +224,7 @@ describe('POST /v1/verify', () => {
     });
 
     it('does not count refused requests, nor unauthenticated ones', async () => {
-      const clock = manualClock();
+      const clock = createTestClock();
       const emulator = await emulatorWith({
         now: clock.now,
         rateLimits: { verify: { limit: 1, windowMs: 1_000 } },
@@ -234,7 +234,7 @@ describe('POST /v1/verify', () => {
       for (let index = 0; index < 5; index++) {
         expect((await postVerify(emulator, { external_user_id: 'u' })).status).toBe(429);
       }
-      clock.advance(1_000);
+      await clock.advance(1_000);
       expect((await postVerify(emulator, { external_user_id: 'u' })).status).toBe(201);
     });
   });

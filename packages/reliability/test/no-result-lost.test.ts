@@ -1,6 +1,7 @@
 import { createTestClock } from '@faceverify/core/testing';
 import type { Outcome } from '@faceverify/emulator';
 import { afterEach, describe, expect, it } from 'vitest';
+import { everyRecordClosed } from './support/every-record-closed.js';
 import { type HarnessOptions, startHarness } from './support/harness.js';
 import { waitFor } from './support/wait-for.js';
 
@@ -31,8 +32,7 @@ async function settle(h: Harness & { tokens: string[] }) {
     `all ${h.tokens.length} sessions delivered`,
   );
   await h.emulator.webhooksSettled();
-  // Give late duplicates and polls a chance to (wrongly) deliver again.
-  await new Promise((resolve) => setTimeout(resolve, 400));
+  await everyRecordClosed(h.store, h.receiver);
 }
 
 describe('no verification result is lost or handled twice', () => {
@@ -127,7 +127,7 @@ describe('no verification result is lost or handled twice', () => {
     receiver.start();
     await Promise.all(tokens.map((token) => emulator.completeSession(token, 'verified')));
     await waitFor(() => successes.length >= 12, 'every session handled successfully');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await everyRecordClosed(harness.store, harness.receiver);
     expect(successes.sort()).toEqual([...tokens].sort());
   });
 
@@ -137,7 +137,7 @@ describe('no verification result is lost or handled twice', () => {
     const { token } = await receiver.startVerification({ externalUserId: 'idle_user' });
     receiver.start();
     await waitFor(() => ledger.expired.length === 1, 'expired event');
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await everyRecordClosed(harness.store, harness.receiver);
     expect(ledger.expired).toHaveLength(1);
     expect(ledger.expired[0]!.sessionToken).toBe(token);
     expect(ledger.completed).toHaveLength(0);
@@ -152,7 +152,7 @@ describe('no verification result is lost or handled twice', () => {
     await emulator.completeSession(second.token, 'verified');
     await waitFor(() => ledger.completed.length >= 2, 'both delivered');
     await emulator.webhooksSettled();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await everyRecordClosed(harness.store, harness.receiver);
     const byToken = new Map(ledger.completed.map((event) => [event.sessionToken, event]));
     expect(ledger.completed).toHaveLength(2);
     expect(byToken.get(first.token)?.data.livenessPassed).toBe(false);

@@ -6,6 +6,7 @@ import { RedisStore } from '@faceverify/redis';
 import { freePort, startRedisServer } from '@faceverify/test-support';
 import { Redis } from 'ioredis';
 import { expect, it } from 'vitest';
+import { everyRecordClosed } from './support/every-record-closed.js';
 import { startReceiverProcess } from './support/receiver-processes.js';
 import { inBatches } from './support/redis-instances.js';
 import { waitFor } from './support/wait-for.js';
@@ -33,10 +34,11 @@ it('a receiver process killed (SIGKILL) and restarted mid-run loses nothing', as
     PORT: String(port),
   };
   // Sessions are started by another instance (an API server) sharing the store.
+  const store = new RedisStore({ redis, prefix });
   const starter = createReceiver({
     secret: emulator.signingSecret,
     client: { apiKey: emulator.apiKey, baseUrl: emulator.url, createSessionsPerMinute: 100_000 },
-    store: new RedisStore({ redis, prefix }),
+    store,
     pollScheduleMs: [150, 150, 300],
   });
   emulator.setCallbackUrl(`http://127.0.0.1:${port}/webhooks/verification`);
@@ -64,7 +66,7 @@ it('a receiver process killed (SIGKILL) and restarted mid-run loses nothing', as
       async () => new Set((await ledger()).map((entry) => entry.token)).size === tokens.length,
       'every session delivered',
     );
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await everyRecordClosed(store, starter);
     const entries = await ledger();
     expect(new Set(entries.map((entry) => entry.token))).toEqual(new Set(tokens));
     expect(emulator.stats().webhooks.failed).toBeGreaterThan(0);

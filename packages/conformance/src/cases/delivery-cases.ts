@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
+import { createTestClock, fixturePayload, signedDelivery } from '@faceverify/core/testing';
 import type { ConformanceCase } from '../case.js';
 import { createFixture, SECRET } from '../fixture.js';
 import { assertAccepted, assertError, eventually, withApp } from '../harness.js';
@@ -35,16 +35,23 @@ export function deliveryCases(target: ConformanceTarget, mount: MountStyle): Con
     {
       name: 'a slow handler is acknowledged with 202 and still finishes',
       async run() {
+        // The handler holds until released and the deadline passes only when the test clock
+        // moves: the 202 is decided by the order of events, never by which timer wins.
+        const clock = createTestClock();
         const fixture = createFixture({
-          handler: { kind: 'slow', ms: 600 },
-          receiver: { ackAfterMs: 150 },
+          handler: { kind: 'held' },
+          receiver: { ackAfterMs: 150, clock },
         });
         await withApp(target, { mount }, fixture, async (app) => {
           const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
-          const answer = await app.post(delivery);
+          const answering = app.post(delivery);
+          await eventually(() => fixture.events.length === 1, 'the handler starts');
+          await clock.advance(150);
+          const answer = await answering;
           assert.equal(answer.status, 202, `status (body: ${answer.text})`);
           assert.deepEqual(answer.json, { received: true, processing: true });
           assert.equal(fixture.finished.length, 0, 'answered before the handler finished');
+          fixture.release();
           await eventually(() => fixture.finished.length === 1, 'the handler finishes');
         });
       },

@@ -67,7 +67,9 @@ export async function withRetries<T>(attempt: () => Promise<T>, policy: RetryPol
       if (policy.signal?.aborted || retry >= policy.maxRetries) throw error;
       const delayMs = retryDelay(error, retry, policy);
       if (delayMs === undefined) throw error;
-      policy.log.warn('faceverify request retried', {
+      // Expected (a 429 waited out, a transient failure resent): debug. A request that fails
+      // for good is thrown to the caller, who decides whether an operator must act.
+      policy.log.debug('faceverify request retried', {
         endpoint: policy.endpoint,
         code: (error as { code?: unknown }).code,
         retry: retry + 1,

@@ -91,7 +91,10 @@ export async function pollLeased(
         ? Math.max(error.retryAfterMs, 1)
         : delayAt(context.pollScheduleMs, session.attempts);
     context.handlers.reportError(error, { stage: 'poll', ...tokenIdOf(session.key) });
-    log.warn('Polling a session failed; it will be polled again.', {
+    // A 429 is the service pacing us, waited out as asked: expected, so debug. Other failures
+    // are warnings (and reported through `error` handlers).
+    const level = error instanceof RateLimitError ? 'debug' : 'warn';
+    log[level]('Polling a session failed; it will be polled again.', {
       sessionToken: session.token,
       retryInMs: wait,
       error: error instanceof Error ? error.message : String(error),

@@ -153,7 +153,7 @@ describe('createSession pacing', () => {
       paceWindowMs: 100,
       clock,
       logger: {
-        warn: (message) => {
+        debug: (message) => {
           if (message === 'faceverify request retried') retryScheduled();
         },
       },

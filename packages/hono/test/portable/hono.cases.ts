@@ -4,7 +4,12 @@ import {
   type ReceiverOptions,
   type VerificationCompletedEvent,
 } from '@faceverify/core';
-import { fixturePayload, signedDelivery, tamperedDelivery } from '@faceverify/core/testing';
+import {
+  createTestClock,
+  fixturePayload,
+  signedDelivery,
+  tamperedDelivery,
+} from '@faceverify/core/testing';
 import type { ExecutionContext } from 'hono';
 import { Hono, type MiddlewareHandler } from 'hono';
 // One portable-case format for the whole repository: the runtimes runner reads it.
@@ -353,24 +358,37 @@ export const honoCases: PortableCase[] = [
   {
     name: "a slow handler is acknowledged with 202 and kept alive with the platform's waitUntil",
     async run() {
-      const { receiver } = setup({ ackAfterMs: 50 });
+      // The handler holds until released and the deadline passes only when the test clock
+      // moves: the 202 is decided by the order of events, never by which timer wins.
+      const clock = createTestClock();
+      const { receiver } = setup({ ackAfterMs: 50, clock });
+      let started = false;
       let finished = false;
+      let release = () => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
       receiver.on('verification.completed', async () => {
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        started = true;
+        await released;
         finished = true;
       });
       const app = new Hono();
       app.post(WEBHOOK, verificationWebhook(receiver));
       const waited: Promise<unknown>[] = [];
       const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
-      const response = await app.fetch(
+      const answering = app.fetch(
         exactRequest(WEBHOOK, delivery),
         {},
         fakeExecutionContext(waited),
       );
+      while (!started) await clock.advance(0);
+      await clock.advance(50);
+      const response = await answering;
       checkEqual(response.status, 202, 'status');
       checkEqual(finished, false, 'answered before the handler finished');
       check(waited.length >= 1, 'waitUntil received the delivery');
+      release();
       await Promise.all(waited);
       checkEqual(finished, true, 'the awaited work includes the handler');
     },

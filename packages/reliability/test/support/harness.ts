@@ -40,6 +40,7 @@ export async function startHarness(options: HarnessOptions = {}) {
     ...(options.faults ? { faults: options.faults } : {}),
   });
   const ledger = new DeliveryLedger();
+  const store = options.store ?? new MemoryStore();
   const receiver: Receiver = createReceiver({
     secret: emulator.signingSecret,
     client: {
@@ -48,7 +49,7 @@ export async function startHarness(options: HarnessOptions = {}) {
       createSessionsPerMinute: 100_000,
       maxRetries: 2,
     },
-    store: options.store ?? new MemoryStore(),
+    store,
     ...FAST_TIMINGS,
     ...options.receiver,
   });
@@ -59,6 +60,7 @@ export async function startHarness(options: HarnessOptions = {}) {
   return {
     emulator,
     receiver,
+    store,
     ledger,
     server,
     async close() {

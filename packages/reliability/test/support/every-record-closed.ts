@@ -1,0 +1,18 @@
+import type { Receiver } from '@faceverify/core';
+import type { Store } from '@faceverify/core/store';
+import { expect } from 'vitest';
+import { waitFor } from './wait-for.js';
+
+/**
+ * Waits for the positive signal that nothing can deliver again: the store holds no record
+ * still pending or delivering, and a sweep finds nothing due. Call it once every webhook has
+ * arrived (`emulator.webhooksSettled()`); what a ledger says then is final, without sleeping
+ * to see whether a duplicate comes.
+ */
+export async function everyRecordClosed(store: Store, receiver: Receiver): Promise<void> {
+  await waitFor(async () => {
+    const counts = await store.counts({ now: Date.now() });
+    return counts.pending === 0 && counts.delivering === 0;
+  }, 'every record closed');
+  expect((await receiver.sweep()).leased, 'records still due after every one closed').toBe(0);
+}

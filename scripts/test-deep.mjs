@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+// `pnpm test:deep`: what CI leaves out to stay within minutes, run before every release
+// (docs/releasing.md). Each step prints its time; the exit code is non-zero when one fails.
+//   1. `pnpm test` with FACEVERIFY_TEST_DEPTH=deep: the crash test on PostgreSQL drives 1,000
+//      sessions through at least 20 SIGKILLs (CI: 250 sessions, at least 6).
+//   2. Every project on Node 24 (CI: the projects that touch Node's HTTP, streams, crypto and
+//      the drivers).
+//   3. Each package's and example's own tsc program (CI: four programs over all of them).
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const env = { ...process.env, FACEVERIFY_TEST_DEPTH: 'deep' };
+/** @type {Array<[string, string[]]>} */
+const steps = [
+  ['pnpm', ['test']],
+  [process.execPath, ['scripts/test-node24.mjs', '--all']],
+  ['pnpm', ['typecheck:each']],
+];
+const times = [];
+let failed = false;
+for (const [command, args] of steps) {
+  const label = [command === process.execPath ? 'node' : command, ...args].join(' ');
+  const started = Date.now();
+  console.log(`::: ${label}`);
+  const { status } = spawnSync(command, args, { cwd: ROOT, env, stdio: 'inherit' });
+  const seconds = Math.round((Date.now() - started) / 1000);
+  times.push(`${label}: ${seconds} s${status === 0 ? '' : ' (FAILED)'}`);
+  failed ||= status !== 0;
+}
+console.log(`\ntest:deep\n  ${times.join('\n  ')}`);
+process.exitCode = failed ? 1 : 0;
