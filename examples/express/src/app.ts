@@ -54,7 +54,7 @@ export function createApp({ receiver, verifications, publicUrl }: AppOptions): E
     try {
       res.type('html').send(returnPage(await receiver.confirm(token)));
     } catch (error) {
-      const unknown = error instanceof ApiError && error.status === 404;
+      const unknown = error instanceof ApiError && error.serviceStatus === 404;
       res
         .status(unknown ? 404 : 502)
         .type('text')

@@ -45,7 +45,7 @@ export class VerificationsController {
     try {
       res.type('html').send(returnPage(await this.receiver.confirm(token)));
     } catch (error) {
-      const unknown = error instanceof ApiError && error.status === 404;
+      const unknown = error instanceof ApiError && error.serviceStatus === 404;
       res
         .status(unknown ? 404 : 502)
         .type('text')

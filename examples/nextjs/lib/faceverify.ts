@@ -33,7 +33,7 @@ function build(): Faceverify {
     } catch (error) {
       // Checked here, next to the Receiver: pages get their own copy of @faceverify/core,
       // whose ApiError is another class than the one this Receiver throws.
-      if (error instanceof ApiError && error.status === 404) return undefined;
+      if (error instanceof ApiError && error.serviceStatus === 404) return undefined;
       throw error;
     }
   }

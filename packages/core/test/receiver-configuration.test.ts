@@ -55,13 +55,24 @@ describe('a Receiver without API credentials', () => {
     expect(confirmed.message).toContain('FACEVERIFY_API_KEY');
   });
 
-  it('names only the variable that is missing', async () => {
+  it('refuses half of the client configuration at construction, naming the variable that is missing', () => {
     vi.stubEnv('FACEVERIFY_API_KEY', '');
     vi.stubEnv('FACEVERIFY_BASE_URL', 'http://127.0.0.1:9');
-    const receiver = createReceiver({ secret: SECRET });
-    const error = configurationError(() => receiver.start());
-    expect(error.message).toContain('FACEVERIFY_API_KEY is not set');
-    expect(error.message).not.toContain('FACEVERIFY_BASE_URL is not set');
+    const noKey = configurationError(() => createReceiver({ secret: SECRET }));
+    expect(noKey.message).toContain('FACEVERIFY_BASE_URL is set but FACEVERIFY_API_KEY is not');
+
+    vi.stubEnv('FACEVERIFY_API_KEY', 'fv_test_key_0123456789abcdef');
+    vi.stubEnv('FACEVERIFY_BASE_URL', '');
+    const noUrl = configurationError(() => createReceiver({ secret: SECRET }));
+    expect(noUrl.message).toContain('FACEVERIFY_API_KEY is set but FACEVERIFY_BASE_URL is not');
+    expect(noUrl.message).not.toContain('fv_test_key');
+
+    // Given as an option, a key without an address is refused the same way.
+    vi.stubEnv('FACEVERIFY_API_KEY', '');
+    const option = configurationError(() =>
+      createReceiver({ secret: SECRET, client: { apiKey: 'fv_test_key_0123456789abcdef' } }),
+    );
+    expect(option.message).toContain('FACEVERIFY_BASE_URL');
   });
 
   it('still starts when made webhook-only on purpose (client: false), to retry deliveries', async () => {

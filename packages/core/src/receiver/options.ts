@@ -160,7 +160,19 @@ function resolveClient(
 ) {
   if (option === false) return undefined;
   if (isClient(option)) return option;
-  if (option === undefined && readEnv(ENV.apiKey) === undefined) return undefined;
+  if (option === undefined) {
+    const apiKey = readEnv(ENV.apiKey);
+    const baseUrl = readEnv(ENV.baseUrl);
+    if (apiKey === undefined && baseUrl === undefined) return undefined;
+    // Half a client is a mistake, not a choice of webhook-only: say so now, not at the first poll.
+    if (apiKey === undefined || baseUrl === undefined) {
+      const [set, unset] =
+        apiKey === undefined ? [ENV.baseUrl, ENV.apiKey] : [ENV.apiKey, ENV.baseUrl];
+      throw new ConfigurationError(
+        `${set} is set but ${unset} is not: the Receiver needs both to start sessions and poll for lost webhooks. Set ${unset} (the emulator prints both), or unset ${set} for a webhook-only Receiver, or pass \`client: false\`.`,
+      );
+    }
+  }
   // A client built here runs on the Receiver's clock, so a test clock drives polls too.
   return createClient({ ...(logger === undefined ? {} : { logger }), clock, ...option });
 }
