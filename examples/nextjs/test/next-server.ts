@@ -6,10 +6,12 @@ const EXAMPLE_DIR = fileURLToPath(new URL('..', import.meta.url));
 const NEXT_BIN = fileURLToPath(new URL('../node_modules/next/dist/bin/next', import.meta.url));
 
 /** This process's environment without any `FACEVERIFY_*` variable. */
-function withoutFaceverifyVariables(): Record<string, string | undefined> {
-  return Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith('FACEVERIFY_')),
-  );
+function withoutFaceverifyVariables(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of Object.keys(env)) {
+    if (name.startsWith('FACEVERIFY_')) delete env[name];
+  }
+  return env;
 }
 
 /** Runs the `next` command in the example's folder; rejects with its output when it fails. */
