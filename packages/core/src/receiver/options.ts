@@ -40,7 +40,11 @@ export interface ReceiverOptions {
   ackAfterMs?: number;
   /** A session never completed within this time is given up (`verification.expired`). Default 30 min. */
   sessionLifetimeMs?: number;
-  /** Delays between polls of a pending session; the last one repeats. Default 1, 1, 2, 5 min. */
+  /**
+   * Delays between polls of a pending session; the last one repeats. Default:
+   * `FACEVERIFY_POLL_SCHEDULE_MS` (comma-separated milliseconds; the emulator prints a short
+   * one for development), else 1, 1, 2, 5 min.
+   */
   pollScheduleMs?: readonly number[];
   /**
    * Delays between delivery attempts after a handler failed; the last one repeats.
@@ -193,6 +197,19 @@ function whole(name: string, value: number | undefined, fallback: number): numbe
   return resolved;
 }
 
+/** `FACEVERIFY_POLL_SCHEDULE_MS` as delays, or `undefined` when it is not set. */
+function pollScheduleFromEnv(): number[] | undefined {
+  const text = readEnv(ENV.pollScheduleMs);
+  if (text === undefined) return undefined;
+  const delays = text.split(',').map((part) => Number(part.trim()));
+  if (delays.some((delay) => !Number.isFinite(delay) || delay < 0)) {
+    throw new ConfigurationError(
+      `${ENV.pollScheduleMs} must be comma-separated milliseconds, e.g. 5000,10000,30000; got ${JSON.stringify(text)}. Unset it for the default schedule (1, 1, 2, 5 min).`,
+    );
+  }
+  return delays;
+}
+
 function schedule(name: string, value: readonly number[] | undefined, fallback: number[]) {
   const resolved = value ?? fallback;
   if (resolved.length === 0 || resolved.some((delay) => !Number.isFinite(delay) || delay < 0)) {
@@ -227,7 +244,7 @@ export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiv
     replayWindowMs: positive('replayWindowMs', options.replayWindowMs, 24 * 60 * MINUTE),
     ackAfterMs: positive('ackAfterMs', options.ackAfterMs, 4 * SECOND),
     sessionLifetimeMs: positive('sessionLifetimeMs', options.sessionLifetimeMs, 30 * MINUTE),
-    pollScheduleMs: schedule('pollScheduleMs', options.pollScheduleMs, [
+    pollScheduleMs: schedule('pollScheduleMs', options.pollScheduleMs ?? pollScheduleFromEnv(), [
       MINUTE,
       MINUTE,
       2 * MINUTE,
