@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { verify } from '../src/signature/verify.js';
-import { fixturePayload, signedDelivery } from '../src/testing/index.js';
+import { fixturePayload, signedDelivery, tamperedDelivery } from '../src/testing/index.js';
 
 const SECRET = 'whsec_signed_delivery_kit_0123';
 
@@ -22,5 +22,13 @@ describe('signedDelivery()', () => {
     const delivery = await signedDelivery(fixturePayload(), { secret: SECRET, layout: 'compact' });
     expect(delivery.text).toBe(JSON.stringify(JSON.parse(delivery.text)));
     expect(await verify(delivery.text, delivery.signature, SECRET)).toBe(true);
+  });
+});
+
+describe('tamperedDelivery()', () => {
+  it('changes one letter inside a string: still valid JSON, so only the signature catches it', async () => {
+    const delivery = await tamperedDelivery(fixturePayload(), { secret: SECRET });
+    expect(() => JSON.parse(delivery.text)).not.toThrow();
+    expect(await verify(delivery.body, delivery.signature, SECRET)).toBe(false);
   });
 });

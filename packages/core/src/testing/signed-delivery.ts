@@ -92,8 +92,28 @@ export async function tamperedDelivery(
 ): Promise<TestDelivery> {
   const delivery = await signedDelivery(payload, options);
   const body = delivery.body.slice();
-  // Flip a bit inside the JSON text, keeping it printable ASCII where it was.
-  const index = Math.floor(body.length / 2);
+  const index = letterInsideString(body);
   body[index] = (body[index] as number) ^ 0x01;
   return { ...delivery, body, text: decoder.decode(body) };
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const isLetter = (byte: number) => (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a);
+
+/**
+ * A letter inside a JSON string from the middle of the body on: flipping its lowest bit
+ * keeps the JSON valid (a body parser in front of the webhook still accepts it), so only
+ * the signature can catch the change. The middle byte when there is none.
+ */
+function letterInsideString(body: Uint8Array): number {
+  const middle = Math.floor(body.length / 2);
+  let inString = false;
+  for (let index = 0; index < body.length; index++) {
+    const byte = body[index] as number;
+    if (inString && byte === BACKSLASH) index++;
+    else if (byte === QUOTE) inString = !inString;
+    else if (inString && index >= middle && isLetter(byte)) return index;
+  }
+  return middle;
 }
