@@ -26,7 +26,7 @@ import type { VerificationWebhookHandler } from './types.js';
  * options there.
  *
  * @example
- * // app/webhooks/verification/route.ts (Next.js App Router)
+ * // app/api/webhooks/verification/route.ts (Next.js App Router): safe at module level
  * export const POST = verificationWebhook().on('verification.completed', async ({ data }) => {
  *   await users.markVerified(data.external_user_id, data.status === 'verified');
  * });
