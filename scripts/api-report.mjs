@@ -32,6 +32,16 @@ const PACKAGES = [
   { dir: 'packages/hono', entries: [{ report: 'hono', dts: 'dist/index.d.ts' }] },
   { dir: 'packages/fastify', entries: [{ report: 'fastify', dts: 'dist/index.d.ts' }] },
   { dir: 'packages/fetch', entries: [{ report: 'fetch', dts: 'dist/index.d.ts' }] },
+  { dir: 'packages/redis', entries: [{ report: 'redis', dts: 'dist/index.d.ts' }] },
+  {
+    dir: 'packages/postgres',
+    entries: [
+      { report: 'postgres', dts: 'dist/index.d.ts' },
+      { report: 'postgres-pglite', dts: 'dist/pglite.d.ts' },
+    ],
+  },
+  { dir: 'packages/cloudflare', entries: [{ report: 'cloudflare', dts: 'dist/index.d.ts' }] },
+  { dir: 'packages/emulator', entries: [{ report: 'emulator', dts: 'dist/index.d.ts' }] },
 ];
 
 // Messages that concern how the API is documented, not what it is: TypeDoc checks the docs.

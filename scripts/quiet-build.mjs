@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// Builds the packages a pnpm filter selects, printing nothing unless the build fails: then
-// its output without the progress lines of builds that went well, so the error stands out. `pnpm demo` and `pnpm pack:all` use it
-// so that their own output is not buried under build logs; so does `pnpm test`.
+// Builds the packages a pnpm filter selects, printing one line as it starts and one per
+// package built (a first build takes up to two minutes: silence would look like a hang),
+// and the build's own output only when it fails: then without the progress lines of builds
+// that went well, so the error stands out. `pnpm demo` and `pnpm pack:all` use it so that
+// their own output is not buried under build logs; so does `pnpm test`.
 //
 // usage: node scripts/quiet-build.mjs <pnpm filter>...
 import { spawn } from 'node:child_process';
@@ -13,18 +15,35 @@ if (filters.length === 0) {
 }
 // tsup's and pnpm's progress lines ("core build: ESM dist/index.js 69 KB", "build: Done").
 const PROGRESS = /^\S+ build(\$ .*|: (CLI|ESM|CJS|DTS) .*|: Done)$/;
+// pnpm's line when one package's build has finished: "packages/core build: Done".
+const PACKAGE_DONE = /^(\S+) build: Done$/;
+const started = performance.now();
+const seconds = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
 
 const args = [...filters.flatMap((filter) => ['--filter', filter]), 'run', 'build'];
+console.log(`Building ${filters.join(' ')} (the first build takes up to two minutes)…`);
 const child = spawn('pnpm', args, { stdio: ['ignore', 'pipe', 'pipe'] });
 const output = [];
-child.stdout.on('data', (chunk) => output.push(chunk));
+let partial = '';
+child.stdout.on('data', (chunk) => {
+  output.push(chunk);
+  const lines = (partial + chunk.toString('utf8')).split('\n');
+  partial = lines.pop() ?? '';
+  for (const line of lines) {
+    const done = PACKAGE_DONE.exec(line.trim());
+    if (done) console.log(`  built ${done[1]} (${seconds()})`);
+  }
+});
 child.stderr.on('data', (chunk) => output.push(chunk));
 child.on('error', (error) => {
   console.error(`Could not run pnpm: ${error.message}`);
   process.exit(1);
 });
 child.on('close', (code) => {
-  if (code === 0) return;
+  if (code === 0) {
+    console.log(`Built in ${seconds()}.\n`);
+    return;
+  }
   const lines = Buffer.concat(output).toString('utf8').split('\n');
   const kept = lines.filter((line) => !PROGRESS.test(line) || /error/i.test(line));
   process.stderr.write(kept.join('\n'));

@@ -4,6 +4,6 @@
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
-  const { faceverify } = await import('./lib/faceverify');
+  const { faceverify } = await import('@/lib/faceverify');
   faceverify().receiver.start();
 }

@@ -60,7 +60,7 @@ export function createApp({ receiver, verifications, publicUrl }: AppOptions): E
       }
       res.type('html').send(returnPage(confirmed));
     } catch (error) {
-      const unknown = error instanceof ApiError && error.status === 404;
+      const unknown = error instanceof ApiError && error.serviceStatus === 404;
       res
         .status(unknown ? 404 : 502)
         .type('text')

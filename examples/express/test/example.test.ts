@@ -1,5 +1,7 @@
 import { createReceiver, MemoryStore } from '@faceverify/core';
+import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
 import { type Emulator, startEmulator } from '@faceverify/emulator';
+import request from 'supertest';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { type RunningServer, startServer } from '../src/server.js';
 
@@ -19,20 +21,16 @@ afterEach(async () => {
 
 /** Starts a verification through the app, as its front end would. */
 async function startVerification(appUrl: string, userId: string) {
-  const response = await fetch(`${appUrl}/verifications`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ userId }),
-  });
+  const response = await request(appUrl).post('/verifications').send({ userId });
   expect(response.status).toBe(201);
-  const { verifyUrl } = (await response.json()) as { verifyUrl: string };
+  const { verifyUrl } = response.body as { verifyUrl: string };
   // The hosted page's address ends with the session token.
   return { verifyUrl, token: new URL(verifyUrl).pathname.split('/').at(-1) ?? '' };
 }
 
 async function recorded(appUrl: string, userId: string): Promise<unknown> {
-  const response = await fetch(`${appUrl}/verifications/${userId}`);
-  return response.status === 200 ? response.json() : undefined;
+  const response = await request(appUrl).get(`/verifications/${userId}`);
+  return response.status === 200 ? response.body : undefined;
 }
 
 it('configured from the emulator’s variables: starts a session, records its webhook, confirms the redirect', async () => {
@@ -57,9 +55,9 @@ it('configured from the emulator’s variables: starts a session, records its we
   });
 
   expect(completion.redirect_url?.startsWith(`${running.url}/verification/return?`)).toBe(true);
-  const page = await fetch(completion.redirect_url ?? '');
+  const page = await request(completion.redirect_url ?? '').get('');
   expect(page.status).toBe(200);
-  expect(await page.text()).toContain('<h1>Verification verified</h1>');
+  expect(page.text).toContain('<h1>Verification verified</h1>');
   expect(confirm).toHaveBeenCalledWith(token);
 });
 
@@ -98,12 +96,28 @@ it('refuses a start request without a user id', async () => {
     receiver: createReceiver({ secret: emulator.signingSecret, client: false }),
   });
   server = running;
-  const response = await fetch(`${running.url}/verifications`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: '{}',
-  });
+  const response = await request(running.url).post('/verifications').send({});
   expect(response.status).toBe(400);
+});
+
+it('records a signed delivery sent with supertest as its exact bytes', async () => {
+  const secret = emulator.signingSecret;
+  const running = await startServer({
+    port: 0,
+    receiver: createReceiver({ secret, client: false, store: new MemoryStore() }),
+  });
+  server = running;
+  const delivery = await signedDelivery(fixturePayload({ external_user_id: 'carol' }), {
+    secret,
+  });
+
+  const response = await request(running.url)
+    .post('/webhooks/verification')
+    .set(delivery.headers)
+    .send(delivery.text);
+
+  expect(response.status).toBe(200);
+  expect(await recorded(running.url, 'carol')).toMatchObject({ status: 'verified' });
 });
 
 it('answers a bogus or unknown return token with a plain 404 page', async () => {
@@ -115,11 +129,9 @@ it('answers a bogus or unknown return token with a plain 404 page', async () => 
   const running = await startServer({ port: 0, receiver });
   server = running;
   for (const token of ['bogus', 'vs_0123456789abcdef0123456789abcdef', '<script>']) {
-    const page = await fetch(
-      `${running.url}/verification/return?token=${encodeURIComponent(token)}`,
-    );
+    const page = await request(running.url).get('/verification/return').query({ token });
     expect(page.status, token).toBe(404);
-    expect(page.headers.get('content-type'), token).toMatch(/^text\/plain/);
-    expect(await page.text(), token).toBe('This verification is not known.');
+    expect(page.headers['content-type'], token).toMatch(/^text\/plain/);
+    expect(page.text, token).toBe('This verification is not known.');
   }
 });

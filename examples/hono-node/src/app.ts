@@ -59,7 +59,7 @@ export function createApp({
       if (confirmed.status === 'unknown') return c.text('This verification is not known.', 404);
       return c.html(returnPage(confirmed));
     } catch (error) {
-      return error instanceof ApiError && error.status === 404
+      return error instanceof ApiError && error.serviceStatus === 404
         ? c.text('This verification is not known.', 404)
         : c.text('Try again in a moment.', 502);
     }

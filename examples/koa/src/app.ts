@@ -69,7 +69,7 @@ export function createApp({ receiver, verifications, publicUrl }: AppOptions): K
       ctx.type = 'html';
       ctx.body = returnPage(confirmed);
     } catch (error) {
-      const unknown = error instanceof ApiError && error.status === 404;
+      const unknown = error instanceof ApiError && error.serviceStatus === 404;
       ctx.status = unknown ? 404 : 502;
       ctx.type = 'text';
       ctx.body = unknown ? 'This verification is not known.' : 'Try again in a moment.';

@@ -6,7 +6,7 @@ import {
   type Receiver,
 } from '@faceverify/core';
 import { type VerificationWebhookHandler, verificationWebhook } from '@faceverify/fetch';
-import { UserVerifications } from './user-verifications';
+import { UserVerifications } from './user-verifications'; // your table of results
 
 /** What the app shares between its routes and pages: one Receiver, its webhook, the results. */
 export interface Faceverify {
@@ -33,7 +33,7 @@ function build(): Faceverify {
     } catch (error) {
       // Checked here, next to the Receiver: pages get their own copy of @faceverify/core,
       // whose ApiError is another class than the one this Receiver throws.
-      if (error instanceof ApiError && error.status === 404) return undefined;
+      if (error instanceof ApiError && error.serviceStatus === 404) return undefined;
       throw error;
     }
   }
@@ -41,11 +41,10 @@ function build(): Faceverify {
 }
 
 /**
- * The app's one Receiver, built from `FACEVERIFY_*` on first use: at request time, never
- * while `next build` collects the routes (the variables need not exist then). It lives on
- * `globalThis` because Next.js bundles this module separately for route handlers, pages
- * and instrumentation, and the session a start route tracks must be the one the webhook
- * route and the return page find.
+ * The app's one Receiver, built from `FACEVERIFY_*` on first use (at request time: `next
+ * build` runs without the variables). It lives on `globalThis` because Next.js bundles this
+ * module separately for route handlers, pages and instrumentation, and the session a start
+ * route tracks must be the one the webhook route and the return page find.
  */
 export function faceverify(): Faceverify {
   const holder = globalThis as { [KEY]?: Faceverify };

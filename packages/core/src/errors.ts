@@ -56,9 +56,13 @@ export interface RateLimitInfo {
   remaining?: number;
 }
 
-/** The service answered `429`: wait `retryAfterMs` before the next call. */
+/**
+ * The service answered `429`: wait `retryAfterMs` before the next call. The service's status
+ * is `serviceStatus`, never `status` or `statusCode`: Express and Koa would answer your own
+ * caller with it from their error handlers.
+ */
 export class RateLimitError extends FaceverifyError {
-  readonly status = 429;
+  readonly serviceStatus = 429;
   readonly retryAfterMs: number;
   readonly rateLimit: RateLimitInfo;
 
@@ -69,9 +73,18 @@ export class RateLimitError extends FaceverifyError {
   }
 }
 
-/** The service answered with an error status. `body` is the parsed JSON body when there was one. */
+/**
+ * The service answered with an error status, `serviceStatus`. `body` is the parsed JSON body
+ * when there was one. Named so that Express's and Koa's error handlers, which read
+ * `status`, `statusCode` and `expose`, answer your own caller `500` rather than the
+ * service's status (a `401` for a wrong API key is your server's fault, not your caller's).
+ *
+ * @example
+ * if (error instanceof ApiError && error.serviceStatus === 404) return notFound();
+ */
 export class ApiError extends FaceverifyError {
-  readonly status: number;
+  /** The HTTP status the faceverify service answered. */
+  readonly serviceStatus: number;
   readonly body: unknown;
 
   constructor(
@@ -81,7 +94,7 @@ export class ApiError extends FaceverifyError {
     code: FaceverifyErrorCode = 'api_error',
   ) {
     super(code, message);
-    this.status = status;
+    this.serviceStatus = status;
     this.body = body;
   }
 }

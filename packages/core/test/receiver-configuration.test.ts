@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigurationError } from '../src/errors.js';
 import { createReceiver } from '../src/receiver/create-receiver.js';
 import type { ReceiverOptions } from '../src/receiver/options.js';
+import { MemoryStore } from '../src/store/memory-store.js';
+import { createTestClock } from '../src/testing/test-clock.js';
 
 const SECRET = 'whsec_receiver_configuration';
 
@@ -55,13 +57,24 @@ describe('a Receiver without API credentials', () => {
     expect(confirmed.message).toContain('FACEVERIFY_API_KEY');
   });
 
-  it('names only the variable that is missing', async () => {
+  it('refuses half of the client configuration at construction, naming the variable that is missing', () => {
     vi.stubEnv('FACEVERIFY_API_KEY', '');
     vi.stubEnv('FACEVERIFY_BASE_URL', 'http://127.0.0.1:9');
-    const receiver = createReceiver({ secret: SECRET });
-    const error = configurationError(() => receiver.start());
-    expect(error.message).toContain('FACEVERIFY_API_KEY is not set');
-    expect(error.message).not.toContain('FACEVERIFY_BASE_URL is not set');
+    const noKey = configurationError(() => createReceiver({ secret: SECRET }));
+    expect(noKey.message).toContain('FACEVERIFY_BASE_URL is set but FACEVERIFY_API_KEY is not');
+
+    vi.stubEnv('FACEVERIFY_API_KEY', 'fv_test_key_0123456789abcdef');
+    vi.stubEnv('FACEVERIFY_BASE_URL', '');
+    const noUrl = configurationError(() => createReceiver({ secret: SECRET }));
+    expect(noUrl.message).toContain('FACEVERIFY_API_KEY is set but FACEVERIFY_BASE_URL is not');
+    expect(noUrl.message).not.toContain('fv_test_key');
+
+    // Given as an option, a key without an address is refused the same way.
+    vi.stubEnv('FACEVERIFY_API_KEY', '');
+    const option = configurationError(() =>
+      createReceiver({ secret: SECRET, client: { apiKey: 'fv_test_key_0123456789abcdef' } }),
+    );
+    expect(option.message).toContain('FACEVERIFY_BASE_URL');
   });
 
   it('still starts when made webhook-only on purpose (client: false), to retry deliveries', async () => {
@@ -93,5 +106,42 @@ describe('createReceiver option names', () => {
     expect(error.message).toContain('createReceiver() has no option "colour".');
     expect(error.message).not.toContain('Did you mean');
     expect(error.message).toContain('Known options: secret, client, store');
+  });
+});
+
+describe('FACEVERIFY_POLL_SCHEDULE_MS', () => {
+  const client = { apiKey: 'fv_test_key_0123456789abcdef', baseUrl: 'http://127.0.0.1:9' };
+
+  /** Whether a session tracked now is due for its first poll `afterMs` later. */
+  async function dueAfter(afterMs: number, options: Partial<ReceiverOptions> = {}) {
+    const clock = createTestClock();
+    const store = new MemoryStore();
+    const receiver = createReceiver({ secret: SECRET, client, store, clock, ...options });
+    const start = clock.now();
+    await receiver.track('tok_poll_schedule_1', 'user_1');
+    const due = await store.leaseDue({ owner: 'test', now: start + afterMs, leaseMs: 1, limit: 1 });
+    return due.length === 1;
+  }
+
+  it('sets the poll schedule when the option does not (the emulator prints a short one)', async () => {
+    vi.stubEnv('FACEVERIFY_POLL_SCHEDULE_MS', '5000,10000,30000');
+    expect(await dueAfter(4999)).toBe(false);
+    expect(await dueAfter(5000)).toBe(true);
+    expect(await dueAfter(1999, { pollScheduleMs: [2000] })).toBe(false);
+    expect(await dueAfter(2000, { pollScheduleMs: [2000] })).toBe(true);
+  });
+
+  it('is 60 s without it', async () => {
+    vi.stubEnv('FACEVERIFY_POLL_SCHEDULE_MS', '');
+    expect(await dueAfter(59_999)).toBe(false);
+    expect(await dueAfter(60_000)).toBe(true);
+  });
+
+  it('refuses a value that is not milliseconds, naming the variable', () => {
+    vi.stubEnv('FACEVERIFY_POLL_SCHEDULE_MS', '5s');
+    const error = configurationError(() => createReceiver({ secret: SECRET, client }));
+    expect(error.message).toContain(
+      'FACEVERIFY_POLL_SCHEDULE_MS must be comma-separated milliseconds',
+    );
   });
 });

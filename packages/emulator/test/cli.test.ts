@@ -93,6 +93,7 @@ describe('faceverify-emulator CLI', () => {
     expect(output).toContain(`FACEVERIFY_BASE_URL=${baseUrl}`);
     expect(output).toContain('FACEVERIFY_API_KEY=fv_test_cli_key');
     expect(output).toContain('FACEVERIFY_WEBHOOK_SECRET=whsec_cli_secret');
+    expect(output).toContain('FACEVERIFY_POLL_SCHEDULE_MS=5000,10000,30000');
 
     const created = await fetch(`${baseUrl}/v1/verify`, {
       method: 'POST',

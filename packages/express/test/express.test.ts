@@ -57,10 +57,57 @@ describe('verificationWebhook() configuration', () => {
     expect(received).toEqual(['user_123']);
   });
 
-  it('without a secret anywhere throws a ConfigurationError naming the variable', () => {
+  it('is built without configuration; a webhook before it is configured gets 500 and a log naming the variable', async () => {
     vi.stubEnv('FACEVERIFY_WEBHOOK_SECRET', '');
-    expect(() => verificationWebhook()).toThrow(ConfigurationError);
-    expect(() => verificationWebhook()).toThrow(/FACEVERIFY_WEBHOOK_SECRET/);
+    vi.stubEnv('FACEVERIFY_API_KEY', '');
+    const logged: string[] = [];
+    const received: string[] = [];
+    // Built as an app module builds it on import, before the environment holds the secret.
+    const webhook = verificationWebhook({
+      logger: { error: (message) => logged.push(message) },
+    }).on('verification.completed', ({ data }) => {
+      received.push(data.external_user_id);
+    });
+    expect(() => webhook.receiver).toThrow(ConfigurationError);
+    const app = express();
+    app.use(webhook);
+    const url = await serve(app);
+    const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
+
+    const refused = await post(`${url}/webhooks/verification`, delivery.text, delivery.headers);
+    expect(refused.status).toBe(500);
+    expect(refused.json.error).toBe('receiver_not_configured');
+    expect(logged).toEqual([expect.stringMatching(/FACEVERIFY_WEBHOOK_SECRET/)]);
+
+    vi.stubEnv('FACEVERIFY_WEBHOOK_SECRET', SECRET);
+    const accepted = await post(`${url}/webhooks/verification`, delivery.text, delivery.headers);
+    expect(accepted.status).toBe(200);
+    expect(received).toEqual(['user_123']);
+  });
+
+  it('.on takes the options of receiver.on: a transactional handler on a store without transactions is refused', async () => {
+    const receiver = createReceiver({ secret: SECRET, client: false, store: new MemoryStore() });
+    expect(() =>
+      verificationWebhook(receiver).on('verification.completed', () => undefined, {
+        transactional: true,
+      }),
+    ).toThrow(/transactional handler needs a store/);
+
+    // Built from options, the Receiver (and the refusal) comes with the first webhook.
+    const logged: string[] = [];
+    const webhook = verificationWebhook({
+      secret: SECRET,
+      client: false,
+      logger: { error: (message) => logged.push(message) },
+    }).on('verification.completed', () => undefined, { transactional: true });
+    const app = express();
+    app.use(webhook);
+    const url = await serve(app);
+    const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
+    const answer = await post(`${url}/webhooks/verification`, delivery.text, delivery.headers);
+    expect(answer.status).toBe(500);
+    expect(answer.json.error).toBe('receiver_not_configured');
+    expect(logged).toEqual([expect.stringMatching(/Remove \{ transactional: true \}/)]);
   });
 
   it('builds its Receiver from options', () => {

@@ -1,19 +1,49 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigurationError, createReceiver, MemoryStore } from '@faceverify/core';
-import { describe, expect, it } from 'vitest';
+import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { verificationWebhook } from '../src/index.js';
 
+const SECRET = 'whsec_fetch_unit_4d9e1a';
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+  vi.restoreAllMocks();
+});
+
 describe('verificationWebhook() setup', () => {
-  it('without a secret anywhere throws a ConfigurationError naming the variable', () => {
-    const saved = process.env.FACEVERIFY_WEBHOOK_SECRET;
-    delete process.env.FACEVERIFY_WEBHOOK_SECRET;
-    try {
-      expect(() => verificationWebhook()).toThrow(ConfigurationError);
-      expect(() => verificationWebhook()).toThrow(/FACEVERIFY_WEBHOOK_SECRET/);
-    } finally {
-      if (saved !== undefined) process.env.FACEVERIFY_WEBHOOK_SECRET = saved;
-    }
+  it('is built without configuration (next build imports the route); a request then gets 500 and a log naming the variable', async () => {
+    vi.stubEnv('FACEVERIFY_WEBHOOK_SECRET', '');
+    vi.stubEnv('FACEVERIFY_API_KEY', '');
+    const errors: unknown[][] = [];
+    // No logger option: the default writes to the console, which is where a newcomer looks.
+    vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
+      errors.push(args);
+    });
+    const received: string[] = [];
+    const POST = verificationWebhook().on('verification.completed', ({ data }) => {
+      received.push(data.external_user_id);
+    });
+    expect(() => POST.receiver).toThrow(ConfigurationError);
+    const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
+    const request = () =>
+      new Request('http://localhost/webhooks/verification', {
+        method: 'POST',
+        headers: delivery.headers,
+        body: delivery.text,
+      });
+
+    const refused = await POST(request());
+    expect(refused.status).toBe(500);
+    expect(await refused.json()).toMatchObject({ error: 'receiver_not_configured' });
+    expect(errors.map((args) => args.join(' '))).toEqual([
+      expect.stringMatching(/FACEVERIFY_WEBHOOK_SECRET/),
+    ]);
+
+    vi.stubEnv('FACEVERIFY_WEBHOOK_SECRET', SECRET);
+    expect((await POST(request())).status).toBe(200);
+    expect(received).toEqual(['user_123']);
   });
 
   it('uses a Receiver it is given as is, or builds one from options', () => {

@@ -70,10 +70,31 @@ describe('verificationWebhook() configuration', () => {
     expect(received).toEqual(['user_123']);
   });
 
-  it('without a secret anywhere throws a ConfigurationError naming the variable', () => {
+  it('is built without configuration; a webhook before it is configured gets 500 and a log naming the variable', async () => {
     vi.stubEnv('FACEVERIFY_WEBHOOK_SECRET', '');
-    expect(() => verificationWebhook()).toThrow(ConfigurationError);
-    expect(() => verificationWebhook()).toThrow(/FACEVERIFY_WEBHOOK_SECRET/);
+    vi.stubEnv('FACEVERIFY_API_KEY', '');
+    const logged: string[] = [];
+    const received: string[] = [];
+    // Built as an app module builds it on import, before the environment holds the secret.
+    const webhook = verificationWebhook({
+      logger: { error: (message) => logged.push(message) },
+    }).on('verification.completed', ({ data }) => {
+      received.push(data.external_user_id);
+    });
+    expect(() => webhook.receiver).toThrow(ConfigurationError);
+    const app = new Koa();
+    app.use(webhook);
+    const url = await serve(app);
+    const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
+
+    const refused = await post(`${url}/webhooks/verification`, delivery.body, delivery.headers);
+    expect(refused.status).toBe(500);
+    expect(refused.json.error).toBe('receiver_not_configured');
+    expect(logged).toEqual([expect.stringMatching(/FACEVERIFY_WEBHOOK_SECRET/)]);
+
+    vi.stubEnv('FACEVERIFY_WEBHOOK_SECRET', SECRET);
+    assertAccepted(await post(`${url}/webhooks/verification`, delivery.body, delivery.headers));
+    expect(received).toEqual(['user_123']);
   });
 
   it('builds its Receiver from options, or uses the one given', () => {

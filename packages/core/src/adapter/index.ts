@@ -5,6 +5,7 @@
 export { type HeadersLike, readHeader } from '../receiver/headers.js';
 
 export { type BodyRead, bytesAsSent, textAsSent } from './body-read.js';
+export { type DeferredReceiver, deferReceiver } from './deferred-receiver.js';
 export { exactTextBytes, type TextProof } from './exact-text-bytes.js';
 export { toFetchResponse } from './fetch-response.js';
 export { type ExecutionContextLike, lazyWaitUntil } from './lazy-wait-until.js';
@@ -15,7 +16,6 @@ export { readFetchBody, UNREADABLE_BODY } from './read-fetch-body.js';
 export { type LimitedRead, readLimited } from './read-limited.js';
 export { type NodeRequestLike, nodeBodyTaken, readNodeBody } from './read-node-body.js';
 export { systemTimers, type Timers } from './timers.js';
-export { toReceiver } from './to-receiver.js';
 export {
   type BodyReader,
   type MiddlewareFunction,
@@ -30,4 +30,4 @@ export {
   type WebhookPipeline,
   type WebhookPipelineOptions,
 } from './webhook-pipeline.js';
-export { type WithReceiver, withReceiver } from './with-receiver.js';
+export { type ReceiverHolder, type WithReceiver, withReceiver } from './with-receiver.js';

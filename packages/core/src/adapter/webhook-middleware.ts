@@ -31,9 +31,10 @@ export type MiddlewareFunction = (...args: any[]) => unknown;
 /**
  * Builds an adapter's `verificationWebhook()` from one function: how a call of the
  * framework's middleware becomes a `WebhookExchange` (`self` is the middleware, for
- * frameworks whose router is asked whether it chose it). Every call of the factory
- * resolves its Receiver and options once, when the app starts; every request then runs
- * through the shared pipeline. For adapter authors.
+ * frameworks whose router is asked whether it chose it). Every call of the factory checks
+ * its options at once and builds its Receiver when the first webhook arrives (see
+ * `createWebhookPipeline`); every request runs through the shared pipeline. For adapter
+ * authors.
  *
  * @example
  * export const verificationWebhook = webhookMiddleware<WithReceiver<Middleware>>(
@@ -62,7 +63,7 @@ export function webhookMiddleware<
     const pipeline = createWebhookPipeline(receiverOrOptions, options);
     const handle = (...args: Parameters<Middleware>) =>
       pipeline.handle(exchangeOf(middleware, ...args));
-    const middleware = withReceiver(handle, pipeline.receiver) as unknown as Middleware;
+    const middleware = withReceiver(handle, pipeline) as unknown as Middleware;
     return middleware;
   };
 }

@@ -1,14 +1,15 @@
 import { ConfigurationError } from '../errors.js';
 import type { Receiver } from '../receiver/create-receiver.js';
-import type { VerificationCompletedEvent } from '../receiver/events.js';
+import type { ReceiverEventName, VerificationCompletedEvent } from '../receiver/events.js';
+import type { HandlerOptions } from '../receiver/handler-registry.js';
 import { type HeadersLike, readHeader } from '../receiver/headers.js';
-import type { ReceiverResponse } from '../receiver/http-response.js';
+import { errorResponse, type ReceiverResponse } from '../receiver/http-response.js';
 import type { ReceiverOptions } from '../receiver/options.js';
 import { createBodyDeadline, type DeadlineRead } from './body-deadline.js';
 import type { BodyRead } from './body-read.js';
+import { deferReceiver } from './deferred-receiver.js';
 import { refusalAnswer } from './refusal-answer.js';
 import { systemTimers, type Timers } from './timers.js';
-import { toReceiver } from './to-receiver.js';
 
 /** Where adapters listen when mounted app-wide and given no `path`. */
 export const DEFAULT_WEBHOOK_PATH = '/webhooks/verification';
@@ -17,6 +18,14 @@ export const DEFAULT_WEBHOOK_PATH = '/webhooks/verification';
 export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
 
 const NO_BODY = new Uint8Array(0);
+
+// The sender sees that the fault is ours (and retries); the fix is in the server's log.
+const notConfigured = (): ReceiverResponse =>
+  errorResponse(
+    500,
+    'receiver_not_configured',
+    'The webhook receiver is not configured; the server log names the setting to add.',
+  );
 
 /** The options every adapter's `verificationWebhook()` shares. */
 export interface WebhookPipelineOptions {
@@ -66,7 +75,17 @@ export interface WebhookExchange<Result> {
 
 /** The request flow every adapter shares, from path matching to the written answer. */
 export interface WebhookPipeline {
+  /**
+   * The Receiver, built on first use when options (or the environment) were given: reading
+   * it throws the `ConfigurationError` while the configuration is missing.
+   */
   readonly receiver: Receiver;
+  /** Registers a handler on the Receiver now, or when it is built. */
+  on(
+    name: ReceiverEventName,
+    handler: (...args: never[]) => unknown,
+    options?: HandlerOptions,
+  ): void;
   handle<Result>(exchange: WebhookExchange<Result>): Promise<Result | undefined>;
 }
 
@@ -87,9 +106,12 @@ function checkedOptions(options: WebhookPipelineOptions) {
 }
 
 /**
- * Builds the request flow of a framework adapter: it resolves the Receiver (given, built
- * from options, or from the environment; configuration errors surface here, when the app
- * starts) and checks the options. For each request the adapter hands over a
+ * Builds the request flow of a framework adapter: it checks the options now and resolves
+ * the Receiver (given, or built from options or the environment) when the first webhook
+ * arrives, so that a module building the middleware can be imported without configuration
+ * (`next build`, tests). A webhook arriving while the configuration is missing is answered
+ * `500 receiver_not_configured` and the `ConfigurationError`, which names what to set, is
+ * logged. For each request the adapter hands over a
  * `WebhookExchange`; the pipeline decides whether the request is the webhook's, reads the
  * body within `maxBodyBytes` and `bodyTimeoutMs`, answers every failure, lets the Receiver
  * verify and deliver, and answers or passes on. `timers` is for tests. For adapter authors.
@@ -113,12 +135,11 @@ export function createWebhookPipeline(
   options: WebhookPipelineOptions = {},
   timers: Timers = systemTimers,
 ): WebhookPipeline {
-  const receiver = toReceiver(receiverOrOptions);
+  const deferred = deferReceiver(receiverOrOptions);
   const { path, bodyTimeoutMs, passThrough } = checkedOptions(options);
-  const limit = receiver.maxBodyBytes;
   const readWithDeadline = createBodyDeadline(bodyTimeoutMs, timers);
 
-  function readBody(exchange: WebhookExchange<unknown>): Promise<DeadlineRead> {
+  function readBody(exchange: WebhookExchange<unknown>, limit: number): Promise<DeadlineRead> {
     // A declared length over the limit is refused before a byte of the body is read.
     const declared = readHeader(exchange.headers, 'content-length');
     if (declared !== undefined && Number(declared) > limit) {
@@ -154,10 +175,17 @@ export function createWebhookPipeline(
 
   async function flow<Result>(exchange: WebhookExchange<Result>): Promise<Result | undefined> {
     if (!isForWebhook(exchange)) return passOn(exchange);
+    let receiver: Receiver;
+    try {
+      receiver = deferred.get();
+    } catch (error) {
+      deferred.logFailure(error);
+      return exchange.respond(notConfigured(), exchange.method === 'POST');
+    }
     let body: Uint8Array = NO_BODY;
     // Other methods get the Receiver's 405 without their body being read.
     if (exchange.method === 'POST') {
-      const read = await readBody(exchange);
+      const read = await readBody(exchange, receiver.maxBodyBytes);
       if (read.kind !== 'bytes') {
         // Unless a parser spent the body, the rest of it is still on the connection.
         return exchange.respond(
@@ -178,5 +206,11 @@ export function createWebhookPipeline(
     return exchange.respond(answer, false);
   }
 
-  return { receiver, handle };
+  return {
+    get receiver() {
+      return deferred.get();
+    },
+    on: deferred.on,
+    handle,
+  };
 }

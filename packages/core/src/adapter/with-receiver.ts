@@ -1,32 +1,77 @@
 import type { Receiver } from '../receiver/create-receiver.js';
-import type { ReceiverEventMap, ReceiverEventName } from '../receiver/events.js';
+import type {
+  ReceiverEventMap,
+  ReceiverEventName,
+  VerificationCompletedEvent,
+} from '../receiver/events.js';
+import type { HandlerOptions } from '../receiver/handler-registry.js';
+import type { WebhookPipeline } from './webhook-pipeline.js';
 
-/** A framework middleware that also carries its Receiver and a chainable `on`. */
+/**
+ * A framework middleware that also carries its Receiver and a chainable `on`. The store's
+ * transaction type is not known here (the Receiver may be built from options): a
+ * transactional handler gets it as `unknown`, or register it on a Receiver of your own.
+ */
 export type WithReceiver<Middleware> = Middleware & {
-  /** The Receiver that checks and delivers the webhooks. */
+  /**
+   * The Receiver that checks and delivers the webhooks. One built from options or the
+   * environment is built when this is first read (or when the first webhook arrives), and
+   * reading it throws the `ConfigurationError` while the configuration is missing.
+   */
   readonly receiver: Receiver;
-  /** Registers a handler on the Receiver; returns the middleware, so it chains. */
+  /**
+   * Registers a handler, with the arguments of `receiver.on`; returns the middleware, so it
+   * chains. Before the Receiver is built, the handler waits and is registered with it.
+   *
+   * @example
+   * app.use(
+   *   verificationWebhook().on('verification.completed', async ({ data }) => {
+   *     await users.markVerified(data.external_user_id, data.status === 'verified');
+   *   }),
+   * );
+   */
+  on(
+    name: 'verification.completed',
+    handler: (
+      event: VerificationCompletedEvent,
+      context: { transaction: unknown },
+    ) => void | Promise<void>,
+    options: HandlerOptions & { transactional: true },
+  ): WithReceiver<Middleware>;
   on<Name extends ReceiverEventName>(
     name: Name,
     handler: ReceiverEventMap[Name],
+    options?: Name extends 'verification.completed' ? HandlerOptions : never,
   ): WithReceiver<Middleware>;
 };
 
+/** Where `withReceiver` finds the Receiver: the adapter's `WebhookPipeline`. */
+export type ReceiverHolder = Pick<WebhookPipeline, 'receiver' | 'on'>;
+
 /**
- * Gives a middleware function its `.receiver` and chainable `.on()`. For adapter authors.
+ * Gives a middleware function its `.receiver` and chainable `.on()`, both from the
+ * pipeline (which builds its Receiver on first use). For adapter authors.
  *
  * @example
- * const middleware = withReceiver((req, res, next) => pipeline.handle(exchange), receiver);
+ * const pipeline = createWebhookPipeline(receiverOrOptions, options);
+ * const middleware = withReceiver((req, res, next) => pipeline.handle(exchange), pipeline);
  */
 export function withReceiver<Middleware extends object>(
   middleware: Middleware,
-  receiver: Receiver,
+  holder: ReceiverHolder,
 ): WithReceiver<Middleware> {
-  const result = Object.assign(middleware, {
-    receiver,
-    on<Name extends ReceiverEventName>(name: Name, handler: ReceiverEventMap[Name]) {
-      receiver.on(name, handler);
-      return result;
+  const result = Object.defineProperties(middleware, {
+    receiver: { get: () => holder.receiver, enumerable: true },
+    on: {
+      value(
+        name: ReceiverEventName,
+        handler: (...args: never[]) => unknown,
+        options?: HandlerOptions,
+      ) {
+        holder.on(name, handler, options);
+        return result;
+      },
+      enumerable: true,
     },
   }) as WithReceiver<Middleware>;
   return result;

@@ -60,6 +60,18 @@ function serviceMessage(body: unknown): string {
   return `: ${text.length > QUOTE_LIMIT ? `${text.slice(0, QUOTE_LIMIT)}…` : text}`;
 }
 
+function endSentence(text: string): string {
+  return /[.!?…]$/.test(text) ? text : `${text}.`;
+}
+
+// A refused key or an unknown address is the integrator's configuration: say where it is.
+function configurationNote(status: number): string {
+  if (status === 401 || status === 403) {
+    return " The service refused the API key: check FACEVERIFY_API_KEY (or `client: { apiKey }`); keys are in the service's Settings.";
+  }
+  return '';
+}
+
 function notResentNote(request: ApiRequest): string {
   return request.resendable
     ? ''
@@ -87,7 +99,10 @@ function toResponse(request: ApiRequest, response: Response, text: string): ApiR
   }
   if (!response.ok) {
     throw new ApiError(
-      `${request.endpoint} failed with status ${response.status}${serviceMessage(body)}` +
+      endSentence(
+        `${request.endpoint} failed with status ${response.status}${serviceMessage(body)}`,
+      ) +
+        configurationNote(response.status) +
         (response.status >= 500 ? notResentNote(request) : ''),
       response.status,
       body,
@@ -150,7 +165,7 @@ export async function sendRequest(
         );
       }
       throw new NetworkError(
-        `${request.endpoint} failed without a response (${describeCause(error)}).${notResentNote(request)}`,
+        `${request.endpoint} failed without a response (${describeCause(error)}). Check that FACEVERIFY_BASE_URL (or \`client: { baseUrl }\`) is the service's address and that it is reachable.${notResentNote(request)}`,
         { cause: error },
       );
     }

@@ -40,7 +40,7 @@ function isTransient(error: unknown): boolean {
   return (
     error instanceof NetworkError ||
     error instanceof TimeoutError ||
-    (error instanceof ApiError && error.status >= 500)
+    (error instanceof ApiError && error.serviceStatus >= 500)
   );
 }
 

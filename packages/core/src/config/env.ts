@@ -13,4 +13,5 @@ export const ENV = {
   webhookSecret: 'FACEVERIFY_WEBHOOK_SECRET',
   apiKey: 'FACEVERIFY_API_KEY',
   baseUrl: 'FACEVERIFY_BASE_URL',
+  pollScheduleMs: 'FACEVERIFY_POLL_SCHEDULE_MS',
 } as const;

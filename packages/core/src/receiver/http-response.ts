@@ -21,6 +21,7 @@ export type ReceiverErrorCode =
   | 'payload_invalid'
   | 'handler_failed'
   | 'raw_body_unavailable'
+  | 'receiver_not_configured'
   | 'body_unreadable'
   | 'body_timeout'
   | 'store_unavailable'

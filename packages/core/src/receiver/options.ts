@@ -40,7 +40,11 @@ export interface ReceiverOptions {
   ackAfterMs?: number;
   /** A session never completed within this time is given up (`verification.expired`). Default 30 min. */
   sessionLifetimeMs?: number;
-  /** Delays between polls of a pending session; the last one repeats. Default 1, 1, 2, 5 min. */
+  /**
+   * Delays between polls of a pending session; the last one repeats. Default:
+   * `FACEVERIFY_POLL_SCHEDULE_MS` (comma-separated milliseconds; the emulator prints a short
+   * one for development), else 1, 1, 2, 5 min.
+   */
   pollScheduleMs?: readonly number[];
   /**
    * Delays between delivery attempts after a handler failed; the last one repeats.
@@ -175,7 +179,19 @@ function resolveClient(
 ) {
   if (option === false) return undefined;
   if (isClient(option)) return option;
-  if (option === undefined && readEnv(ENV.apiKey) === undefined) return undefined;
+  if (option === undefined) {
+    const apiKey = readEnv(ENV.apiKey);
+    const baseUrl = readEnv(ENV.baseUrl);
+    if (apiKey === undefined && baseUrl === undefined) return undefined;
+    // Half a client is a mistake, not a choice of webhook-only: say so now, not at the first poll.
+    if (apiKey === undefined || baseUrl === undefined) {
+      const [set, unset] =
+        apiKey === undefined ? [ENV.baseUrl, ENV.apiKey] : [ENV.apiKey, ENV.baseUrl];
+      throw new ConfigurationError(
+        `${set} is set but ${unset} is not: the Receiver needs both to start sessions and poll for lost webhooks. Set ${unset} (the emulator prints both), or unset ${set} for a webhook-only Receiver, or pass \`client: false\`.`,
+      );
+    }
+  }
   // A client built here runs on the Receiver's clock, so a test clock drives polls too.
   return createClient({ ...(logger === undefined ? {} : { logger }), clock, ...option });
 }
@@ -194,6 +210,19 @@ function whole(name: string, value: number | undefined, fallback: number): numbe
     throw new ConfigurationError(`Receiver option "${name}" must be a whole number of at least 1.`);
   }
   return resolved;
+}
+
+/** `FACEVERIFY_POLL_SCHEDULE_MS` as delays, or `undefined` when it is not set. */
+function pollScheduleFromEnv(): number[] | undefined {
+  const text = readEnv(ENV.pollScheduleMs);
+  if (text === undefined) return undefined;
+  const delays = text.split(',').map((part) => Number(part.trim()));
+  if (delays.some((delay) => !Number.isFinite(delay) || delay < 0)) {
+    throw new ConfigurationError(
+      `${ENV.pollScheduleMs} must be comma-separated milliseconds, e.g. 5000,10000,30000; got ${JSON.stringify(text)}. Unset it for the default schedule (1, 1, 2, 5 min).`,
+    );
+  }
+  return delays;
 }
 
 function schedule(name: string, value: readonly number[] | undefined, fallback: number[]) {
@@ -248,7 +277,7 @@ export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiv
     replayWindowMs: positive('replayWindowMs', options.replayWindowMs, 24 * 60 * MINUTE),
     ackAfterMs: positive('ackAfterMs', options.ackAfterMs, 4 * SECOND),
     sessionLifetimeMs: positive('sessionLifetimeMs', options.sessionLifetimeMs, 30 * MINUTE),
-    pollScheduleMs: schedule('pollScheduleMs', options.pollScheduleMs, [
+    pollScheduleMs: schedule('pollScheduleMs', options.pollScheduleMs ?? pollScheduleFromEnv(), [
       MINUTE,
       MINUTE,
       2 * MINUTE,

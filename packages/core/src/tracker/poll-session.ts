@@ -81,7 +81,7 @@ export async function pollLeased(
   } catch (error) {
     stopRenewal();
     const now = context.now();
-    if (error instanceof ApiError && error.status === 404) {
+    if (error instanceof ApiError && error.serviceStatus === 404) {
       if (options.webhook) contradicted(context, session, 'the service does not know the session');
       await expireLeased(context, session, owner, 'not_found');
       return { outcome: 'expired', status: 'unknown', contradicted: !!options.webhook };

@@ -95,7 +95,7 @@ describe('createSession response, read tolerantly', () => {
     const client = await clientAnswering({ status: 201, json });
     const error = await client.createSession({ externalUserId: 'user-1' }).catch((e) => e);
     expect(error).toBeInstanceOf(ApiError);
-    expect(error.status).toBe(201);
+    expect(error.serviceStatus).toBe(201);
     expect(error.message).toMatch(/POST \/v1\/verify answered 201 with an unexpected body/);
   });
 
@@ -112,8 +112,8 @@ describe('createSession response, read tolerantly', () => {
     const error = await client.createSession({ externalUserId: 'user-1' }).catch((e) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error.code).toBe('api_error');
-    expect(error.status).toBe(400);
+    expect(error.serviceStatus).toBe(400);
     expect(error.body).toEqual(body);
-    expect(error.message).toBe('POST /v1/verify failed with status 400: external_user_id missing');
+    expect(error.message).toBe('POST /v1/verify failed with status 400: external_user_id missing.');
   });
 });

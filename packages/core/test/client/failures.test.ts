@@ -55,7 +55,7 @@ describe('getSession retries transient failures', () => {
     const client = await clientFor(() => serverError, { maxRetries: 2 });
     const error = await client.getSession('tok_1').catch((e) => e);
     expect(error).toBeInstanceOf(ApiError);
-    expect(error.status).toBe(503);
+    expect(error.serviceStatus).toBe(503);
     expect(server?.requests).toHaveLength(3);
   });
 
@@ -63,8 +63,10 @@ describe('getSession retries transient failures', () => {
     const client = await clientFor(() => ({ status: 401, json: { error: 'invalid_api_key' } }));
     const error = await client.getSession('tok_1').catch((e) => e);
     expect(error).toBeInstanceOf(ApiError);
-    expect(error.status).toBe(401);
-    expect(error.message).toBe('GET /v1/sessions/:token failed with status 401: invalid_api_key');
+    expect(error.serviceStatus).toBe(401);
+    expect(error.message).toBe(
+      "GET /v1/sessions/:token failed with status 401: invalid_api_key. The service refused the API key: check FACEVERIFY_API_KEY (or `client: { apiKey }`); keys are in the service's Settings.",
+    );
     expect(server?.requests).toHaveLength(1);
   });
 });
@@ -74,7 +76,7 @@ describe('createSession never resends what may have reached the service', () => 
     const client = await clientFor(() => serverError);
     const error = await client.createSession({ externalUserId: 'user-1' }).catch((e) => e);
     expect(error).toBeInstanceOf(ApiError);
-    expect(error.status).toBe(503);
+    expect(error.serviceStatus).toBe(503);
     expect(error.message).toMatch(/was not resent/);
     expect(server?.requests).toHaveLength(1);
   });

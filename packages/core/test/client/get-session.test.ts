@@ -149,7 +149,7 @@ describe('getSession response, read tolerantly', () => {
     const client = await clientAnswering({ status: 200, json });
     const error = await client.getSession('tok_1').catch((e) => e);
     expect(error).toBeInstanceOf(ApiError);
-    expect(error.status).toBe(200);
+    expect(error.serviceStatus).toBe(200);
     expect(error.body).toEqual(json);
     expect(error.message).toMatch(
       /^GET \/v1\/sessions\/:token answered 200 with an unexpected body/,
@@ -169,7 +169,7 @@ describe('getSession response, read tolerantly', () => {
     const client = await clientAnswering({ status: 404, json: body });
     const error = await client.getSession('tok_missing').catch((e) => e);
     expect(error).toBeInstanceOf(ApiError);
-    expect(error.status).toBe(404);
+    expect(error.serviceStatus).toBe(404);
     expect(error.body).toEqual(body);
     expect(server?.requests).toHaveLength(1);
   });

@@ -95,7 +95,7 @@ describe('429 handling', () => {
     const error = outcome as RateLimitError;
     expect(error).toBeInstanceOf(RateLimitError);
     expect(error.code).toBe('rate_limited');
-    expect(error.status).toBe(429);
+    expect(error.serviceStatus).toBe(429);
     expect(error.retryAfterMs).toBe(60);
     expect(error.rateLimit).toEqual({ limit: 60, remaining: 0 });
     expect(error.message).toBe('POST /v1/verify was rate limited (429): Rate limit exceeded.');

@@ -1,6 +1,9 @@
 import type { Emulator } from '../start-emulator.js';
 import { EMULATOR_VERSION } from '../version.js';
 
+// Development polls soon: a webhook dropped on this machine shows up within seconds.
+const DEVELOPMENT_POLL_SCHEDULE_MS = '5000,10000,30000';
+
 /** What an integrator needs to copy once the emulator runs, with the control endpoints. */
 export function renderBanner(emulator: Emulator): string {
   const keys =
@@ -25,6 +28,9 @@ Environment for your application:
   FACEVERIFY_BASE_URL=${emulator.url}
   FACEVERIFY_API_KEY=${emulator.apiKey}
   FACEVERIFY_WEBHOOK_SECRET=${emulator.signingSecret}
+  FACEVERIFY_POLL_SCHEDULE_MS=${DEVELOPMENT_POLL_SCHEDULE_MS}
+(The last line polls a session ${DEVELOPMENT_POLL_SCHEDULE_MS.split(',')[0]} ms after its start instead of 60 s, so a dropped
+webhook is recovered while you watch; leave it out in production.)
 ${faults === '{}' ? '' : `\nFaults: ${faults}\n`}
 Control: ${emulator.url}/__emulator/stats, /__emulator/faults, /__emulator/settings
 Press Ctrl+C to stop.

@@ -11,8 +11,11 @@ import type { VerificationWebhookMiddleware } from './types.js';
  * parsers, or use `express.json({ verify: captureRawBody })`.
  *
  * The first argument is a Receiver, or options to create one; without it the Receiver is
- * configured from the environment (`FACEVERIFY_WEBHOOK_SECRET`, ...) and a missing secret
- * throws a `ConfigurationError` right here.
+ * configured from the environment (`FACEVERIFY_WEBHOOK_SECRET`, ...). A Receiver built
+ * from options or the environment is built when the first webhook arrives, so a module
+ * that creates the middleware can be imported before the configuration exists (a build,
+ * a test); a webhook arriving while the secret is missing is answered
+ * `500 receiver_not_configured` and the `ConfigurationError` naming the variable is logged.
  *
  * @example
  * const app = express();

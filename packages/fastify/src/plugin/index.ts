@@ -17,7 +17,10 @@ const plugin: FastifyPluginAsync<VerificationWebhookOptions> = async (fastify, o
       'verificationWebhook: "passThrough" needs a "handler" to answer accepted webhooks, e.g. { passThrough: true, handler: async (request) => ({ ok: true }) }.',
     );
   }
-  fastify.decorate('verificationWebhook', withReceiver({}, pipeline.receiver));
+  // Registration is when a Fastify app starts (`ready()`, `listen()`): the Receiver is built
+  // here, so a missing configuration fails the start, and the route's bodyLimit is known.
+  const { maxBodyBytes } = pipeline.receiver;
+  fastify.decorate('verificationWebhook', withReceiver({}, pipeline));
   // Encapsulated: the app's own parsers, on every other route, stay as they are.
   await fastify.register(async (scope) => {
     scope.removeAllContentTypeParsers();
@@ -27,7 +30,7 @@ const plugin: FastifyPluginAsync<VerificationWebhookOptions> = async (fastify, o
     scope.all(
       options.path ?? DEFAULT_WEBHOOK_PATH,
       // fastify-raw-body skips the route; a hook honouring bodyLimit agrees with the Receiver.
-      { bodyLimit: pipeline.receiver.maxBodyBytes, config: { rawBody: false } },
+      { bodyLimit: maxBodyBytes, config: { rawBody: false } },
       async function webhookRoute(request, reply) {
         let answered: unknown = reply;
         await pipeline.handle({

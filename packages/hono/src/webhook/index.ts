@@ -12,8 +12,11 @@ import type { VerificationWebhookMiddleware } from './types.js';
  * are kept alive with the platform's `waitUntil` where there is one.
  *
  * The first argument is a Receiver, or options to create one; without it the Receiver is
- * configured from the environment (`FACEVERIFY_WEBHOOK_SECRET`, ...) and a missing secret
- * throws a `ConfigurationError` right here. Workers have no process environment: pass
+ * configured from the environment (`FACEVERIFY_WEBHOOK_SECRET`, ...). A Receiver built
+ * from options or the environment is built when the first webhook arrives, so a module
+ * that creates the middleware can be imported before the configuration exists (a build,
+ * a test); a webhook arriving while the secret is missing is answered
+ * `500 receiver_not_configured` and the `ConfigurationError` naming the variable is logged. Workers have no process environment: pass
  * options there.
  *
  * @example

@@ -1,5 +1,5 @@
-import { faceverify } from '../../../lib/faceverify';
-import { readUserId } from '../../../lib/read-user-id';
+import { faceverify } from '@/lib/faceverify';
+import { readUserId } from '@/lib/read-user-id';
 
 /** Starts a session and gives the browser the hosted page's address, and nothing else. */
 export async function POST(request: Request): Promise<Response> {

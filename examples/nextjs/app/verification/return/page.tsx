@@ -1,6 +1,6 @@
 import type { ConfirmedSession } from '@faceverify/core';
 import { notFound } from 'next/navigation';
-import { faceverify } from '../../../lib/faceverify';
+import { faceverify } from '@/lib/faceverify';
 
 const MESSAGES: Record<ConfirmedSession['status'], string> = {
   verified: 'Your identity is verified.',

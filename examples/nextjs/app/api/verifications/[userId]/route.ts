@@ -1,4 +1,4 @@
-import { faceverify } from '../../../../lib/faceverify';
+import { faceverify } from '@/lib/faceverify';
 
 /** What the handler recorded, from the webhook or from polling. */
 export async function GET(

@@ -1,5 +1,5 @@
 import { after } from 'next/server';
-import { faceverify } from '../../../../lib/faceverify';
+import { faceverify } from '@/lib/faceverify';
 
 /**
  * The signed webhook: the handler reads the exact body bytes itself. Nothing here may call

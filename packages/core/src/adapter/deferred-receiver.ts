@@ -1,0 +1,88 @@
+import { ConfigurationError } from '../errors.js';
+import { createLog } from '../logging/logger.js';
+import { createReceiver, type Receiver } from '../receiver/create-receiver.js';
+import type { ReceiverEventName } from '../receiver/events.js';
+import type { HandlerOptions } from '../receiver/handler-registry.js';
+import type { ReceiverOptions } from '../receiver/options.js';
+
+type AnyHandler = (...args: never[]) => unknown;
+
+/**
+ * The Receiver of an adapter, resolved on first use. Adapters are built at module level
+ * (a Next.js route module is imported by `next build`, a test imports the app) where the
+ * environment may not hold the configuration yet; resolving on the first request keeps
+ * that import safe, and the request still fails loudly with the fix.
+ */
+export interface DeferredReceiver {
+  /**
+   * The Receiver: the one given, or built now from the options (or the environment) with
+   * every handler registered so far. Throws the `ConfigurationError` while the
+   * configuration is missing; the next call tries again.
+   */
+  get(): Receiver;
+  /** Whether `get()` has returned a Receiver. */
+  isResolved(): boolean;
+  /** `receiver.on(...)` now when the Receiver exists, else when it is built. */
+  on(name: ReceiverEventName, handler: AnyHandler, options?: HandlerOptions): void;
+  /**
+   * Writes why the Receiver cannot be built to the log the options name (the console by
+   * default, even with `logger: false`: nothing is received until it is fixed).
+   */
+  logFailure(error: unknown): void;
+}
+
+function isReceiver(value: Receiver | ReceiverOptions | undefined): value is Receiver {
+  const candidate = value as Partial<Receiver> | undefined;
+  return typeof candidate?.receive === 'function' && typeof candidate.on === 'function';
+}
+
+/**
+ * Wraps the first argument of an adapter's `verificationWebhook()`: a Receiver is used as
+ * is (and `on` reaches it at once, with its checks); options, or nothing, build one on the
+ * first `get()`. For adapter authors.
+ */
+export function deferReceiver(receiverOrOptions?: Receiver | ReceiverOptions): DeferredReceiver {
+  const log = createLog(
+    isReceiver(receiverOrOptions) || receiverOrOptions?.logger === false
+      ? undefined
+      : receiverOrOptions?.logger,
+  );
+  const logFailure = (error: unknown): void => {
+    const message =
+      error instanceof ConfigurationError
+        ? error.message
+        : `The webhook Receiver could not be built: ${error instanceof Error ? error.message : String(error)}`;
+    log.error(`Webhook not received: ${message}`);
+  };
+  if (isReceiver(receiverOrOptions)) {
+    const receiver = receiverOrOptions;
+    return {
+      get: () => receiver,
+      isResolved: () => true,
+      on: (name, handler, options) => {
+        receiver.on(name, handler as never, options as never);
+      },
+      logFailure,
+    };
+  }
+  let resolved: Receiver | undefined;
+  const pending: Array<[ReceiverEventName, AnyHandler, HandlerOptions | undefined]> = [];
+  return {
+    get() {
+      if (resolved) return resolved;
+      const receiver = createReceiver(receiverOrOptions);
+      for (const [name, handler, options] of pending) {
+        receiver.on(name, handler as never, options as never);
+      }
+      pending.length = 0;
+      resolved = receiver;
+      return receiver;
+    },
+    isResolved: () => resolved !== undefined,
+    on(name, handler, options) {
+      if (resolved) resolved.on(name, handler as never, options as never);
+      else pending.push([name, handler, options]);
+    },
+    logFailure,
+  };
+}
