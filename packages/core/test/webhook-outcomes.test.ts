@@ -87,7 +87,7 @@ const scenarios: Record<WebhookOutcome, () => Promise<{ status: number; body: st
     const answer = receiver.receive(delivery);
     await clock.advance(4_000);
     const processing = await answer;
-    release();
+    release?.();
     return processing;
   },
   async queued() {

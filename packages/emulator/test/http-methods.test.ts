@@ -66,7 +66,10 @@ describe('requests without Content-Length', () => {
 
 describe('a body that stops arriving', () => {
   it('is answered 408 body_timeout once bodyTimeoutMs has passed, and the connection is not held', async () => {
-    const emulator = await startEmulator({ bodyTimeoutMs: 200, logger: { info: () => undefined } });
+    const emulator = await startEmulator({
+      bodyTimeoutMs: 200,
+      logger: { info: () => undefined, warn: () => undefined },
+    });
     running.push(emulator);
     const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = request(

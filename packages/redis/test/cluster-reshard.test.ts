@@ -71,7 +71,11 @@ describe('resharding the store slot on a 3-master Redis Cluster', () => {
       nodes.map(async (node) => Number(await node.cluster('COUNTKEYSINSLOT', slot)) >= 0),
     );
     expect(owners.every(Boolean)).toBe(true);
-    const slots = (await nodes[0]!.cluster('SLOTS')) as [number, number, [string, number]][];
+    const slots = (await nodes[0]!.cluster('SLOTS')) as unknown as [
+      number,
+      number,
+      [string, number],
+    ][];
     const ownerPort = slots.find(([from, to]) => from <= slot && slot <= to)![2][1];
     const source = nodes[servers.findIndex((server) => server.port === ownerPort)]!;
     const target = nodes.find((node) => node !== source)!;
