@@ -79,10 +79,13 @@ const scenarios: Record<WebhookOutcome, () => Promise<{ status: number; body: st
   },
   async processing() {
     const { receiver, delivery, clock } = await setUp();
-    let release = () => undefined as void;
+    let release: (() => void) | undefined;
     receiver.on(
       'verification.completed',
-      () => new Promise<void>((resolve) => (release = resolve)),
+      () =>
+        new Promise<void>((resolve) => {
+          release = resolve;
+        }),
     );
     const answer = receiver.receive(delivery);
     await clock.advance(4_000);
