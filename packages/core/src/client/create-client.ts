@@ -145,8 +145,9 @@ export function createClient(options: ClientOptions = {}): Client {
           signal,
           log: config.log,
           clock: config.clock,
-          // The gate holds every reader of this key until the service's wait is over.
-          waitAfterRateLimit: async () => undefined,
+          // The gate holds every reader of this key until the service's wait (with this
+          // caller's jitter) is over; the next attempt waits its turn there.
+          waitAfterRateLimit: async (delayMs) => readGate.holdFor(delayMs),
           waitOutRateLimits: waitOut,
         },
       );
