@@ -22,11 +22,13 @@ const POOL_LIMIT = 64;
  * the reader) is handed to a later read. An aborted signal is never reused.
  */
 export function createBodyDeadline(ms: number, timers: Timers) {
-  const idle: AbortController[] = [];
+  // Workers tie an AbortSignal to the request that created it: reused by a later request, its
+  // reads fail ("body could not be read"). There every read gets a signal of its own.
+  const idle: AbortController[] | undefined = isWorkers() ? undefined : [];
   return function readWithDeadline(
     read: (signal: AbortSignal) => Promise<BodyRead>,
   ): Promise<DeadlineRead> {
-    const controller = idle.pop() ?? new AbortController();
+    const controller = idle?.pop() ?? new AbortController();
     return new Promise<DeadlineRead>((resolve) => {
       let done = false;
       const handle = timers.setTimeout(() => {
@@ -39,7 +41,7 @@ export function createBodyDeadline(ms: number, timers: Timers) {
         if (done) return;
         done = true;
         timers.clearTimeout(handle);
-        if (idle.length < POOL_LIMIT) idle.push(controller);
+        if (idle && idle.length < POOL_LIMIT) idle.push(controller);
         resolve(result);
       };
       let reading: Promise<BodyRead>;
@@ -54,4 +56,12 @@ export function createBodyDeadline(ms: number, timers: Timers) {
       reading.then(finish, () => finish(UNREADABLE));
     });
   };
+}
+
+/** Cloudflare Workers (workerd) announce themselves in `navigator.userAgent`. */
+function isWorkers(): boolean {
+  return (
+    (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent ===
+    'Cloudflare-Workers'
+  );
 }
