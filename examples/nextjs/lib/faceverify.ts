@@ -29,7 +29,9 @@ function build(): Faceverify {
   });
   async function confirm(token: string): Promise<ConfirmedSession | undefined> {
     try {
-      return await receiver.confirm(token);
+      const confirmed = await receiver.confirm(token);
+      // A token this app never started: answered without asking the service.
+      return confirmed.status === 'unknown' ? undefined : confirmed;
     } catch (error) {
       // Checked here, next to the Receiver: pages get their own copy of @faceverify/core,
       // whose ApiError is another class than the one this Receiver throws.
