@@ -10,7 +10,6 @@ export { exactTextBytes, type TextProof } from './exact-text-bytes.js';
 export { toFetchResponse } from './fetch-response.js';
 export { type ExecutionContextLike, lazyWaitUntil } from './lazy-wait-until.js';
 export { type NodeResponseLike, writeNodeAnswer } from './node-answer.js';
-export { untouchedNodeIncoming } from './node-incoming.js';
 export { type GetRawBody, type RawBodyOptions, rawBodyReader } from './raw-body-reader.js';
 export { readFetchBody, UNREADABLE_BODY } from './read-fetch-body.js';
 export { type LimitedRead, readLimited } from './read-limited.js';

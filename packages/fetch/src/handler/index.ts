@@ -1,9 +1,7 @@
 import {
   lazyWaitUntil,
   readFetchBody,
-  readNodeBody,
   toFetchResponse,
-  untouchedNodeIncoming,
   webhookMiddleware,
 } from '@faceverify/core/adapter';
 import { BODY_CONSUMED_HINT } from './hints.js';
@@ -47,13 +45,7 @@ export const verificationWebhook = webhookMiddleware<
   // The platform's router chose this request: the handler is mounted on its route.
   isRouted: () => true,
   path: () => undefined,
-  readBody: (limit, signal) => {
-    // On @hono/node-server the context is `{ incoming, outgoing }`: read Node's stream.
-    const incoming = untouchedNodeIncoming(request, context);
-    return incoming
-      ? readNodeBody(incoming, limit, signal)
-      : readFetchBody(request, limit, signal, BODY_CONSUMED_HINT);
-  },
+  readBody: (limit, signal) => readFetchBody(request, limit, signal, BODY_CONSUMED_HINT),
   waitUntil: lazyWaitUntil(() => context),
   keep: () => undefined,
   // Never called: the handler is always on its route and has no passThrough.

@@ -1,11 +1,5 @@
 import type { BodyRead, BodyReader } from '@faceverify/core/adapter';
-import {
-  readFetchBody,
-  readNodeBody,
-  textAsSent,
-  UNREADABLE_BODY,
-  untouchedNodeIncoming,
-} from '@faceverify/core/adapter';
+import { readFetchBody, textAsSent, UNREADABLE_BODY } from '@faceverify/core/adapter';
 import type { Context, HonoRequest } from 'hono';
 import { bodyCacheOf } from './body-cache.js';
 import { HINTS } from './hints.js';
@@ -29,19 +23,15 @@ async function fromBodyCache(req: HonoRequest): Promise<BodyRead | undefined> {
 }
 
 /**
- * The exact bytes of the request body, read at most once and never past `limit`: on
- * @hono/node-server straight from Node's request (its fastest way), elsewhere through the
- * Fetch API. The bytes are left in Hono's body cache, so later `c.req.json()` or
+ * The exact bytes of the request body, read at most once and never past `limit`, through
+ * the Fetch API. The bytes are left in Hono's body cache, so later `c.req.json()` or
  * `c.req.text()` still work.
  */
 export const readWebhookBody: BodyReader<Context> = async (c, limit, signal) => {
   const req = c.req;
   const cached = await fromBodyCache(req);
   if (cached) return cached;
-  const incoming = untouchedNodeIncoming(req.raw, c.env);
-  const read = incoming
-    ? await readNodeBody(incoming, limit, signal)
-    : await readFetchBody(req.raw, limit, signal, HINTS.rawConsumed);
+  const read = await readFetchBody(req.raw, limit, signal, HINTS.rawConsumed);
   if (read.kind === 'bytes')
     bodyCacheOf(req).arrayBuffer = Promise.resolve(new Uint8Array(read.bytes).buffer);
   return read;
