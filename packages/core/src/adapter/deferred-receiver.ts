@@ -5,7 +5,8 @@ import type { ReceiverEventName } from '../receiver/events.js';
 import type { HandlerOptions } from '../receiver/handler-registry.js';
 import type { ReceiverOptions } from '../receiver/options.js';
 
-type AnyHandler = (...args: never[]) => unknown;
+/** A handler of any Receiver event, as the deferred Receiver queues it. */
+export type AnyHandler = (...args: never[]) => unknown;
 
 /**
  * The Receiver of an adapter, resolved on first use. Adapters are built at module level

@@ -5,7 +5,7 @@
 export { type HeadersLike, readHeader } from '../receiver/headers.js';
 
 export { type BodyRead, bytesAsSent, textAsSent } from './body-read.js';
-export { type DeferredReceiver, deferReceiver } from './deferred-receiver.js';
+export { type AnyHandler, type DeferredReceiver, deferReceiver } from './deferred-receiver.js';
 export { exactTextBytes, type TextProof } from './exact-text-bytes.js';
 export { toFetchResponse } from './fetch-response.js';
 export { type ExecutionContextLike, lazyWaitUntil } from './lazy-wait-until.js';

@@ -8,6 +8,7 @@ export {
 } from './signed-delivery.js';
 export {
   checkStoreAgainstModel,
+  type SettleSpec,
   type StoreModelOptions,
   type StoreModelStep,
   storeModelSteps,

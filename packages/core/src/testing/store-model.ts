@@ -38,7 +38,8 @@ export type StoreModelStep =
   | { op: 'counts' }
   | { op: 'advance'; ms: number };
 
-type SettleSpec =
+/** What a generated `settle` step writes, relative to the model's clock. */
+export type SettleSpec =
   | { state: 'pending' | 'delivering'; dueIn: number; attempts: number; withResult: boolean }
   | {
       state: 'completed' | 'expired' | 'failed';
