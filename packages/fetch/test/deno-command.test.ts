@@ -14,6 +14,29 @@ import { afterAll, expect, it } from 'vitest';
 // (FACEVERIFY_POLL_SCHEDULE_MS) is set too: reading it must not stop the app either.
 
 const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+// Deno comes from the npm registry into the cache the portable runtime tests use.
+const RUNTIMES = join(ROOT, 'node_modules', '.cache', 'faceverify-runtimes');
+const PROVISION = join(ROOT, 'scripts', 'runtimes', 'provision.mjs');
+
+interface Provision {
+  ensureInstalled(options: {
+    dir: string;
+    spec: string;
+    candidates: (dir: string) => string[];
+  }): Promise<{ bin: string }>;
+  binCandidates(dir: string, name: string): string[];
+}
+
+async function denoBinary(): Promise<string> {
+  const { ensureInstalled, binCandidates } = (await import(PROVISION)) as Provision;
+  const deno = await ensureInstalled({
+    dir: join(RUNTIMES, 'deno'),
+    spec: 'deno@2',
+    candidates: (dir) => binCandidates(dir, 'deno'),
+  });
+  return deno.bin;
+}
 const SECRET = 'whsec_deno_command_0123456789';
 const dir = mkdtempSync(join(tmpdir(), 'faceverify-deno-'));
 let deno: ChildProcess | undefined;
@@ -59,13 +82,15 @@ it('the README’s Deno app runs with the README’s command and takes a signed 
       .replace("'npm:@faceverify/fetch'", "'./faceverify-fetch.js'")
       .replace('port: 3000', `port: ${port}, hostname: '127.0.0.1'`),
   );
+  const bin = await denoBinary();
   const output: string[] = [];
   const started = new Promise<void>((resolve, reject) => {
-    deno = spawn('npx', ['--yes', 'deno@2', ...command.slice(1)], {
+    deno = spawn(bin, command.slice(1), {
       cwd: dir,
       env: {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
+        DENO_DIR: join(RUNTIMES, 'deno-dir'),
         DENO_NO_UPDATE_CHECK: '1',
         FACEVERIFY_WEBHOOK_SECRET: SECRET,
         FACEVERIFY_POLL_SCHEDULE_MS: '5000',
