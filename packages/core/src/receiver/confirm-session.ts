@@ -1,6 +1,6 @@
 import { isPathSegment } from '../client/path-segment.js';
 import type { VerificationPayload } from '../payload/types.js';
-import { isOpen, type StoredResult } from '../store/store.js';
+import { isConfirmed, isOpen } from '../store/store.js';
 import { pollLeased } from '../tracker/poll-session.js';
 import { type ReceiverContext, requireClient } from './context.js';
 
@@ -15,9 +15,6 @@ export interface ConfirmedSession {
 const ANSWER_SHARED_MS = 2_000;
 
 const UNKNOWN: ConfirmedSession = { status: 'unknown' };
-
-/** Whether a stored result is the service's word, not a webhook's claim alone. */
-const isConfirmed = (result: StoredResult) => result.source === 'poll' || result.confirmed === true;
 
 /**
  * `receiver.confirm(token)`. It runs on the integrator's return page, which anyone can load

@@ -2,6 +2,7 @@ import { hmacSha256 } from '#hmac';
 import { sleepOn } from '../clock/clock.js';
 import { toHex } from '../signature/hex.js';
 import {
+  isConfirmed,
   isTransactional,
   type SettleUpdate,
   type StoredResult,
@@ -50,7 +51,7 @@ export async function completedEvent(
     receivedAt: new Date(result.receivedAt),
     data: result.payload,
     attempt,
-    confirmed: result.source === 'poll' || result.confirmed === true,
+    confirmed: isConfirmed(result),
   };
   if (session.token) event.sessionToken = session.token;
   if (result.secretLabel) event.secretLabel = result.secretLabel;

@@ -39,6 +39,11 @@ export interface StoredResult {
   awaitingConfirmation?: boolean;
 }
 
+/** Whether a stored result is the service's word, not a webhook's claim alone. */
+export function isConfirmed(result: StoredResult): boolean {
+  return result.source === 'poll' || result.confirmed === true;
+}
+
 /** A lease: who may work on a record, and until when (ms since the epoch). */
 export interface Lease {
   owner: string;
