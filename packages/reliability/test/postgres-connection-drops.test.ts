@@ -17,6 +17,7 @@ import {
   startReceiverProcess,
 } from './support/receiver-processes.js';
 import { inBatches } from './support/redis-instances.js';
+import { createResultsTable, startSessions } from './support/results-table.js';
 import { waitFor } from './support/wait-for.js';
 
 const BUILT = fileURLToPath(new URL('../../postgres/dist/index.js', import.meta.url));
@@ -48,9 +49,7 @@ it('a receiver behind PgBouncer survives terminated backends, a PgBouncer restar
   const users = 'drops_users';
   const store = new PostgresStore({ pool: observer, prefix });
   await store.migrate();
-  await observer.query(`CREATE TABLE ${users} (
-      session_token text NOT NULL, external_user_id text NOT NULL, status text NOT NULL,
-      source text NOT NULL, pid integer NOT NULL)`);
+  await createResultsTable(observer, users);
   const emulator = await startEmulator({
     seed: 'connection-drops',
     rateLimits: {
@@ -91,14 +90,7 @@ it('a receiver behind PgBouncer survives terminated backends, a PgBouncer restar
     ).rowCount ?? 0;
 
   try {
-    const tokens: string[] = [];
-    await inBatches(
-      Array.from({ length: SESSIONS }, (_, i) => `drops_user_${i}`),
-      20,
-      async (externalUserId) => {
-        tokens.push((await starter.startVerification({ externalUserId })).token);
-      },
-    );
+    const tokens = await startSessions(starter, 'drops_user_', SESSIONS);
     receiver = await startReceiverProcess(
       {
         DATABASE_URL: bouncer.url(database),

@@ -12,6 +12,7 @@ import {
   startReceiverProcess,
 } from './support/receiver-processes.js';
 import { inBatches } from './support/redis-instances.js';
+import { createResultsTable, startSessions } from './support/results-table.js';
 import { between, seededRandom } from './support/seeded-random.js';
 import { waitFor } from './support/wait-for.js';
 
@@ -42,10 +43,7 @@ it(`a transactional handler writes each result exactly once across ${SESSIONS} d
   const users = 'crash_users';
   const store = new PostgresStore({ pool, prefix });
   await store.migrate();
-  // No unique key on purpose: a second write of a session would show as a second row.
-  await pool.query(`CREATE TABLE ${users} (
-      session_token text NOT NULL, external_user_id text NOT NULL, status text NOT NULL,
-      source text NOT NULL, pid integer NOT NULL)`);
+  await createResultsTable(pool, users);
   const emulator = await startEmulator({
     seed: SEED,
     rateLimits: {
@@ -78,14 +76,7 @@ it(`a transactional handler writes each result exactly once across ${SESSIONS} d
   let receiver: ReceiverProcess | undefined;
   let kills = 0;
   try {
-    const tokens: string[] = [];
-    await inBatches(
-      Array.from({ length: SESSIONS }, (_, i) => `crash_user_${i}`),
-      20,
-      async (externalUserId) => {
-        tokens.push((await starter.startVerification({ externalUserId })).token);
-      },
-    );
+    const tokens = await startSessions(starter, 'crash_user_', SESSIONS);
     receiver = await startReceiverProcess(env, POSTGRES_SCRIPT);
     // Results arrive all along while receivers are killed and restarted: a batch at a
     // time, each once most of the earlier ones are written, so webhooks meet live

@@ -9,6 +9,7 @@ import {
   type ReceiverProcess,
   startReceiverProcess,
 } from '../support/receiver-processes.js';
+import { createResultsTable } from '../support/results-table.js';
 import { startRoundRobinProxy } from '../support/round-robin-proxy.js';
 import { waitFor } from '../support/wait-for.js';
 import { driveSessions } from './drive-sessions.js';
@@ -57,10 +58,7 @@ export async function runPostgresSoak(options: {
   const users = 'soak_users';
   const store = new PostgresStore({ pool, prefix });
   await store.migrate();
-  // No unique key: a result written twice would show as a second row.
-  await pool.query(`CREATE TABLE ${users} (
-    session_token text NOT NULL, external_user_id text NOT NULL, status text NOT NULL,
-    source text NOT NULL, pid integer NOT NULL)`);
+  await createResultsTable(pool, users);
   const emulator = await startEmulator({
     seed: 'postgres-soak',
     rateLimits: {
