@@ -147,7 +147,6 @@ describe('verification.completed webhook', () => {
         delivered: 0,
         failed: 1,
       });
-      await new Promise((resolve) => setTimeout(resolve, 200));
       expect(emulator.stats().webhooks.sent).toBe(1);
       const session = await getSession(emulator, token);
       expect(session.body).toMatchObject({ status: 'verified', result: { status: 'verified' } });
@@ -158,7 +157,6 @@ describe('verification.completed webhook', () => {
       const { token } = await openSession(emulator);
       await emulator.completeSession(token, 'liveness_failed');
       await emulator.webhooksSettled();
-      await new Promise((resolve) => setTimeout(resolve, 200));
       expect(receiver.received).toHaveLength(1);
       expect(emulator.stats().webhooks).toMatchObject({ sent: 1, failed: 1 });
       expect((await getSession(emulator, token)).body.status).toBe('failed');
@@ -171,7 +169,6 @@ describe('verification.completed webhook', () => {
       await emulator.completeSession(token, 'verified');
       await emulator.webhooksSettled();
       expect(performance.now() - started).toBeGreaterThanOrEqual(145);
-      await new Promise((resolve) => setTimeout(resolve, 200));
       expect(receiver.received).toHaveLength(1);
       expect(emulator.stats().webhooks).toMatchObject({ sent: 1, failed: 1, delivered: 0 });
       expect((await getSession(emulator, token)).body.status).toBe('verified');

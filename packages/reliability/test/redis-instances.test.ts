@@ -5,6 +5,7 @@ import { type Emulator, OUTCOMES, startEmulator } from '@faceverify/emulator';
 import { type RedisServer, startRedisServer } from '@faceverify/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DeliveryLedger } from './support/delivery-ledger.js';
+import { everyRecordClosed } from './support/every-record-closed.js';
 import { inBatches, type ReceiverInstance, startRedisInstance } from './support/redis-instances.js';
 import { startRoundRobinProxy } from './support/round-robin-proxy.js';
 import { waitFor } from './support/wait-for.js';
@@ -73,7 +74,7 @@ describe('several instances on one Redis', () => {
     );
     await waitFor(() => ledger.missing(tokens).length === 0, 'every session delivered');
     await emulator.webhooksSettled();
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await everyRecordClosed(instances[0]!.store, instances[0]!.receiver);
 
     const stats = emulator.stats();
     expect(stats.webhooks.dropped).toBeGreaterThan(100);
@@ -123,7 +124,8 @@ describe('several instances on one Redis', () => {
     cleanups.push(() => restarted.stop());
 
     await waitFor(() => ledger.missing(tokens).length === 0, 'second half delivered by polling');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await emulator.webhooksSettled();
+    await everyRecordClosed(instance.store, instance.receiver);
     expect(ledger.duplicates()).toEqual([]);
     expect(ledger.completed).toHaveLength(60);
   });

@@ -29,31 +29,53 @@ const requestsSeen = () => server?.requests.length ?? 0;
 
 describe('getSession retries transient failures', () => {
   it('retries 5xx with backoff until it succeeds', async () => {
-    const client = await clientFor((index) => (index < 2 ? serverError : pending));
-    expect((await client.getSession('tok_1')).status).toBe('pending');
+    const clock = createTestClock();
+    // No attempt times out while the test moves the clock through the backoffs.
+    const client = await clientFor((index) => (index < 2 ? serverError : pending), {
+      clock,
+      timeoutMs: 3_600_000,
+    });
+    const started = clock.now();
+    const session = client.getSession('tok_1');
+    await until(() => requestsSeen() === 1);
+    expect((await drive(clock, session, 10)).status).toBe('pending');
     expect(server?.requests).toHaveLength(3);
+    expect(clock.now() - started, 'resent without a backoff').toBeGreaterThan(0);
   });
 
   it('retries a timed-out attempt', async () => {
+    const clock = createTestClock();
     const client = await clientFor(
       (index) => (index === 0 ? { hang: 'before-headers' } : pending),
-      {
-        timeoutMs: 150,
-      },
+      { timeoutMs: 150, clock },
     );
-    expect((await client.getSession('tok_1')).status).toBe('pending');
+    const session = client.getSession('tok_1');
+    await until(() => requestsSeen() === 1);
+    await clock.advance(150);
+    // Through the backoff only: the retry is answered at once, so its own limit never passes.
+    while (requestsSeen() < 2) await clock.advance(10);
+    expect((await session).status).toBe('pending');
     expect(server?.requests).toHaveLength(2);
   });
 
   it('retries a dropped connection', async () => {
-    const client = await clientFor((index) => (index === 0 ? { destroy: true } : pending));
-    expect((await client.getSession('tok_1')).status).toBe('pending');
+    const clock = createTestClock();
+    const client = await clientFor((index) => (index === 0 ? { destroy: true } : pending), {
+      clock,
+      timeoutMs: 3_600_000,
+    });
+    expect((await drive(clock, client.getSession('tok_1'), 10)).status).toBe('pending');
     expect(server?.requests).toHaveLength(2);
   });
 
   it('throws the last error after maxRetries', async () => {
-    const client = await clientFor(() => serverError, { maxRetries: 2 });
-    const error = await client.getSession('tok_1').catch((e) => e);
+    const clock = createTestClock();
+    const client = await clientFor(() => serverError, {
+      maxRetries: 2,
+      clock,
+      timeoutMs: 3_600_000,
+    });
+    const error = await drive(clock, client.getSession('tok_1'), 10).catch((e) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error.serviceStatus).toBe(503);
     expect(server?.requests).toHaveLength(3);

@@ -3,6 +3,7 @@ import { startEmulator } from '@faceverify/emulator';
 import { PostgresStore } from '@faceverify/postgres';
 import { freePort, type PostgresServer, startPostgresServer } from '@faceverify/test-support';
 import pg from 'pg';
+import { everyRecordClosed } from '../support/every-record-closed.js';
 import {
   crashesOf,
   POSTGRES_SCRIPT,
@@ -11,7 +12,6 @@ import {
 } from '../support/receiver-processes.js';
 import { createResultsTable } from '../support/results-table.js';
 import { startRoundRobinProxy } from '../support/round-robin-proxy.js';
-import { waitFor } from '../support/wait-for.js';
 import { driveSessions } from './drive-sessions.js';
 import { SOAK_FAULTS } from './run-soak.js';
 
@@ -145,10 +145,7 @@ export async function runPostgresSoak(options: {
     );
     note(`all ${started.length} sessions completed at the service`);
     emulator.setFaults({});
-    await waitFor(async () => {
-      const counts = await store.counts({ now: Date.now() }).catch(() => undefined);
-      return counts !== undefined && counts.pending === 0 && counts.delivering === 0;
-    }, 'every started session closed');
+    await everyRecordClosed(store, starter);
     await emulator.webhooksSettled();
     note('drained');
 

@@ -6,6 +6,7 @@ import { startEmulator } from '@faceverify/emulator';
 import { RedisStore } from '@faceverify/redis';
 import { freePort, type RedisServer, startRedisServer } from '@faceverify/test-support';
 import { Redis } from 'ioredis';
+import { everyRecordClosed } from '../support/every-record-closed.js';
 import {
   crashesOf,
   type ReceiverProcess,
@@ -111,6 +112,7 @@ export async function runSoak(options: {
   const killedPids: number[] = [];
   const proxy = await startRoundRobinProxy(() => ports.map((port) => `http://127.0.0.1:${port}`));
   emulator.setCallbackUrl(`${proxy.url}/webhooks/verification`);
+  const store = new RedisStore({ redis, prefix });
   // The API server that starts verifications: another instance sharing the store.
   const starter = createReceiver({
     secret: emulator.signingSecret,
@@ -119,7 +121,7 @@ export async function runSoak(options: {
       baseUrl: emulator.url,
       createSessionsPerMinute: 1_000_000,
     },
-    store: new RedisStore({ redis, prefix }),
+    store,
     pollScheduleMs: [1000, 1000, 2000],
   });
 
@@ -182,8 +184,8 @@ export async function runSoak(options: {
       async () => new Set((await ledger()).map((entry) => entry.token)).size >= started.length,
       'every started session delivered',
     );
+    await everyRecordClosed(store, starter);
     await emulator.webhooksSettled();
-    await sleep(2000);
     note('drained');
 
     const entries = await ledger();

@@ -11,8 +11,9 @@ import { waitFor } from './wait-for.js';
  */
 export async function everyRecordClosed(store: Store, receiver: Receiver): Promise<void> {
   await waitFor(async () => {
-    const counts = await store.counts({ now: Date.now() });
-    return counts.pending === 0 && counts.delivering === 0;
+    // A store that was just restarted may refuse a read or two: keep asking.
+    const counts = await store.counts({ now: Date.now() }).catch(() => undefined);
+    return counts !== undefined && counts.pending === 0 && counts.delivering === 0;
   }, 'every record closed');
   expect((await receiver.sweep()).leased, 'records still due after every one closed').toBe(0);
 }

@@ -1,4 +1,5 @@
 import { createReceiver, type Receiver, type ReceiverOptions } from '@faceverify/core';
+import type { Store } from '@faceverify/core/store';
 import type { Emulator } from '@faceverify/emulator';
 import { RedisStore } from '@faceverify/redis';
 import { Redis } from 'ioredis';
@@ -11,6 +12,7 @@ export interface ReceiverInstance {
   receiver: Receiver;
   server: ReceiverServer;
   redis: Redis;
+  store: Store;
   stop(): Promise<void>;
 }
 
@@ -24,6 +26,7 @@ export async function startRedisInstance(options: {
   // Fail fast during an outage instead of queueing commands for seconds (see the redis README).
   const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 2 });
   redis.on('error', () => {});
+  const store = new RedisStore({ redis, prefix: options.prefix });
   const receiver = createReceiver({
     secret: options.emulator.signingSecret,
     client: {
@@ -32,7 +35,7 @@ export async function startRedisInstance(options: {
       createSessionsPerMinute: 100_000,
       maxRetries: 2,
     },
-    store: new RedisStore({ redis, prefix: options.prefix }),
+    store,
     ...FAST_TIMINGS,
     ...options.receiver,
   });
@@ -44,6 +47,7 @@ export async function startRedisInstance(options: {
     receiver,
     server,
     redis,
+    store,
     async stop() {
       await receiver.stop();
       await server.close();
