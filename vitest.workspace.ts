@@ -1,5 +1,32 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+// Files that take many seconds each, longest first. Vitest orders files project by project,
+// so on a fresh clone (no timing cache) it would start the reliability project's crash test
+// last and the whole run would then wait on it alone; started first, it runs beside the rest.
+const LONGEST = [
+  'packages/reliability/test/postgres-crash.test.ts',
+  'examples/demo/test/demo.test.ts',
+  'packages/reliability/test/redis-instances.test.ts',
+  'packages/reliability/test/soak.test.ts',
+  'packages/fuzz/test/http-surface.fuzz.test.ts',
+  'packages/reliability/test/postgres-soak.test.ts',
+  'packages/reliability/test/postgres-connection-drops.test.ts',
+  'packages/reliability/test/process-restart.test.ts',
+];
+
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (file: TestSpecification) => {
+      const index = LONGEST.findIndex((path) => file.moduleId.endsWith(path));
+      return index < 0 ? LONGEST.length : index;
+    };
+    // Array.prototype.sort is stable: the rest keep Vitest's own order.
+    return sorted.sort((a, b) => rank(a) - rank(b));
+  }
+}
 
 /**
  * The one list of test projects. Root scripts run `vitest run` with this file as the config;
@@ -14,6 +41,7 @@ export default defineConfig({
     // A green run shows the files and the counts; the console output of a test (a receiver's
     // log, a child process's stderr) is printed only when that test fails.
     silent: 'passed-only',
+    sequence: { sequencer: LongestFirst },
     reporters: process.env.CI
       ? [
           'default',

@@ -46,7 +46,9 @@ beforeAll(async () => {
   await promisify(execFile)(process.execPath, [TSC, '-b', join(DEMO_DIR, 'tsconfig.build.json')]);
 });
 
-it.each([
+// Concurrently: each run is its own process with its own emulator and ports, and spends most of
+// its 12 s waiting (the pacer, the poll schedule), not computing.
+it.concurrent.each([
   ['express', 'Express'],
   ['koa', 'Koa'],
   ['hono', 'Hono on Node.js'],

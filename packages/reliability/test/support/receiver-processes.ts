@@ -39,7 +39,12 @@ export function startReceiverProcess(
 ): Promise<ReceiverProcess> {
   const child = spawn(process.execPath, [script], {
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // Through the test's console, not inherited: Vitest then prints a child's log only when the
+  // test that started it fails, as it does for the test's own output.
+  child.stderr?.setEncoding('utf8').on('data', (text: string) => {
+    console.error(`[receiver ${child.pid}] ${text.trimEnd()}`);
   });
   let peak = 0;
   let killed = false;
