@@ -30,11 +30,24 @@ export interface AdapterServer {
   receiverErrors: string[];
   /** Errors the framework saw (an exception escaping the adapter). */
   frameworkErrors: string[];
+  /**
+   * Resolves once no result is pending or being delivered in the Receiver's store: every
+   * handler acknowledged early (202) has finished.
+   */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
 
-function recordingReceiver(calls: string[], errors: string[]): Receiver {
-  const receiver = createReceiver({ secret: SECRET, client: false, store: new MemoryStore() });
+/**
+ * `leak: true` makes the server keep every request object it is handed, the classic leak of
+ * a request-scoped map never cleared: the memory bound must catch it.
+ */
+export interface AdapterServerOptions {
+  leak?: boolean;
+}
+
+function recordingReceiver(calls: string[], errors: string[], store: MemoryStore): Receiver {
+  const receiver = createReceiver({ secret: SECRET, client: false, store });
   receiver.on('verification.completed', (event) => {
     calls.push(event.data.external_user_id);
   });
@@ -76,11 +89,23 @@ function httpServerFor(name: AdapterName, receiver: Receiver, frameworkErrors: s
 }
 
 /** Starts one adapter on 127.0.0.1 (a free port). */
-export async function startAdapter(name: AdapterName): Promise<AdapterServer> {
+export async function startAdapter(
+  name: AdapterName,
+  options: AdapterServerOptions = {},
+): Promise<AdapterServer> {
   const calls: string[] = [];
   const receiverErrors: string[] = [];
   const frameworkErrors: string[] = [];
-  const server = httpServerFor(name, recordingReceiver(calls, receiverErrors), frameworkErrors);
+  const store = new MemoryStore();
+  const server = httpServerFor(
+    name,
+    recordingReceiver(calls, receiverErrors, store),
+    frameworkErrors,
+  );
+  if (options.leak) {
+    const kept: unknown[] = [];
+    server.prependListener('request', (request) => kept.push(request));
+  }
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
@@ -90,6 +115,13 @@ export async function startAdapter(name: AdapterName): Promise<AdapterServer> {
     calls,
     receiverErrors,
     frameworkErrors,
+    async settled() {
+      for (;;) {
+        const counts = await store.counts({ now: Date.now() });
+        if (counts.pending === 0 && counts.delivering === 0) return;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    },
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

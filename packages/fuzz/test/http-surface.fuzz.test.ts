@@ -26,4 +26,19 @@ describe('the HTTP surface of every adapter under random and adversarial request
       }
     }
   });
+
+  it('the memory bound catches a leak of one request object per request', async () => {
+    // The bound above is only worth something if a real leak breaks it: the same cases, on
+    // a server that keeps every request object it is handed.
+    const report = await runFuzz({
+      seed: SEED,
+      requests: REQUESTS_PER_ADAPTER,
+      concurrency: 8,
+      adapters: ['express'],
+      injectLeak: true,
+    });
+    const [express] = report.adapters;
+    expect(express?.memory.withinBound, JSON.stringify(express?.memory)).toBe(false);
+    expect(express?.violations.map((violation) => violation.category)).toEqual(['memory']);
+  });
 });
