@@ -35,6 +35,8 @@ class LongestFirst extends BaseSequencer {
 export default defineConfig({
   test: {
     projects: ['packages/*', 'examples/*'],
+    // Child processes run the packages' dist/: rebuilt first when a source is newer.
+    globalSetup: ['scripts/vitest-fresh-build.mjs'],
     // One worker per core. Vitest would otherwise pick one worker on a two-core machine and
     // run the suite file after file; more workers than cores made loaded machines time out.
     maxWorkers: availableParallelism(),

@@ -92,6 +92,7 @@ function configFor(packageDir, entry, tempDir) {
 
 const tempDir = join(ROOT, 'node_modules', '.cache', 'api-report', String(process.pid));
 let failed = false;
+let upToDate = 0;
 for (const pkg of PACKAGES) {
   const packageDir = join(ROOT, pkg.dir);
   if (!existsSync(join(packageDir, 'package.json'))) continue;
@@ -109,7 +110,8 @@ for (const pkg of PACKAGES) {
         // The report itself is the output; say only what needs a person.
         if (
           message.category === 'Extractor' &&
-          message.messageId === 'console-api-report-unchanged'
+          (message.messageId === 'console-api-report-unchanged' ||
+            message.messageId === 'console-compiler-version-notice')
         ) {
           message.handled = true;
         }
@@ -124,10 +126,13 @@ for (const pkg of PACKAGES) {
     } else if (!result.succeeded) {
       console.error(`${report}: API Extractor reported ${result.errorCount} error(s).`);
       failed = true;
+    } else if (result.apiReportChanged) {
+      console.log(`${report} updated`);
     } else {
-      console.log(`${report} ${result.apiReportChanged ? 'updated' : 'up to date'}`);
+      upToDate += 1;
     }
   }
 }
+if (upToDate > 0) console.log(`${upToDate} API reports match the build`);
 rmSync(tempDir, { recursive: true, force: true });
 process.exit(failed ? 1 : 0);

@@ -37,11 +37,16 @@ const rest = process.argv.slice(2).filter((arg) => arg !== '--all');
 const projects = all ? [] : NODE_SENSITIVE_PROJECTS.flatMap((name) => ['--project', name]);
 console.log(`Projects on Node 24: ${all ? 'all' : NODE_SENSITIVE_PROJECTS.join(', ')}`);
 const vitest = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
-const args = [vitest, 'run', '--config', 'vitest.workspace.ts', ...projects, ...rest];
+// The files were listed by the run on the machine's Node: here dots, failures and the counts.
+const report = '.vitest-report-node24.json';
+const reporters = process.env.CI
+  ? ['--reporter=dot', '--reporter=json', `--outputFile.json=${report}`]
+  : [];
+const args = [vitest, 'run', '--config', 'vitest.workspace.ts', ...reporters, ...projects, ...rest];
 const env = {
   ...process.env,
   PATH: `${dirname(node.bin)}:${process.env.PATH ?? ''}`,
-  FACEVERIFY_VITEST_REPORT: '.vitest-report-node24.json',
+  FACEVERIFY_VITEST_REPORT: report,
 };
 const child = spawn(node.bin, args, { cwd: ROOT, env, stdio: 'inherit' });
 child.on('close', (code) => process.exit(code ?? 1));

@@ -1,12 +1,12 @@
 import { createReceiver, type VerificationUndeliverableEvent } from '@faceverify/core';
 import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
+import { waitFor } from '@faceverify/test-support';
 import type pg from 'pg';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PostgresStore, PostgresStoreError } from '../src/index.js';
 import { connect, uniquePrefix } from './support/pools.js';
 import { trackedSession } from './support/records.js';
 import { shiftedClock } from './support/shifted-clock.js';
-import { waitFor } from './support/wait-for.js';
 
 // Issue 19, item 1: a PostgreSQL connection that drops never escapes as an unhandled 'error'
 // event (which would end the process), and a delivery whose transaction dropped counts.
@@ -40,6 +40,7 @@ async function backendGone(pid: number): Promise<void> {
   await waitFor(
     async () =>
       (await observer.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount === 0,
+    `backend ${pid} gone`,
   );
 }
 

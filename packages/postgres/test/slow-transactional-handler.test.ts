@@ -1,9 +1,9 @@
 import { createReceiver } from '@faceverify/core';
 import { createTestClock, fixturePayload, signedDelivery } from '@faceverify/core/testing';
+import { waitFor } from '@faceverify/test-support';
 import { beforeAll, expect, it } from 'vitest';
 import { PostgresStore } from '../src/index.js';
 import { connect, uniquePrefix } from './support/pools.js';
-import { waitFor } from './support/wait-for.js';
 
 const SECRET = 'whsec_postgres_slow_handler_2b7f';
 
@@ -67,7 +67,7 @@ it('one slow transactional handler does not stall other webhooks: with a pool of
   // Nobody took the hanging delivery over: once it ends, it commits, once.
   expect(await receiver.sweep()).toMatchObject({ leased: 0 });
   release();
-  await waitFor(async () => (await written('slow_user')) === 1);
+  await waitFor(async () => (await written('slow_user')) === 1, 'the slow user written once');
   expect(await receiver.sweep()).toMatchObject({ leased: 0 });
   expect(await written('slow_user')).toBe(1);
 });

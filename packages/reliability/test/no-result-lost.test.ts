@@ -1,9 +1,9 @@
 import { createTestClock } from '@faceverify/core/testing';
 import type { Outcome } from '@faceverify/emulator';
+import { waitFor } from '@faceverify/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import { everyRecordClosed } from './support/every-record-closed.js';
 import { type HarnessOptions, startHarness } from './support/harness.js';
-import { waitFor } from './support/wait-for.js';
 
 type Harness = Awaited<ReturnType<typeof startHarness>>;
 let harness: Harness | undefined;

@@ -8,6 +8,7 @@ import {
   type PostgresServer,
   startPgBouncer,
   startPostgresServer,
+  waitFor,
 } from '@faceverify/test-support';
 import pg from 'pg';
 import { expect, it } from 'vitest';
@@ -18,7 +19,6 @@ import {
 } from './support/receiver-processes.js';
 import { inBatches } from './support/redis-instances.js';
 import { createResultsTable, startSessions } from './support/results-table.js';
-import { waitFor } from './support/wait-for.js';
 
 const BUILT = fileURLToPath(new URL('../../postgres/dist/index.js', import.meta.url));
 const SESSIONS = 200;

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { createReceiver } from '@faceverify/core';
 import { startEmulator } from '@faceverify/emulator';
 import { PostgresStore } from '@faceverify/postgres';
-import { freePort, startPostgresServer } from '@faceverify/test-support';
+import { freePort, startPostgresServer, waitFor } from '@faceverify/test-support';
 import pg from 'pg';
 import { expect, it } from 'vitest';
 import {
@@ -14,7 +14,6 @@ import {
 import { inBatches } from './support/redis-instances.js';
 import { createResultsTable, startSessions } from './support/results-table.js';
 import { between, seededRandom } from './support/seeded-random.js';
-import { waitFor } from './support/wait-for.js';
 
 const BUILT = fileURLToPath(new URL('../../postgres/dist/index.js', import.meta.url));
 // `pnpm test:deep` (run before a release) drives 1,000 sessions through at least 20 kills;

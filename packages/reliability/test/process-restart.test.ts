@@ -3,13 +3,12 @@ import { fileURLToPath } from 'node:url';
 import { createReceiver } from '@faceverify/core';
 import { startEmulator } from '@faceverify/emulator';
 import { RedisStore } from '@faceverify/redis';
-import { freePort, startRedisServer } from '@faceverify/test-support';
+import { freePort, startRedisServer, waitFor } from '@faceverify/test-support';
 import { Redis } from 'ioredis';
 import { expect, it } from 'vitest';
 import { everyRecordClosed } from './support/every-record-closed.js';
 import { startReceiverProcess } from './support/receiver-processes.js';
 import { inBatches } from './support/redis-instances.js';
-import { waitFor } from './support/wait-for.js';
 
 const BUILT = fileURLToPath(new URL('../../redis/dist/index.js', import.meta.url));
 

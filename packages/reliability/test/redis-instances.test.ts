@@ -2,13 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Emulator, OUTCOMES, startEmulator } from '@faceverify/emulator';
-import { type RedisServer, startRedisServer } from '@faceverify/test-support';
+import { type RedisServer, startRedisServer, waitFor } from '@faceverify/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DeliveryLedger } from './support/delivery-ledger.js';
 import { everyRecordClosed } from './support/every-record-closed.js';
 import { inBatches, type ReceiverInstance, startRedisInstance } from './support/redis-instances.js';
 import { startRoundRobinProxy } from './support/round-robin-proxy.js';
-import { waitFor } from './support/wait-for.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {

@@ -28,3 +28,4 @@ export {
   startRedisServer,
 } from './redis-server.js';
 export { useRedisServer } from './use-redis-server.js';
+export { waitFor } from './wait-for.js';

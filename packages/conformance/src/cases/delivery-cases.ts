@@ -45,14 +45,14 @@ export function deliveryCases(target: ConformanceTarget, mount: MountStyle): Con
         await withApp(target, { mount }, fixture, async (app) => {
           const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
           const answering = app.post(delivery);
-          await eventually(() => fixture.events.length === 1, 'the handler starts');
+          await eventually(() => fixture.events.length === 1);
           await clock.advance(150);
           const answer = await answering;
           assert.equal(answer.status, 202, `status (body: ${answer.text})`);
           assert.deepEqual(answer.json, { received: true, processing: true });
           assert.equal(fixture.finished.length, 0, 'answered before the handler finished');
           fixture.release();
-          await eventually(() => fixture.finished.length === 1, 'the handler finishes');
+          await eventually(() => fixture.finished.length === 1);
         });
       },
     },

@@ -150,8 +150,9 @@ export const payloadCases: PortableCase[] = [
       const payload = parseVerificationPayload(body);
       check(!Object.hasOwn(payload, 'constructor'), 'constructor.prototype dropped');
       check(!Object.hasOwn(payload.extra, 'constructor'), 'not kept as an extra field either');
+      const meta = payload.extra.meta as Record<string, unknown>;
       checkEqual(
-        (payload.extra.meta as Record<string, unknown>)['constructor'] as unknown,
+        Object.getOwnPropertyDescriptor(meta, 'constructor')?.value,
         'kept',
         'string kept',
       );

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createReceiver } from '@faceverify/core';
 import { startEmulator } from '@faceverify/emulator';
 import { RedisStore } from '@faceverify/redis';
-import { freePort, type RedisServer, startRedisServer } from '@faceverify/test-support';
+import { freePort, type RedisServer, startRedisServer, waitFor } from '@faceverify/test-support';
 import { Redis } from 'ioredis';
 import { everyRecordClosed } from '../support/every-record-closed.js';
 import {
@@ -13,7 +13,6 @@ import {
   startReceiverProcess,
 } from '../support/receiver-processes.js';
 import { startRoundRobinProxy } from '../support/round-robin-proxy.js';
-import { waitFor } from '../support/wait-for.js';
 import { driveSessions } from './drive-sessions.js';
 
 /** The faults of the soak run, as the issue sets them. */

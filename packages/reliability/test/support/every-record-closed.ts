@@ -1,7 +1,7 @@
 import type { Receiver } from '@faceverify/core';
 import type { Store } from '@faceverify/core/store';
+import { waitFor } from '@faceverify/test-support';
 import { expect } from 'vitest';
-import { waitFor } from './wait-for.js';
 
 /**
  * Waits for the positive signal that nothing can deliver again: the store holds no record
@@ -9,7 +9,10 @@ import { waitFor } from './wait-for.js';
  * arrived (`emulator.webhooksSettled()`); what a ledger says then is final, without sleeping
  * to see whether a duplicate comes.
  */
-export async function everyRecordClosed(store: Store, receiver: Receiver): Promise<void> {
+export async function everyRecordClosed(
+  store: Store,
+  receiver: Pick<Receiver<unknown>, 'sweep'>,
+): Promise<void> {
   await waitFor(async () => {
     // A store that was just restarted may refuse a read or two: keep asking.
     const counts = await store.counts({ now: Date.now() }).catch(() => undefined);
