@@ -4,7 +4,7 @@
 // types with attw (node16 profile), two at a time. Packing once instead of once per tool
 // keeps CI short; the tarballs checked are the ones `pnpm pack` would publish.
 import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runAll, runCapturing } from './lib/jobs.mjs';
@@ -36,10 +36,21 @@ async function run(tool, args, tarball) {
   return passed;
 }
 
+/**
+ * attw's profile for a tarball: `esm-only` for a package that offers no `require` entry
+ * (the command line), `node16` for the dual packages.
+ * @param {string} tarball `faceverify-<folder>.tgz`
+ */
+function attwProfile(tarball) {
+  const folder = tarball.replace(/^faceverify-/, '').replace(/\.tgz$/, '');
+  const manifest = readFileSync(join(ROOT, 'packages', folder, 'package.json'), 'utf8');
+  return manifest.includes('"require"') ? 'node16' : 'esm-only';
+}
+
 const passed = await runAll(
   tarballs.flatMap((tarball) => [
     () => run('publint', ['--strict'], tarball),
-    () => run('attw', ['--profile', 'node16'], tarball),
+    () => run('attw', ['--profile', attwProfile(tarball)], tarball),
   ]),
   PARALLEL,
 );

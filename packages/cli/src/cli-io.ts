@@ -1,0 +1,31 @@
+/** Where the command line reads its environment and writes its output; a test passes its own. */
+export interface CliIO {
+  out(line: string): void;
+  err(line: string): void;
+  env: Readonly<Record<string, string | undefined>>;
+  readFile(path: string): Promise<Uint8Array>;
+}
+
+/** Exit codes a script can rely on. */
+export const EXIT = {
+  /** Everything checked passed; the receiver answered 2xx. */
+  ok: 0,
+  /** A check failed, or the receiver answered otherwise, or could not be reached. */
+  failed: 1,
+  /** The command line itself was wrong: an unknown command or option, a missing value. */
+  usage: 2,
+} as const;
+
+/** An environment variable, trimmed; undefined when unset or blank. */
+export function envValue(io: CliIO, name: string): string | undefined {
+  const value = io.env[name]?.trim();
+  return value ? value : undefined;
+}
+
+/** The signing secrets of `FACEVERIFY_WEBHOOK_SECRET`: comma-separated, newest first. */
+export function envSecrets(io: CliIO): string[] {
+  return (envValue(io, 'FACEVERIFY_WEBHOOK_SECRET') ?? '')
+    .split(',')
+    .map((secret) => secret.trim())
+    .filter((secret) => secret !== '');
+}

@@ -1,0 +1,160 @@
+import { parseArgs } from 'node:util';
+import { ApiError, createClient, FaceverifyError, sign } from '@faceverify/core';
+import { type CliIO, EXIT, envSecrets, envValue } from '../cli-io.js';
+import { describeAnswer, postWebhook } from '../post-webhook.js';
+import { diagnoseSignature } from '../signature-diagnosis.js';
+import { webhookBody } from './trigger.js';
+
+export const DOCTOR_HELP = `usage: faceverify doctor [--callback-url URL]
+       faceverify doctor --body FILE --signature HEX
+
+Checks the environment a receiver runs with:
+  - FACEVERIFY_WEBHOOK_SECRET is set, and each secret in it (comma-separated, newest first)
+    is long enough;
+  - FACEVERIFY_API_KEY is accepted by the service at FACEVERIFY_BASE_URL;
+  - with --callback-url (or FACEVERIFY_CALLBACK_URL), the receiver answers a signed test
+    webhook (for a user no session tracks, so no handler runs on a Receiver with a client).
+
+With --body and --signature, says why a captured webhook's signature does not match its
+body: a wrong secret, a body serialized again (key order, whitespace), a trailing newline,
+converted line endings, another character encoding.
+
+options:
+  --callback-url URL   the receiver's webhook URL, as set in the service's Settings
+  --body FILE          the captured request body, byte for byte
+  --signature HEX      the captured X-Webhook-Signature header
+  -h, --help           this text
+
+exit codes: 0 every check passed (or the signature matches), 1 a check failed (or the
+signature does not match), 2 a usage error.`;
+
+interface Report {
+  pass(line: string): void;
+  fail(line: string, fix?: string): void;
+  note(line: string): void;
+  failed: boolean;
+}
+
+function report(io: CliIO): Report {
+  const result: Report = {
+    failed: false,
+    pass: (line) => io.out(`✔ ${line}`),
+    fail: (line, fix) => {
+      result.failed = true;
+      io.out(`✖ ${line}`);
+      if (fix) io.out(`  ${fix}`);
+    },
+    note: (line) => io.out(`! ${line}`),
+  };
+  return result;
+}
+
+const MIN_SECRET_BYTES = 16;
+
+function checkSecrets(io: CliIO, checks: Report): string[] {
+  const secrets = envSecrets(io);
+  if (secrets.length === 0) {
+    checks.fail(
+      'FACEVERIFY_WEBHOOK_SECRET is not set',
+      "Copy the webhook signing secret from the service's Settings into it.",
+    );
+    return secrets;
+  }
+  checks.pass(
+    `FACEVERIFY_WEBHOOK_SECRET holds ${secrets.length} secret${secrets.length > 1 ? 's' : ''}`,
+  );
+  secrets.forEach((secret, index) => {
+    if (new TextEncoder().encode(secret).length < MIN_SECRET_BYTES) {
+      checks.note(
+        `secret#${index} is shorter than ${MIN_SECRET_BYTES} bytes: is it the whole secret from Settings?`,
+      );
+    }
+  });
+  return secrets;
+}
+
+async function checkApiKey(io: CliIO, checks: Report): Promise<void> {
+  const apiKey = envValue(io, 'FACEVERIFY_API_KEY');
+  const baseUrl = envValue(io, 'FACEVERIFY_BASE_URL');
+  if (!apiKey || !baseUrl) {
+    checks.fail(
+      `${!apiKey ? 'FACEVERIFY_API_KEY' : 'FACEVERIFY_BASE_URL'} is not set`,
+      "Both are needed to start sessions and to poll; the API key is in the service's Settings.",
+    );
+    return;
+  }
+  try {
+    const client = createClient({ apiKey, baseUrl, maxRetries: 0, timeoutMs: 10_000 });
+    // A token no session has: the service answers 404 once it has accepted the key.
+    await client.getSession('faceverify-doctor-check');
+    checks.pass(`the service at ${baseUrl} accepted FACEVERIFY_API_KEY`);
+  } catch (error) {
+    if (error instanceof ApiError && error.serviceStatus === 404) {
+      checks.pass(`the service at ${baseUrl} accepted FACEVERIFY_API_KEY`);
+    } else if (error instanceof FaceverifyError) {
+      checks.fail(`FACEVERIFY_API_KEY at ${baseUrl}: ${error.message}`);
+    } else {
+      throw error;
+    }
+  }
+}
+
+async function checkCallback(url: string, secret: string, checks: Report): Promise<void> {
+  const body = webhookBody('verified', 'faceverify-doctor', null);
+  const answer = await postWebhook(url, body, await sign(body, secret));
+  const { ok, lines } = describeAnswer(answer);
+  const [first = '', ...rest] = lines;
+  const summary = `the receiver at ${url} answered a signed test webhook: ${first.slice(2)}`;
+  if (ok) checks.pass(summary);
+  else checks.fail(summary, rest.join('\n').trim());
+}
+
+async function diagnose(io: CliIO, file: string, signature: string): Promise<number> {
+  const secrets = envSecrets(io);
+  if (secrets.length === 0) {
+    io.err(
+      'faceverify doctor: FACEVERIFY_WEBHOOK_SECRET is not set: the signature can only be checked against the secret your receiver uses.',
+    );
+    return EXIT.failed;
+  }
+  const body = await io.readFile(file);
+  const diagnosis = await diagnoseSignature(body, signature, secrets);
+  io.out(`${diagnosis.kind === 'valid' ? '✔' : '✖'} ${diagnosis.kind}: ${diagnosis.explanation}`);
+  return diagnosis.kind === 'valid' ? EXIT.ok : EXIT.failed;
+}
+
+export async function doctor(args: string[], io: CliIO): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      'callback-url': { type: 'string' },
+      body: { type: 'string' },
+      signature: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    io.out(DOCTOR_HELP);
+    return EXIT.ok;
+  }
+  if ((values.body === undefined) !== (values.signature === undefined)) {
+    io.err('faceverify doctor: --body and --signature go together\n');
+    io.err(DOCTOR_HELP);
+    return EXIT.usage;
+  }
+  if (values.body !== undefined && values.signature !== undefined) {
+    return diagnose(io, values.body, values.signature);
+  }
+  const checks = report(io);
+  const secrets = checkSecrets(io, checks);
+  await checkApiKey(io, checks);
+  const callbackUrl = values['callback-url'] ?? envValue(io, 'FACEVERIFY_CALLBACK_URL');
+  if (!callbackUrl) {
+    checks.note(
+      'the callback URL was not checked: pass --callback-url (or set FACEVERIFY_CALLBACK_URL)',
+    );
+  } else if (secrets[0]) {
+    await checkCallback(callbackUrl, secrets[0], checks);
+  }
+  return checks.failed ? EXIT.failed : EXIT.ok;
+}

@@ -1,0 +1,133 @@
+import { sign } from '@faceverify/core';
+import { type Emulator, startEmulator } from '@faceverify/emulator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { webhookBody } from '../src/commands/trigger.js';
+import { diagnoseSignature, EXIT, runCli } from '../src/index.js';
+import { capturingIO, startReceiver, type TestReceiver } from './support.js';
+
+let emulator: Emulator;
+let receiver: TestReceiver;
+beforeAll(async () => {
+  emulator = await startEmulator({ seed: 'cli-doctor' });
+  // As deployed: a Receiver with an API client, which delivers no webhook it cannot match.
+  receiver = await startReceiver({
+    secret: emulator.signingSecret,
+    client: { apiKey: emulator.apiKey, baseUrl: emulator.url },
+  });
+});
+afterAll(async () => {
+  await receiver?.close();
+  await emulator?.close();
+});
+
+const envOf = (overrides: Record<string, string> = {}) => ({
+  FACEVERIFY_WEBHOOK_SECRET: emulator.signingSecret,
+  FACEVERIFY_API_KEY: emulator.apiKey,
+  FACEVERIFY_BASE_URL: emulator.url,
+  ...overrides,
+});
+
+describe('faceverify doctor: the environment', () => {
+  it('passes every check against the service and a receiver, runs no handler, exits 0', async () => {
+    const run = capturingIO(envOf());
+    const code = await runCli(['doctor', '--callback-url', receiver.url], run.io);
+    expect(code, run.all()).toBe(EXIT.ok);
+    expect(run.out).toEqual([
+      '✔ FACEVERIFY_WEBHOOK_SECRET holds 1 secret',
+      `✔ the service at ${emulator.url} accepted FACEVERIFY_API_KEY`,
+      `✔ the receiver at ${receiver.url} answered a signed test webhook: 200 {"received":true,"untracked":true}`,
+    ]);
+    expect(receiver.delivered).toEqual([]);
+    expect(run.all()).not.toContain(emulator.apiKey);
+    expect(run.all()).not.toContain(emulator.signingSecret);
+  });
+
+  it('fails the API key check with the service answer, without printing the key', async () => {
+    const wrongKey = 'fv_test_doctor_not_a_real_key_123456';
+    const run = capturingIO(envOf({ FACEVERIFY_API_KEY: wrongKey }));
+    expect(await runCli(['doctor'], run.io)).toBe(EXIT.failed);
+    expect(run.out[1]).toMatch(/^✖ FACEVERIFY_API_KEY at .*status 401/);
+    expect(run.all()).not.toContain(wrongKey);
+    expect(run.out.at(-1)).toContain('the callback URL was not checked');
+  });
+
+  it('fails the callback check when the receiver has another secret, saying which variable', async () => {
+    const run = capturingIO(
+      envOf({ FACEVERIFY_WEBHOOK_SECRET: 'whsec_some_other_secret_0000001' }),
+    );
+    expect(await runCli(['doctor', '--callback-url', receiver.url], run.io)).toBe(EXIT.failed);
+    expect(run.all()).toContain('✖ the receiver at');
+    expect(run.all()).toContain('401');
+    expect(run.all()).toContain("signature_invalid: The receiver's FACEVERIFY_WEBHOOK_SECRET");
+  });
+
+  it('names every missing variable and notes a short secret', async () => {
+    const run = capturingIO({
+      FACEVERIFY_WEBHOOK_SECRET: 'short,whsec_the_older_one_that_is_long',
+    });
+    expect(await runCli(['doctor'], run.io)).toBe(EXIT.failed);
+    expect(run.out).toContain('✔ FACEVERIFY_WEBHOOK_SECRET holds 2 secrets');
+    expect(run.out).toContain(
+      '! secret#0 is shorter than 16 bytes: is it the whole secret from Settings?',
+    );
+    expect(run.out).toContain('✖ FACEVERIFY_API_KEY is not set');
+  });
+});
+
+describe('faceverify doctor --body --signature: why a captured signature does not match', () => {
+  const SECRET = 'whsec_doctor_capture_secret_42';
+  const signed = webhookBody('verified', 'zoë', null);
+  const encoder = new TextEncoder();
+
+  it.each([
+    ['valid', signed, 'valid'],
+    ['a trailing newline added', `${signed}\n`, 'trailing-newline-added'],
+    ['re-serialized with indentation', JSON.stringify(JSON.parse(signed), null, 2), 'reserialized'],
+    [
+      're-serialized with sorted keys',
+      JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(signed)).sort())),
+      'reserialized',
+    ],
+  ])('%s', async (_name, captured, expected) => {
+    const signature = await sign(signed, SECRET);
+    const diagnosis = await diagnoseSignature(encoder.encode(captured), signature, [SECRET]);
+    expect(diagnosis.kind === 'body-changed' ? diagnosis.change : diagnosis.kind).toBe(expected);
+  });
+
+  it('a body decoded as Latin-1 and encoded again as UTF-8', async () => {
+    const signature = await sign(signed, SECRET);
+    const latin1 = String.fromCharCode(...encoder.encode(signed));
+    const diagnosis = await diagnoseSignature(encoder.encode(latin1), signature, [SECRET]);
+    expect(diagnosis).toMatchObject({ kind: 'body-changed', change: 'encoding-changed' });
+  });
+
+  it('the wrong secret: no change explains it', async () => {
+    const signature = await sign(signed, 'whsec_the_services_real_secret_9');
+    const diagnosis = await diagnoseSignature(encoder.encode(signed), signature, [SECRET]);
+    expect(diagnosis.kind).toBe('no-match');
+    expect(diagnosis.explanation).toContain("the secret is most likely not the service's");
+  });
+
+  it('a header with a sha256= prefix is malformed, and says so', async () => {
+    const signature = `sha256=${await sign(signed, SECRET)}`;
+    const diagnosis = await diagnoseSignature(encoder.encode(signed), signature, [SECRET]);
+    expect(diagnosis.kind).toBe('malformed-signature');
+    expect(diagnosis.explanation).toContain('"sha256=" prefix');
+  });
+
+  it('from the command line: reads the file, explains, exits 1; exits 0 for a match', async () => {
+    const signature = await sign(signed, SECRET);
+    const files = {
+      'pretty.json': encoder.encode(`${signed}\n`),
+      'exact.json': encoder.encode(signed),
+    };
+    const changed = capturingIO({ FACEVERIFY_WEBHOOK_SECRET: SECRET }, files);
+    const args = ['doctor', '--body', 'pretty.json', '--signature', signature];
+    expect(await runCli(args, changed.io)).toBe(EXIT.failed);
+    expect(changed.out.join('\n')).toMatch(/^✖ body-changed: The body has a trailing newline/);
+    const exact = capturingIO({ FACEVERIFY_WEBHOOK_SECRET: SECRET }, files);
+    args[2] = 'exact.json';
+    expect(await runCli(args, exact.io)).toBe(EXIT.ok);
+    expect(exact.out.join('\n')).toContain('✔ valid: The signature matches the body with secret#0');
+  });
+});
