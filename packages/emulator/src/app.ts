@@ -11,6 +11,7 @@ import { completeRoute } from './routes/complete.js';
 import { CONTROL_PREFIX, controlRoute } from './routes/control.js';
 import { frontImagesRoute } from './routes/front-images.js';
 import { hostedPageRoute } from './routes/hosted-page.js';
+import { INSPECTOR_PATH, inspectorRoute } from './routes/inspector.js';
 import { sessionsRoute } from './routes/sessions.js';
 import { verifyRoute } from './routes/verify.js';
 
@@ -32,8 +33,11 @@ export function createApp(
   app.use(`${CONTROL_PREFIX}/*`, limitBody);
   const requireControlToken = controlTokenAuth(ctx.config.controlToken);
   app.use(`${CONTROL_PREFIX}/*`, (c, next) =>
-    // Health tells only that the emulator runs; container health checks call it without a token.
-    c.req.path === `${CONTROL_PREFIX}/health` ? next() : requireControlToken(c, next),
+    // Health tells only that the emulator runs; container health checks call it without a
+    // token. The inspector page holds no data: its script asks for the token when needed.
+    c.req.path === `${CONTROL_PREFIX}/health` || c.req.path === INSPECTOR_PATH
+      ? next()
+      : requireControlToken(c, next),
   );
   // The hosted page may be served from another origin than the API (a proxy): its
   // completion call, authenticated by the token in its path alone, may be read from anywhere.
@@ -49,6 +53,7 @@ export function createApp(
   app.route('/', hostedPageRoute(ctx));
   app.route('/', frontImagesRoute(ctx));
   app.route('/', controlRoute(ctx));
+  app.route('/', inspectorRoute(ctx));
 
   app.notFound((c) => answerUnrouted(app, c));
   app.onError((error, c) => {

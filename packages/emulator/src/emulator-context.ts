@@ -5,6 +5,7 @@ import { createRandomSource, type RandomSource } from './random.js';
 import { SlidingWindowLimiter } from './rate-limit/sliding-window.js';
 import { SessionStore } from './sessions/session-store.js';
 import { type Counters, createCounters } from './stats.js';
+import { DeliveryLog } from './webhook/delivery-log.js';
 import { WebhookSender } from './webhook/webhook-sender.js';
 
 /** Settings that can change while the emulator runs. */
@@ -23,6 +24,8 @@ export interface EmulatorContext {
   faults: FaultInjector;
   images: FrontImageLinks;
   webhooks: WebhookSender;
+  /** Every webhook attempt, by session, for the inspector. */
+  deliveries: DeliveryLog;
   random: RandomSource;
   counters: Counters;
 }
@@ -36,6 +39,7 @@ export function createEmulatorContext(
   const faults = new FaultInjector(random, config.faults);
   const settings: RuntimeSettings = { callbackUrl: config.callbackUrl };
   const { verify, complete } = config.rateLimits;
+  const deliveries = new DeliveryLog();
   return {
     config,
     baseUrl,
@@ -55,7 +59,9 @@ export function createEmulatorContext(
       random,
       counters: counters.webhooks,
       logger: config.logger,
+      log: deliveries,
     }),
+    deliveries,
     random,
     counters,
   };

@@ -32,6 +32,7 @@ Environment for your application:
 (The last line polls a session ${DEVELOPMENT_POLL_SCHEDULE_MS.split(',')[0]} ms after its start instead of 60 s, so a dropped
 webhook is recovered while you watch; leave it out in production.)
 ${faults === '{}' ? '' : `\nFaults: ${faults}\n`}
+Inspector: ${emulator.url}/__emulator/inspector (sessions, every webhook attempt, resend, faults)
 Control: ${emulator.url}/__emulator/stats, /__emulator/faults, /__emulator/settings
 Press Ctrl+C to stop.
 `;

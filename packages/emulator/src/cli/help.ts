@@ -49,6 +49,8 @@ Control endpoints, while it runs (no credentials: keep the emulator on a private
   GET  /__emulator/settings   the callback URL
   PUT  /__emulator/settings   {"callbackUrl":"http://127.0.0.1:3000/webhooks"}
   GET  /__emulator/health     {"ok":true}
+  GET  /__emulator/inspector  a page: sessions, every webhook attempt, resend, next-webhook faults
+  GET  /__emulator/sessions   the inspector's data; POST /__emulator/sessions/<id>/resend
 
 Examples:
   faceverify-emulator --callback-url http://127.0.0.1:3000/webhooks/verification

@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'session_not_found'
   | 'session_expired'
   | 'session_already_completed'
+  | 'session_not_completed'
   | 'service_unavailable'
   | 'invalid_image_signature'
   | 'image_url_expired'

@@ -6,7 +6,9 @@ import { errorResponse } from '../http/error-response.js';
 import { rateLimit } from '../http/rate-limit.js';
 import { readJsonObject } from '../http/read-json-object.js';
 import { OUTCOMES, type Outcome } from '../sessions/session-record.js';
+import { sessionIdOf } from '../sessions/session-store.js';
 import { simulateResult } from '../sessions/simulate-result.js';
+import { webhookForSession } from '../webhook/webhook-for-session.js';
 
 /** The body of a successful `POST /v1/sessions/:token/complete`. */
 export interface CompletionResponse {
@@ -71,21 +73,11 @@ export function completeRoute(ctx: EmulatorContext): Hono<AppEnv> {
         return errorResponse(c, 410, 'session_expired', 'This session has expired.');
       }
       const result = simulateResult(outcome, ctx.random);
-      const { frontImageId } = ctx.sessions.complete(record, result);
+      ctx.sessions.complete(record, result);
       ctx.config.logger?.info(
         `session for ${JSON.stringify(record.externalUserId)} completed: ${outcome} → ${result.status}`,
       );
-      ctx.webhooks.dispatch({
-        event: 'verification.completed',
-        status: result.status,
-        external_user_id: record.externalUserId,
-        confidence: result.confidence,
-        livenessPassed: result.livenessPassed,
-        duplicate: result.duplicate,
-        risk: result.risk,
-        reason: result.reason,
-        frontImageUrl: await ctx.images.issue(ctx.baseUrl(), frontImageId),
-      });
+      ctx.webhooks.dispatch(await webhookForSession(ctx, record), sessionIdOf(record));
       const response: CompletionResponse = {
         status: result.status,
         redirect_url:

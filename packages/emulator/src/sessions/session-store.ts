@@ -9,6 +9,14 @@ import type { SessionRecord, SessionStatus, SimulatedResult } from './session-re
 const RETENTION_AFTER_EXPIRY_MS = 24 * 60 * 60 * 1000;
 
 /** In-memory sessions, keyed by the SHA-256 of their token: the token itself is never kept. */
+/**
+ * A session's name in the inspector and its log: the start of its token's hash, which tells
+ * nothing about the token (the token itself is never kept).
+ */
+export function sessionIdOf(record: SessionRecord): string {
+  return record.tokenHash.slice(0, 12);
+}
+
 export class SessionStore {
   private readonly sessions = new Map<string, SessionRecord>();
 
@@ -69,6 +77,20 @@ export class SessionStore {
     };
     for (const record of this.sessions.values()) counts[this.statusOf(record)] += 1;
     return counts;
+  }
+
+  /** Every session kept, newest first. */
+  list(): SessionRecord[] {
+    return [...this.sessions.values()].reverse();
+  }
+
+  /** The session an inspector id names (see `sessionIdOf`). */
+  findById(id: string): SessionRecord | undefined {
+    if (!/^[0-9a-f]{12}$/.test(id)) return undefined;
+    for (const record of this.sessions.values()) {
+      if (sessionIdOf(record) === id) return record;
+    }
+    return undefined;
   }
 
   private forgetOld(now: number): void {

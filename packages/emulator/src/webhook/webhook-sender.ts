@@ -5,6 +5,7 @@ import type { EmulatorLogger } from '../logger.js';
 import type { RandomSource } from '../random.js';
 import type { WebhookStats } from '../stats.js';
 import { EMULATOR_VERSION } from '../version.js';
+import type { DeliveryAttempt, DeliveryLog } from './delivery-log.js';
 import { postBytes } from './post-bytes.js';
 import { serializeWebhookBody, type WebhookBody } from './serialize-body.js';
 
@@ -21,7 +22,12 @@ export interface WebhookSenderOptions {
   random: RandomSource;
   counters: WebhookStats;
   logger: EmulatorLogger | undefined;
+  /** Where each attempt is recorded for the inspector, by session id. */
+  log: DeliveryLog;
 }
+
+type Faults = DeliveryAttempt['faults'];
+const NO_FAULTS: Faults = { delayedMs: 0, corrupted: false, duplicate: false };
 
 const encoder = new TextEncoder();
 
@@ -46,13 +52,16 @@ export class WebhookSender {
 
   constructor(private readonly options: WebhookSenderOptions) {}
 
-  /** Starts delivering and returns at once: the completion call never waits for the receiver. */
-  dispatch(payload: WebhookBody): void {
+  /**
+   * Starts delivering and returns at once: the completion call never waits for the receiver.
+   * `sessionId` names the session in the inspector's log (never its token).
+   */
+  dispatch(payload: WebhookBody, sessionId: string): void {
     const canceller = new AbortController();
     // A completion that races with close() is abandoned like the deliveries already running.
     if (this.closed) canceller.abort();
     this.cancellers.add(canceller);
-    const delivery = this.deliver(payload, canceller.signal)
+    const delivery = this.deliver(payload, sessionId, canceller.signal)
       .catch((error: unknown) => {
         // Delivery is best effort: nothing it does may take the emulator down.
         this.options.logger?.warn(`webhook not sent: ${String(error)}`);
@@ -75,20 +84,36 @@ export class WebhookSender {
     for (const canceller of this.cancellers) canceller.abort();
   }
 
-  private async deliver(payload: WebhookBody, cancelled: AbortSignal): Promise<void> {
-    const { counters, logger } = this.options;
+  private async deliver(
+    payload: WebhookBody,
+    sessionId: string,
+    cancelled: AbortSignal,
+  ): Promise<void> {
+    const { counters, logger, log } = this.options;
     counters.events += 1;
     const who = JSON.stringify(payload.external_user_id);
     const callbackUrl = this.options.callbackUrl();
+    const unsent = (outcome: 'dropped' | 'no-callback-url', answer: string) =>
+      log.add(sessionId, {
+        at: Date.now(),
+        outcome,
+        url: callbackUrl,
+        status: null,
+        latencyMs: null,
+        answer,
+        faults: NO_FAULTS,
+      });
     if (callbackUrl === null) {
       counters.skipped += 1;
       logger?.warn(`webhook for ${who} not sent: no callback URL is set`);
+      unsent('no-callback-url', 'not sent: no callback URL is set');
       return;
     }
     const plan = this.options.faults.planWebhook();
     if (plan.drop) {
       counters.dropped += 1;
       logger?.info(`webhook for ${who} dropped (fault)`);
+      unsent('dropped', 'not sent: dropped (fault)');
       return;
     }
     const body = serializeWebhookBody(payload, this.options.random);
@@ -110,9 +135,16 @@ export class WebhookSender {
     const label = `webhook for ${who}${plan.corrupt ? ' (corrupted signature)' : ''}`;
     // A duplicate is the very same request twice, sent concurrently, as a replaying proxy would.
     const copies = plan.duplicate ? 2 : 1;
+    const faults: Faults = {
+      delayedMs: plan.delayMs,
+      corrupted: plan.corrupt,
+      duplicate: plan.duplicate,
+    };
     await Promise.all(
       Array.from({ length: copies }, () =>
-        this.send(target, bytes, sentSignature, label, cancelled),
+        this.send(target, bytes, sentSignature, label, cancelled, (attempt) =>
+          log.add(sessionId, { ...attempt, url: target.href, faults }),
+        ),
       ),
     );
   }
@@ -123,13 +155,15 @@ export class WebhookSender {
     signature: string,
     label: string,
     cancelled: AbortSignal,
+    record: (attempt: Omit<DeliveryAttempt, 'url' | 'faults'>) => void,
   ): Promise<void> {
     const { counters, logger, timeoutMs } = this.options;
     counters.sent += 1;
+    const at = Date.now();
     const started = performance.now();
     const timeout = AbortSignal.timeout(timeoutMs);
     try {
-      const status = await postBytes(
+      const { status, body } = await postBytes(
         target,
         bytes,
         {
@@ -140,6 +174,7 @@ export class WebhookSender {
         AbortSignal.any([cancelled, timeout]),
       );
       const elapsed = Math.round(performance.now() - started);
+      record({ at, outcome: 'answered', status, latencyMs: elapsed, answer: body });
       if (status >= 200 && status < 300) {
         counters.delivered += 1;
         logger?.info(`${label} → ${target.href}: ${status} (${elapsed} ms)`);
@@ -156,6 +191,13 @@ export class WebhookSender {
         : error instanceof Error
           ? error.message
           : String(error);
+      record({
+        at,
+        outcome: 'failed',
+        status: null,
+        latencyMs: Math.round(performance.now() - started),
+        answer: reason,
+      });
       logger?.warn(`${label} → ${target.href} failed: ${reason}, not retried`);
     }
   }

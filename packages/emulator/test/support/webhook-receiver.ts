@@ -53,7 +53,8 @@ export async function startWebhookReceiver(options: {
       });
       if (behaviour === 'hang') return;
       if (behaviour === 'fail') response.writeHead(500).end();
-      else response.writeHead(verified ? 200 : 401).end();
+      else
+        response.writeHead(verified ? 200 : 401).end(verified ? 'ok' : 'signature does not match');
     });
   });
   const base = await listenOnLoopback(server);
