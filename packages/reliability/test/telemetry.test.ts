@@ -18,6 +18,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiverServer } from './support/receiver-server.js';
+import { waitFor } from './support/wait-for.js';
 
 // Issue #20: the Receiver's metrics and traces through @opentelemetry/api, read back with the
 // real SDK (a metric reader, an in-memory span exporter) after real traffic: the emulator
@@ -254,5 +255,30 @@ describe('OpenTelemetry metrics and traces', () => {
       'failed',
       'retry-later',
     ]);
+  });
+
+  it('a 429 waited out inside the poll counts as retried', async () => {
+    const setup = await setUp();
+    const { clock, emulator, receiver } = setup;
+    emulator.setCallbackUrl(null);
+    receiver.on('verification.completed', () => undefined);
+    const { token } = await receiver.startVerification({ externalUserId: 'dave' });
+    await emulator.completeSession(token, 'verified');
+    emulator.setFaults({ poll429: { next: 1, retryAfterMs: 1000 } });
+    await clock.advance(POLL_AFTER_MS);
+    const sweeping = receiver.sweep();
+    // The poll holds on the Receiver's clock until the service's wait is over.
+    await waitFor(
+      async () =>
+        (await setup.collect())('faceverify.rate_limit.waits', {
+          'faceverify.rate_limit.action': 'retried',
+        }) === 1,
+      'the 429 to be waited out',
+    );
+    await clock.advance(2000);
+    expect(await sweeping).toMatchObject({ delivered: 1 });
+    const value = await setup.collect();
+    expect(value('faceverify.polls', { 'faceverify.poll.outcome': 'completed' })).toBe(1);
+    expect(value('faceverify.polls', { 'faceverify.poll.outcome': 'rate_limited' })).toEqual([]);
   });
 });

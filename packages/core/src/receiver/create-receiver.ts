@@ -202,10 +202,11 @@ export function createReceiver<S extends Store = Store>(
     async startVerification(params) {
       const client = requireClient(context, 'startVerification()');
       const { telemetry } = context;
-      const created = await client.createSession(
-        params,
-        telemetry ? { onRateLimitWait: () => telemetry.rateLimitWaited('retried') } : {},
-      );
+      const created = await (telemetry
+        ? client.createSession(params, {
+            onRateLimitWait: () => telemetry.rateLimitWaited('retried'),
+          })
+        : client.createSession(params));
       await receiver.track(created.token, params.externalUserId);
       return { token: created.token, verifyUrl: created.verifyUrl };
     },

@@ -16,14 +16,6 @@ import { delayAt } from './options.js';
 
 export type DeliveryOutcome = 'delivered' | 'failed' | 'lease-lost';
 
-/** How a delivery is made. */
-export interface DeliverOptions {
-  /** The event, when the caller already built it (it hashes the key for the id). */
-  event?: VerificationCompletedEvent;
-  /** Who delivers, for metrics; default: how the result arrived (`result.source`). */
-  via?: DeliverySource;
-}
-
 /** What a delivery came to, with the event the handlers saw. */
 export interface Delivery {
   outcome: DeliveryOutcome;
@@ -80,10 +72,13 @@ export async function deliverLeased(
   session: TrackedSession,
   owner: string,
   result: StoredResult,
-  options: DeliverOptions = {},
+  /** The event, when the caller already built it (it hashes the key for the id). */
+  prepared?: VerificationCompletedEvent,
+  /** Who delivers, for metrics; default: how the result arrived (`result.source`). */
+  via?: DeliverySource,
 ): Promise<Delivery> {
   const { handlers, log } = context;
-  const event = options.event ?? (await completedEvent(session, result));
+  const event = prepared ?? (await completedEvent(session, result));
   const leased = stillLeased(context, session.key, owner, session.lease?.until);
   if (leased !== true && !(await leased)) {
     log.warn('A lease lapsed before delivery; another worker delivers this result.', {
@@ -121,7 +116,7 @@ export async function deliverLeased(
     context.activity.record(
       result.source === 'poll' ? 'delivered_by_poll' : 'delivered_by_webhook',
     );
-    context.telemetry?.delivered(options.via ?? result.source, context.now() - session.createdAt);
+    context.telemetry?.delivered(via ?? result.source, context.now() - session.createdAt);
   }
   if (settled && log.enabled('info')) {
     log.info('Verification result delivered.', {

@@ -237,7 +237,7 @@ async function deliverStored(
   if (!session) return { outcome: 'queued' };
   const stored = session.result ?? result;
   const event = await completedEvent(session, stored);
-  const delivery = deliverLeased(context, session, owner, stored, { event }).then(
+  const delivery = deliverLeased(context, session, owner, stored, event).then(
     ({ outcome }): Decided => ({ outcome: deliveryOutcome(outcome), event }),
   );
   return withAckDeadline(context, request, delivery, event);

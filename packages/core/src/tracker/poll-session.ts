@@ -194,8 +194,7 @@ async function deliver(
   status: PollOutcome['status'],
   { via }: PollOptions,
 ): Promise<PollOutcome> {
-  const delivery = via ? { via } : {};
-  const { outcome, event } = await deliverLeased(context, session, owner, result, delivery);
+  const { outcome, event } = await deliverLeased(context, session, owner, result, undefined, via);
   return { outcome, status, result: result.payload, event };
 }
 
