@@ -7,7 +7,8 @@
 //   - `openTelemetry()` on the SDK: a MeterProvider with a reader (aggregating every value, as
 //     between two scrapes) and a BasicTracerProvider exporting every span in batches.
 // In process rather than over HTTP, where the framework and the load generator would drown the
-// difference in noise. The built packages are measured: run `pnpm build` first.
+// difference in noise. What is compared is this process's CPU time per call, in rounds that
+// rotate the order of the variants. The built packages are measured: run `pnpm build` first.
 //
 // usage: node bench/telemetry.bench.mjs [--quick] [--rounds=N] [--sample-ms=N] [--warmup-ms=N]
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -15,9 +16,8 @@ import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import {
   benchOptions,
-  compareMany,
-  formatOps,
   machineInfo,
+  median,
   packageVersions,
   table,
   writeResults,
@@ -81,55 +81,78 @@ function receiving(tag, telemetry) {
 
 const settings = benchOptions();
 const machine = machineInfo(ROOT);
+const variants = {
+  none: receiving('none'),
+  'API present, no SDK': receiving('api', openTelemetry()),
+  'SDK (metrics + traces)': receiving('sdk', sdkTelemetry()),
+};
+const names = Object.keys(variants);
+for (const name of names) {
+  if (!(await variants[name]())) throw new Error(`${name}: the webhook was not delivered`);
+}
+
+/** CPU time (user + system) of this process per call of `fn`, over `calls` calls, in µs. */
+async function cpuPerCall(fn, calls) {
+  const before = process.cpuUsage();
+  for (let i = 0; i < calls; i++) await fn();
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / calls;
+}
+
+// CPU time of this process rather than wall time: on a shared machine other processes take
+// the cores away at random, which wall time counts against whichever variant was running.
+const calls = Math.max(200, Math.round(settings.sampleMs * 20));
+const warmEnd = performance.now() + settings.warmupMs;
+while (performance.now() < warmEnd) for (const name of names) await cpuPerCall(variants[name], 200);
+const samples = Object.fromEntries(names.map((name) => [name, []]));
+for (let round = 0; round < settings.rounds; round++) {
+  const shift = round % names.length;
+  for (const name of [...names.slice(shift), ...names.slice(0, shift)]) {
+    samples[name].push(await cpuPerCall(variants[name], calls));
+  }
+}
+const base = median(samples.none);
+const results = names.map((variant) => {
+  const cpuUs = median(samples[variant]);
+  return {
+    variant,
+    cpuMicrosPerReceive: Number(cpuUs.toFixed(2)),
+    extraMicrosPerReceive: Number((cpuUs - base).toFixed(2)),
+    // Throughput on a saturated core, relative to no telemetry.
+    ratio: Number((base / cpuUs).toFixed(3)),
+    roundRatioRange: [
+      Number(Math.min(...samples[variant].map((us, i) => samples.none[i] / us)).toFixed(3)),
+      Number(Math.max(...samples[variant].map((us, i) => samples.none[i] / us)).toFixed(3)),
+    ],
+    samples: samples[variant].map((us) => Number(us.toFixed(2))),
+  };
+});
 console.log(
-  `telemetry: receiver.receive() of a signed 2 KiB webhook, ${settings.rounds} rounds of ${settings.sampleMs} ms`,
+  `telemetry: receiver.receive() of a signed 2 KiB webhook, CPU time per call, ${settings.rounds} rounds of ${calls} calls`,
 );
-const many = await compareMany(
-  {
-    baseline: receiving('none'),
-    candidates: {
-      'API present, no SDK': receiving('api', openTelemetry()),
-      'SDK (metrics + traces)': receiving('sdk', sdkTelemetry()),
-    },
-  },
-  settings,
-);
-const results = Object.entries(many.candidates).map(([variant, r]) => ({
-  variant,
-  opsPerSec: Math.round(r.opsPerSec),
-  ratio: Number(r.ratio.toFixed(3)),
-  roundRatioRange: [
-    Number(Math.min(...r.roundRatios).toFixed(3)),
-    Number(Math.max(...r.roundRatios).toFixed(3)),
-  ],
-  samples: r.samples.map(Math.round),
-}));
 console.log(
   `\n${table(
-    ['telemetry', 'receive() ops/s', 'ratio to none', 'rounds'],
-    [
-      ['none', formatOps(many.baseline), '1.00', ''],
-      ...results.map((r) => [
-        r.variant,
-        formatOps(r.opsPerSec),
-        r.ratio.toFixed(2),
-        r.roundRatioRange.map((x) => x.toFixed(2)).join('–'),
-      ]),
-    ],
+    ['telemetry', 'CPU µs/receive', 'extra µs', 'ratio to none', 'rounds'],
+    results.map((r) => [
+      r.variant,
+      r.cpuMicrosPerReceive.toFixed(1),
+      r.extraMicrosPerReceive.toFixed(1),
+      r.ratio.toFixed(2),
+      r.roundRatioRange.map((x) => x.toFixed(2)).join('–'),
+    ]),
   )}`,
 );
 const file = writeResults(BENCH_DIR, 'telemetry', {
   benchmark: 'telemetry',
   description:
-    'ops/s of receiver.receive() (built dist) with no telemetry, openTelemetry() without an SDK, and openTelemetry() on the OpenTelemetry SDK; medians of rotated rounds',
+    'CPU time per receiver.receive() (built dist) with no telemetry, openTelemetry() without an SDK, and openTelemetry() on the OpenTelemetry SDK; medians of rotated rounds; ratio = CPU(none) / CPU(variant)',
   machine,
-  settings,
+  settings: { ...settings, callsPerSample: calls },
   versions: packageVersions(ROOT, [
     '@opentelemetry/api',
     '@opentelemetry/sdk-metrics',
     '@opentelemetry/sdk-trace-base',
   ]),
-  baseline: { opsPerSec: Math.round(many.baseline), samples: many.samples.map(Math.round) },
   results,
 });
 console.log(`\nwrote ${file}`);

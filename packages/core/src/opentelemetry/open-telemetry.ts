@@ -1,5 +1,7 @@
 import {
   type Attributes,
+  context,
+  isSpanContextValid,
   type MeterProvider,
   metrics,
   type ObservableResult,
@@ -130,6 +132,22 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ReceiverTelem
     unit: '{record}',
   });
 
+  // A webhook's attributes take a few values only: each set is built once.
+  const byAnswer = new Map<number, Map<string, Attributes>>();
+  const answerAttributes = (status: number, answer: string): Attributes => {
+    let ofStatus = byAnswer.get(status);
+    if (!ofStatus) {
+      ofStatus = new Map();
+      byAnswer.set(status, ofStatus);
+    }
+    let attributes = ofStatus.get(answer);
+    if (!attributes) {
+      attributes = { 'http.response.status_code': status, 'faceverify.webhook.answer': answer };
+      ofStatus.set(answer, attributes);
+    }
+    return attributes;
+  };
+
   return {
     attach(source: TelemetrySource) {
       records.addCallback(async (result: ObservableResult) => {
@@ -144,14 +162,21 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ReceiverTelem
       });
     },
     span(name, work, describe) {
-      return tracer.startActiveSpan(SPAN_NAMES[name], async (span) => {
+      const parent = context.active();
+      const span = tracer.startSpan(SPAN_NAMES[name], undefined, parent);
+      // No SDK (or none for traces): a span that neither records nor carries a trace has
+      // nothing to give the work it would wrap, so the work runs as it is.
+      if (!span.isRecording() && !isSpanContextValid(span.spanContext())) return work();
+      return context.with(trace.setSpan(parent, span), async () => {
         try {
           const result = await work();
-          const attributes = describe(result);
-          span.setAttributes(attributes);
-          const status = attributes['http.response.status_code'];
-          if (typeof status === 'number' && status >= 500) {
-            span.setStatus({ code: SpanStatusCode.ERROR });
+          if (span.isRecording()) {
+            const attributes = describe(result);
+            span.setAttributes(attributes);
+            const status = attributes['http.response.status_code'];
+            if (typeof status === 'number' && status >= 500) {
+              span.setStatus({ code: SpanStatusCode.ERROR });
+            }
           }
           return result;
         } catch (error) {
@@ -164,10 +189,7 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ReceiverTelem
       });
     },
     webhookAnswered(status, answer) {
-      webhooks.add(1, {
-        'http.response.status_code': status,
-        'faceverify.webhook.answer': answer,
-      });
+      webhooks.add(1, answerAttributes(status, answer));
     },
     delivered(source, sinceStartMs) {
       deliveries.add(1, BY_SOURCE[source]);
