@@ -131,6 +131,13 @@ describe('OpenTelemetry metrics and traces', () => {
       body: '{}',
     });
     expect(forged.status).toBe(401);
+    // A body too large is refused by the adapter before the Receiver sees it, and counted.
+    const oversized = await fetch(app.webhookUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-webhook-signature': 'sha256=00' },
+      body: 'x'.repeat(receiver.maxBodyBytes + 1),
+    });
+    expect(oversized.status).toBe(413);
 
     const value = await setup.collect();
     expect(
@@ -143,6 +150,12 @@ describe('OpenTelemetry metrics and traces', () => {
       value('faceverify.webhooks', {
         'http.response.status_code': 401,
         'faceverify.webhook.answer': 'signature_invalid',
+      }),
+    ).toBe(1);
+    expect(
+      value('faceverify.webhooks', {
+        'http.response.status_code': 413,
+        'faceverify.webhook.answer': 'payload_too_large',
       }),
     ).toBe(1);
     expect(value('faceverify.deliveries', { 'faceverify.delivery.source': 'webhook' })).toBe(1);
