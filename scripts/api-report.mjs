@@ -25,6 +25,7 @@ const PACKAGES = [
       { report: 'core-adapter', dts: 'dist/adapter/index.d.ts' },
       { report: 'core-store', dts: 'dist/store/index.d.ts' },
       { report: 'core-testing', dts: 'dist/testing/index.d.ts' },
+      { report: 'core-opentelemetry', dts: 'dist/opentelemetry/index.d.ts' },
     ],
   },
   { dir: 'packages/express', entries: [{ report: 'express', dts: 'dist/index.d.ts' }] },

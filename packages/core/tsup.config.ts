@@ -8,6 +8,7 @@ export default defineConfig({
     'adapter/index': 'src/adapter/index.ts',
     'store/index': 'src/store/index.ts',
     'testing/index': 'src/testing/index.ts',
+    'opentelemetry/index': 'src/opentelemetry/index.ts',
     'hmac-node': 'src/signature/hmac-node.ts',
     'hmac-web': 'src/signature/hmac-web.ts',
   },
@@ -16,6 +17,7 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'es2022',
-  external: ['#hmac'],
+  // The optional peer stays an import: the application brings its own copy (or none).
+  external: ['#hmac', '@opentelemetry/api'],
   removeNodeProtocol: false,
 });

@@ -73,5 +73,11 @@ export function createApp({ receiver, users, publicUrl }: AppOptions): Express {
     else res.status(404).json({ error: 'No result for this user yet.' });
   });
 
+  // For a load balancer or an uptime check: 503 only when results cannot arrive as they should.
+  app.get('/health', async (_req, res) => {
+    const health = await receiver.health();
+    res.status(health.status === 'failing' ? 503 : 200).json(health);
+  });
+
   return app;
 }

@@ -77,6 +77,10 @@ it('configured from the environment: writes the users row from the webhook, once
   const page = await fetch(completion.redirect_url ?? '');
   expect(page.status).toBe(200);
   expect(await page.text()).toContain('<h1>Verification verified</h1>');
+
+  const health = await fetch(`${running.url}/health`);
+  expect(health.status).toBe(200);
+  expect(await health.json()).toMatchObject({ status: 'ok', store: { reachable: true } });
 });
 
 it('writes the row of a result whose webhook never arrives, by polling', async () => {

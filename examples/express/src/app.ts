@@ -1,6 +1,7 @@
 import { ApiError, type Receiver } from '@faceverify/core';
 import { verificationWebhook } from '@faceverify/express';
 import express, { type Express } from 'express';
+import type { PrometheusMetrics } from './metrics.js';
 import { readUserId } from './read-user-id.js';
 import { returnPage } from './return-page.js';
 import type { UserVerifications } from './user-verifications.js';
@@ -11,10 +12,12 @@ export interface AppOptions {
   verifications: UserVerifications;
   /** Where browsers reach this app; the hosted page sends them back to `/verification/return`. */
   publicUrl: string;
+  /** Serves `GET /metrics` when given: the Receiver's metrics for Prometheus. */
+  metrics?: PrometheusMetrics;
 }
 
 /** The integrator's app: start a verification, take its webhook, confirm the redirect. */
-export function createApp({ receiver, verifications, publicUrl }: AppOptions): Express {
+export function createApp({ receiver, verifications, publicUrl, metrics }: AppOptions): Express {
   const app = express();
 
   // First, before any body parser: the signature covers the exact bytes that were sent.
@@ -74,6 +77,14 @@ export function createApp({ receiver, verifications, publicUrl }: AppOptions): E
     if (verification) res.json(verification);
     else res.status(404).json({ error: 'No result for this user yet.' });
   });
+
+  // For a load balancer or an uptime check: 503 only when results cannot arrive as they should.
+  app.get('/health', async (_req, res) => {
+    const health = await receiver.health();
+    res.status(health.status === 'failing' ? 503 : 200).json(health);
+  });
+
+  if (metrics) app.get('/metrics', metrics.serve);
 
   return app;
 }

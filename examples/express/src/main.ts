@@ -11,6 +11,8 @@ try {
   Webhook   POST ${server.url}/webhooks/verification
   Start     curl -X POST ${server.url}/verifications -H 'content-type: application/json' -d '{"userId":"alice"}'
   Result    curl ${server.url}/verifications/alice
+  Health    curl ${server.url}/health
+  Metrics   curl ${server.url}/metrics
 
 Press Ctrl+C to stop.`);
   const stop = () => {

@@ -1,12 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import { createReceiver, MemoryStore, type Receiver } from '@faceverify/core';
 import { createApp } from './app.js';
+import { createPrometheusMetrics, type PrometheusMetrics } from './metrics.js';
 import { UserVerifications } from './user-verifications.js';
 
 export interface ServerOptions {
   /**
    * The Receiver to use. Default: one configured from `FACEVERIFY_WEBHOOK_SECRET`,
-   * `FACEVERIFY_API_KEY` and `FACEVERIFY_BASE_URL`, with a MemoryStore.
+   * `FACEVERIFY_API_KEY` and `FACEVERIFY_BASE_URL`, with a MemoryStore, whose metrics
+   * `GET /metrics` serves.
    */
   receiver?: Receiver;
   /** Default 3000; 0 picks a free port. */
@@ -40,14 +42,24 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   // MemoryStore tracks sessions in this process only, and forgets them on a restart. With
   // several instances, or to survive restarts, use RedisStore from @faceverify/redis.
-  const receiver = options.receiver ?? createReceiver({ store: new MemoryStore() });
+  let { receiver } = options;
+  // A Receiver passed in brings its own telemetry, if any.
+  let metrics: PrometheusMetrics | undefined;
+  if (!receiver) {
+    metrics = createPrometheusMetrics();
+    receiver = createReceiver({ store: new MemoryStore(), telemetry: metrics.telemetry });
+  }
   const verifications = new UserVerifications();
   const host = options.host ?? '127.0.0.1';
   const server = createServer();
   const port = await listen(server, options.port ?? 3000, host);
   const url = `http://${host}:${port}`;
   // The app needs its own address for the redirect, known once the port is.
-  server.on('request', createApp({ receiver, verifications, publicUrl: options.publicUrl ?? url }));
+  const publicUrl = options.publicUrl ?? url;
+  server.on(
+    'request',
+    createApp({ receiver, verifications, publicUrl, ...(metrics ? { metrics } : {}) }),
+  );
   receiver.start();
 
   return {
@@ -56,6 +68,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     verifications,
     async close() {
       await receiver.stop();
+      await metrics?.shutdown();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

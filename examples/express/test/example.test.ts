@@ -59,6 +59,24 @@ it('configured from the emulator’s variables: starts a session, records its we
   expect(page.status).toBe(200);
   expect(page.text).toContain('<h1>Verification verified</h1>');
   expect(confirm).toHaveBeenCalledWith(token);
+
+  const health = await request(running.url).get('/health');
+  expect(health.status).toBe(200);
+  expect(health.body).toMatchObject({ status: 'ok', webhooks: { accepted: 1 } });
+  // What a Prometheus scrape reads: the webhook answered, the result delivered.
+  const scrape = await request(running.url).get('/metrics');
+  expect(scrape.status).toBe(200);
+  const scope = 'otel_scope_name="@faceverify/core"';
+  const lines = scrape.text.split('\n');
+  expect(lines).toContain(
+    `faceverify_webhooks_total{http_response_status_code="200",faceverify_webhook_answer="delivered",${scope}} 1`,
+  );
+  expect(lines).toContain(
+    `faceverify_deliveries_total{faceverify_delivery_source="webhook",${scope}} 1`,
+  );
+  expect(lines).toContain(
+    `faceverify_store_records{faceverify_record_state="completed",${scope}} 1`,
+  );
 });
 
 it('records a result whose webhook never arrives, by polling', async () => {

@@ -153,6 +153,10 @@ describe('the Worker in workerd with D1', () => {
     const page = await fetch(completion.redirect_url ?? '');
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<h1>Verification verified</h1>');
+
+    const health = await fetch(`${workers.urls.alpha}/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ status: 'ok', store: { reachable: true } });
   });
 
   it('shows the service’s status on the redirect, not the one in its address', async () => {

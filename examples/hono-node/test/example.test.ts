@@ -61,6 +61,10 @@ it('configured from the emulator’s variables: starts a session, records its we
   expect(page.status).toBe(200);
   expect(await page.text()).toContain('<h1>Verification verified</h1>');
   expect(confirm).toHaveBeenCalledWith(token);
+
+  const health = await fetch(`${running.url}/health`);
+  expect(health.status).toBe(200);
+  expect(await health.json()).toMatchObject({ status: 'ok', webhooks: { accepted: 1 } });
 });
 
 it('records a result whose webhook never arrives, by polling', async () => {

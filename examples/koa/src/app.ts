@@ -87,6 +87,13 @@ export function createApp({ receiver, verifications, publicUrl }: AppOptions): K
     }
   });
 
+  // For a load balancer or an uptime check: 503 only when results cannot arrive as they should.
+  router.get('/health', async (ctx) => {
+    const health = await receiver.health();
+    ctx.status = health.status === 'failing' ? 503 : 200;
+    ctx.body = health;
+  });
+
   const app = new Koa();
   app.use(router.routes()).use(router.allowedMethods());
   return app;

@@ -59,6 +59,10 @@ it('configured from the emulator’s variables: starts a session, records its we
   expect(page.status).toBe(200);
   expect(page.text).toContain('<h1>Verification verified</h1>');
   expect(confirm).toHaveBeenCalledWith(token);
+
+  const health = await request(running.url).get('/health');
+  expect(health.status).toBe(200);
+  expect(health.body).toMatchObject({ status: 'ok', webhooks: { accepted: 1 } });
 });
 
 it('records a result whose webhook never arrives, by polling', async () => {

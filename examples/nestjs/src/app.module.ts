@@ -1,5 +1,6 @@
 import type { Receiver } from '@faceverify/core';
 import { type DynamicModule, Module } from '@nestjs/common';
+import { HealthController } from './health.controller.js';
 import { PUBLIC_ADDRESS, type PublicAddress, RECEIVER } from './tokens.js';
 import { UserVerifications } from './user-verifications.js';
 import { VerificationsController } from './verifications.controller.js';
@@ -22,6 +23,6 @@ export function appModule(receiver: Receiver, address: PublicAddress): DynamicMo
     providers: shared,
     exports: shared.map((provider) => provider.provide),
     imports: [WebhookModule],
-    controllers: [VerificationsController],
+    controllers: [VerificationsController, HealthController],
   };
 }

@@ -71,6 +71,10 @@ it('configured from the emulator’s variables: a signed webhook reaches the Nes
   expect(page.status).toBe(200);
   expect(await page.text()).toContain('<h1>Verification verified</h1>');
   expect(confirm).toHaveBeenCalledWith(token);
+
+  const health = await fetch(`${running.url}/health`);
+  expect(health.status).toBe(200);
+  expect(await health.json()).toMatchObject({ status: 'ok', webhooks: { accepted: 1 } });
 });
 
 it('a webhook whose signature the emulator corrupted is refused and records nothing', async () => {

@@ -58,6 +58,10 @@ it('a completed session’s signed webhook reaches the route handler, and the re
   const page = await fetch(completion.redirect_url ?? '');
   expect(page.status).toBe(200);
   expect(await page.text()).toContain('<h1>Verification verified</h1>');
+
+  const health = await fetch(`${app.url}/api/health`);
+  expect(health.status).toBe(200);
+  expect(await health.json()).toMatchObject({ status: 'ok', store: { reachable: true } });
 });
 
 it('a failed session is confirmed as failed on the return page', async () => {

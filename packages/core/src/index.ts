@@ -66,4 +66,13 @@ export { MemoryStore } from './store/memory-store.js';
 // The type of `ReceiverOptions.store`; the records a Store keeps are in `@faceverify/core/store`.
 export type { Store } from './store/store.js';
 export { StoreAlarm, type StoreAlarmCode } from './store/store-alarm.js';
+export type {
+  DeliverySource,
+  PollRequestOutcome,
+  RateLimitAction,
+  ReceiverSpanAttributes,
+  ReceiverSpanName,
+  ReceiverTelemetry,
+  TelemetrySource,
+} from './telemetry/receiver-telemetry.js';
 export type { SweepReport } from './tracker/sweep.js';

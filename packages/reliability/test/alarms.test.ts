@@ -136,6 +136,28 @@ describe('alarms that say the fix', () => {
     });
   });
 
+  it('handler_failing: a verification.completed handler throws on every webhook', async () => {
+    const setup = await setUp();
+    setup.receiver.on('verification.completed', () => {
+      throw new Error('the users table is locked');
+    });
+    const app = await startReceiverServer(setup.receiver);
+    cleanups.push(() => app.close());
+    setup.emulator.setCallbackUrl(app.webhookUrl);
+    for (const user of ['judy', 'ken', 'leo']) {
+      const { token } = await setup.receiver.startVerification({ externalUserId: user });
+      await setup.emulator.completeSession(token, 'verified');
+    }
+    await setup.emulator.webhooksSettled();
+    expect(setup.alerts.map((alert) => alert.code)).toEqual(['handler_failing']);
+    expect(setup.alerts[0]!.message).toContain('failed 3 times');
+    expect(await setup.receiver.health()).toMatchObject({
+      status: 'degraded',
+      reasons: ['handler_failing'],
+      deliveries: { handlerFailures: 3, byWebhook: 0 },
+    });
+  });
+
   it('a healthy receiver reports ok and raises nothing', async () => {
     const setup = await setUp();
     const app = await startReceiverServer(setup.receiver);

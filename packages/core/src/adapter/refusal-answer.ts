@@ -2,6 +2,7 @@ import type { Receiver } from '../receiver/create-receiver.js';
 import { errorResponse, type ReceiverResponse } from '../receiver/http-response.js';
 import { payloadTooLarge } from '../receiver/receive-webhook.js';
 import { receiverInternals } from '../receiver/receiver-internals.js';
+import { answerName } from '../receiver/webhook-outcomes.js';
 import type { DeadlineRead } from './body-deadline.js';
 
 /**
@@ -11,6 +12,17 @@ import type { DeadlineRead } from './body-deadline.js';
  * (`400 body_unreadable`), or one that took longer than `bodyTimeoutMs` (`408`).
  */
 export function refusalAnswer(
+  read: Exclude<DeadlineRead, { kind: 'bytes' }>,
+  receiver: Receiver,
+  bodyTimeoutMs: number,
+): ReceiverResponse {
+  const answer = refusal(read, receiver, bodyTimeoutMs);
+  // The Receiver never saw this request; its webhook counter still must.
+  receiverInternals(receiver)?.telemetry?.webhookAnswered(answer.status, answerName(answer));
+  return answer;
+}
+
+function refusal(
   read: Exclude<DeadlineRead, { kind: 'bytes' }>,
   receiver: Receiver,
   bodyTimeoutMs: number,

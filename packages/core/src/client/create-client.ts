@@ -102,6 +102,7 @@ export function createClient(options: ClientOptions = {}): Client {
           // A retry is a new send: it takes a slot of its own, and holding the pacer keeps
           // every other caller of this key from running into the same 429.
           waitAfterRateLimit: async (delayMs) => {
+            requestOptions.onRateLimitWait?.(delayMs);
             finishSend = await keyPacer.acquireAfter(delayMs, limits, signal);
           },
         },
@@ -147,7 +148,10 @@ export function createClient(options: ClientOptions = {}): Client {
           clock: config.clock,
           // The gate holds every reader of this key until the service's wait (with this
           // caller's jitter) is over; the next attempt waits its turn there.
-          waitAfterRateLimit: async (delayMs) => readGate.holdFor(delayMs),
+          waitAfterRateLimit: async (delayMs) => {
+            requestOptions.onRateLimitWait?.(delayMs);
+            readGate.holdFor(delayMs);
+          },
           waitOutRateLimits: waitOut,
         },
       );

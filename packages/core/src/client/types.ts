@@ -54,6 +54,14 @@ export interface RequestOptions {
   signal?: AbortSignal | undefined;
   /** Overrides the client's `timeoutMs` for this call. */
   timeoutMs?: number | undefined;
+  /**
+   * Called each time this call waits out a `429` before trying again, with the wait: for
+   * metrics of how often the API key runs into its limit.
+   *
+   * @example
+   * await client.getSession(token, { onRateLimitWait: (delayMs) => waits.add(1, { delayMs }) });
+   */
+  onRateLimitWait?: ((delayMs: number) => void) | undefined;
 }
 
 /** Options of one `getSession` call. */

@@ -67,6 +67,7 @@ async function confirmOnce(context: ReceiverContext, token: string): Promise<Con
       const polled = await pollLeased(context, session, owner, {
         ask: true,
         priority: 'interactive',
+        via: 'confirm',
       });
       if (polled.outcome === 'retry-later') throw polled.error;
       return polled.result

@@ -8,6 +8,7 @@ import {
   type TrackedSession,
   type TransactionOf,
 } from '../store/store.js';
+import type { ReceiverSpanAttributes, ReceiverTelemetry } from '../telemetry/receiver-telemetry.js';
 import { type SweepReport, sweep } from '../tracker/sweep.js';
 import { announceDisplaced } from './announce-displaced.js';
 import { type ConfirmedSession, createConfirmSession } from './confirm-session.js';
@@ -25,6 +26,7 @@ import { type ReceiverOptions, resolveReceiverOptions } from './options.js';
 import { receiveWebhook, type WebhookRequest } from './receive-webhook.js';
 import { attachReceiverInternals } from './receiver-internals.js';
 import { reportStoreAlarms } from './report-store-alarms.js';
+import { answerName } from './webhook-outcomes.js';
 
 /** A started verification: send only `verifyUrl` to the browser. */
 export interface StartedVerification {
@@ -149,7 +151,28 @@ export function createReceiver<S extends Store = Store>(
   let started = false;
   let running: Promise<unknown> | undefined;
 
-  const runSweep = (): Promise<SweepReport> => sweep(context);
+  const receiveSafely = async (request: WebhookRequest): Promise<ReceiverResponse> => {
+    try {
+      return await receiveWebhook(context, request);
+    } catch (error) {
+      // Store failures are answered inside (503); anything reaching here is a defect.
+      context.handlers.reportError(error, { stage: 'internal' });
+      context.log.error('Unexpected error while receiving a webhook.', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return errorResponse(500, 'internal_error', 'The webhook could not be processed.');
+    }
+  };
+  const answerCounted = async (telemetry: ReceiverTelemetry, request: WebhookRequest) => {
+    const answer = await receiveSafely(request);
+    telemetry.webhookAnswered(answer.status, answerName(answer));
+    return answer;
+  };
+  const runSweep = (): Promise<SweepReport> =>
+    context.telemetry
+      ? context.telemetry.span('sweep', () => sweep(context), describeSweep)
+      : sweep(context);
+  const confirm = createConfirmSession(context);
 
   const receiver: Receiver<TransactionOf<S>> = {
     maxBodyBytes: context.maxBodyBytes,
@@ -170,21 +193,20 @@ export function createReceiver<S extends Store = Store>(
       context.handlers.off(name, handler);
       return receiver;
     },
-    async receive(request) {
-      try {
-        return await receiveWebhook(context, request);
-      } catch (error) {
-        // Store failures are answered inside (503); anything reaching here is a defect.
-        context.handlers.reportError(error, { stage: 'internal' });
-        context.log.error('Unexpected error while receiving a webhook.', {
-          error: error instanceof Error ? error.message : String(error),
-        });
-        return errorResponse(500, 'internal_error', 'The webhook could not be processed.');
-      }
+    receive(request) {
+      const { telemetry } = context;
+      return telemetry
+        ? telemetry.span('receive', () => answerCounted(telemetry, request), describeAnswer)
+        : receiveSafely(request);
     },
     async startVerification(params) {
       const client = requireClient(context, 'startVerification()');
-      const created = await client.createSession(params);
+      const { telemetry } = context;
+      const created = await (telemetry
+        ? client.createSession(params, {
+            onRateLimitWait: () => telemetry.rateLimitWaited('retried'),
+          })
+        : client.createSession(params));
       await receiver.track(created.token, params.externalUserId);
       return { token: created.token, verifyUrl: created.verifyUrl };
     },
@@ -210,7 +232,10 @@ export function createReceiver<S extends Store = Store>(
       });
       await announceDisplaced(context, displaced);
     },
-    confirm: createConfirmSession(context),
+    confirm: (token) =>
+      context.telemetry
+        ? context.telemetry.span('confirm', () => confirm(token), describeConfirmed)
+        : confirm(token),
     sweep: runSweep,
     health: () =>
       readHealth(
@@ -241,6 +266,25 @@ export function createReceiver<S extends Store = Store>(
       await running;
     },
   };
-  attachReceiverInternals(receiver, { activity: context.activity });
+  context.telemetry?.attach({ readCounts: () => context.store.counts({ now: context.now() }) });
+  attachReceiverInternals(receiver, { activity: context.activity, telemetry: context.telemetry });
   return receiver;
+}
+
+function describeAnswer(answer: ReceiverResponse): ReceiverSpanAttributes {
+  return {
+    'http.response.status_code': answer.status,
+    'faceverify.webhook.answer': answerName(answer),
+  };
+}
+
+function describeSweep(report: SweepReport): ReceiverSpanAttributes {
+  return {
+    'faceverify.sweep.leased': report.leased,
+    'faceverify.sweep.delivered': report.delivered,
+  };
+}
+
+function describeConfirmed(confirmed: ConfirmedSession): ReceiverSpanAttributes {
+  return { 'faceverify.session.status': confirmed.status };
 }

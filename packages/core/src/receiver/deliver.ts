@@ -8,6 +8,7 @@ import {
   type StoredResult,
   type TrackedSession,
 } from '../store/store.js';
+import type { DeliverySource } from '../telemetry/receiver-telemetry.js';
 import type { ReceiverContext } from './context.js';
 import type { VerificationCompletedEvent, VerificationUndeliverableEvent } from './events.js';
 import { keepLease, stillLeased } from './keep-lease.js';
@@ -73,6 +74,8 @@ export async function deliverLeased(
   result: StoredResult,
   /** The event, when the caller already built it (it hashes the key for the id). */
   prepared?: VerificationCompletedEvent,
+  /** Who delivers, for metrics; default: how the result arrived (`result.source`). */
+  via?: DeliverySource,
 ): Promise<Delivery> {
   const { handlers, log } = context;
   const event = prepared ?? (await completedEvent(session, result));
@@ -97,18 +100,23 @@ export async function deliverLeased(
   // Long handlers keep their lease alive, so no other worker starts the same delivery.
   const stopRenewal = keepLease(context, session.key, owner);
   let settled: boolean;
+  const startedAt = context.now();
   try {
     await handlers.run('verification.completed', event);
     settled = await settleSuccess(context, session.key, owner, success, event);
   } catch (error) {
     stopRenewal();
+    // A success the store could not record is no handler failure.
+    context.telemetry?.handlerRan(context.now() - startedAt, !(error instanceof SettleFailure));
     return failedDelivery(context, session, owner, result, event, error);
   }
   stopRenewal();
+  context.telemetry?.handlerRan(context.now() - startedAt, false);
   if (settled) {
     context.activity.record(
       result.source === 'poll' ? 'delivered_by_poll' : 'delivered_by_webhook',
     );
+    context.telemetry?.delivered(via ?? result.source, context.now() - session.createdAt);
   }
   if (settled && log.enabled('info')) {
     log.info('Verification result delivered.', {
@@ -171,6 +179,7 @@ async function failedDelivery(
   const unrecorded = error instanceof SettleFailure;
   const cause = unrecorded ? error.cause : error;
   if (!unrecorded) {
+    context.activity.record('handler_failed');
     handlers.reportError(error, {
       stage: 'handler',
       event,
@@ -236,6 +245,7 @@ export async function emitUndeliverable(
   event: VerificationUndeliverableEvent,
 ): Promise<void> {
   context.activity.record('undeliverable');
+  context.telemetry?.undeliverable(event.reason);
   try {
     await context.handlers.run('verification.undeliverable', event);
   } catch (error) {

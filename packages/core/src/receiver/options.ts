@@ -9,6 +9,7 @@ import { warnAboutShortSecrets } from '../signature/secret-strength.js';
 import { type LabeledSecret, requireSecrets, type WebhookSecrets } from '../signature/secrets.js';
 import { MemoryStore } from '../store/memory-store.js';
 import type { Store } from '../store/store.js';
+import type { ReceiverTelemetry } from '../telemetry/receiver-telemetry.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -103,6 +104,12 @@ export interface ReceiverOptions {
    * time on without waiting. Default: the system clock.
    */
   clock?: Clock;
+  /**
+   * Metrics and traces of what the Receiver does. `openTelemetry()` from
+   * `@faceverify/core/opentelemetry` reports them through `@opentelemetry/api` (see
+   * docs/operations.md for every name). Default: none, at no cost.
+   */
+  telemetry?: ReceiverTelemetry;
 }
 
 // A record, not a list, so that the compiler insists on every option of ReceiverOptions.
@@ -126,6 +133,7 @@ const RECEIVER_OPTIONS: Record<keyof ReceiverOptions, true> = {
   sweepConcurrency: true,
   logger: true,
   clock: true,
+  telemetry: true,
 };
 
 // Client options given to createReceiver directly: name where they go instead.
@@ -161,6 +169,7 @@ export interface ResolvedReceiverOptions {
   log: Log;
   clock: Clock;
   now: () => number;
+  telemetry: ReceiverTelemetry | undefined;
 }
 
 function isClient(value: unknown): value is Client {
@@ -304,6 +313,7 @@ export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiv
     log,
     clock,
     now: () => clock.now(),
+    telemetry: options.telemetry,
   };
 }
 

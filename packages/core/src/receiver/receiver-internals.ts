@@ -1,12 +1,15 @@
+import type { ReceiverTelemetry } from '../telemetry/receiver-telemetry.js';
 import type { ActivityWindow } from './activity-window.js';
 
 /**
  * What the adapter pipeline, inside this package, reaches of a Receiver besides its public
  * shape: its activity window (a refused body counts toward the `raw_body_unavailable` alarm,
- * which logs the adapter's mount-order hint).
+ * which logs the adapter's mount-order hint), and its telemetry (a body refused before the
+ * Receiver saw it is still a webhook answered).
  */
 export interface ReceiverInternals {
   activity: ActivityWindow;
+  telemetry: ReceiverTelemetry | undefined;
 }
 
 const INTERNALS = Symbol('faceverify.receiverInternals');

@@ -61,3 +61,22 @@ export function answerOutcome(
   if (event) answer.event = event;
   return answer;
 }
+
+const OUTCOME_OF_BODY = new Map(
+  Object.entries(BODIES).map(([outcome, body]) => [body, outcome as WebhookOutcome]),
+);
+
+/**
+ * What an answer was, for metrics: the outcome of a fixed body, or the `error` code of an
+ * error answer. Error answers are few and small, so reading them back costs little.
+ */
+export function answerName(answer: ReceiverResponse): string {
+  const outcome = OUTCOME_OF_BODY.get(answer.body);
+  if (outcome) return outcome;
+  try {
+    const { error } = JSON.parse(answer.body) as { error?: unknown };
+    return typeof error === 'string' ? error : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}

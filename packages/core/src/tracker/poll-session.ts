@@ -8,6 +8,11 @@ import type { VerificationCompletedEvent } from '../receiver/events.js';
 import { keepLease } from '../receiver/keep-lease.js';
 import { delayAt } from '../receiver/options.js';
 import type { StoredResult, TrackedSession } from '../store/store.js';
+import type {
+  DeliverySource,
+  PollRequestOutcome,
+  ReceiverSpanAttributes,
+} from '../telemetry/receiver-telemetry.js';
 import { expireLeased } from './expire-session.js';
 
 /** What one look at a leased session came to, and what the service said of it. */
@@ -34,6 +39,8 @@ export interface PollOptions {
   ask?: boolean;
   /** How the service is asked: `'interactive'` for `confirm()`, which someone waits on. */
   priority?: SessionReadOptions['priority'];
+  /** Who delivers a result found, for metrics (`'confirm'`); default: how it arrived. */
+  via?: DeliverySource;
 }
 
 /**
@@ -43,21 +50,44 @@ export interface PollOptions {
  * confirm that the service contradicts is reported as `webhook_contradicted` and never
  * delivered: the service's own answer is.
  */
-export async function pollLeased(
+export function pollLeased(
   context: ReceiverContext,
   session: TrackedSession,
   owner: string,
   options: PollOptions = {},
 ): Promise<PollOutcome> {
-  const { store, log } = context;
+  const { telemetry } = context;
+  return telemetry
+    ? telemetry.span('poll', () => lookAt(context, session, owner, options), describePoll)
+    : lookAt(context, session, owner, options);
+}
+
+function describePoll(polled: PollOutcome): ReceiverSpanAttributes {
+  return { 'faceverify.poll.result': polled.outcome, 'faceverify.session.status': polled.status };
+}
+
+async function lookAt(
+  context: ReceiverContext,
+  session: TrackedSession,
+  owner: string,
+  options: PollOptions,
+): Promise<PollOutcome> {
+  const { store, log, telemetry } = context;
   const claimed = options.webhook ?? session.result;
   const awaiting = session.result?.awaitingConfirmation === true;
   if (session.result && !awaiting && !options.ask && !options.webhook) {
-    return deliver(context, session, owner, session.result, session.result.payload.status);
+    return deliver(context, session, owner, session.result, session.result.payload.status, options);
   }
   if (!session.token) {
     if (session.result) {
-      return deliver(context, session, owner, session.result, session.result.payload.status);
+      return deliver(
+        context,
+        session,
+        owner,
+        session.result,
+        session.result.payload.status,
+        options,
+      );
     }
     // A record without a token and without a result cannot be worked on; close it.
     await store.settle({
@@ -72,28 +102,32 @@ export async function pollLeased(
   let snapshot: SessionSnapshot;
   // A poll may wait out 429s and retries for longer than a lease lasts.
   const stopRenewal = keepLease(context, session.key, owner);
+  const askedAt = context.now();
   try {
     snapshot = await client.getSession(session.token, {
       priority: options.priority,
       // A webhook's sender waits for the answer: its result is kept instead (below).
       onRateLimit: options.webhook ? 'throw' : undefined,
+      onRateLimitWait: telemetry && (() => telemetry.rateLimitWaited('retried')),
     });
   } catch (error) {
     stopRenewal();
     const now = context.now();
+    telemetry?.polled(failedPoll(error), now - askedAt);
     if (error instanceof ApiError && error.serviceStatus === 404) {
       if (options.webhook) contradicted(context, session, 'the service does not know the session');
       await expireLeased(context, session, owner, 'not_found');
       return { outcome: 'expired', status: 'unknown', contradicted: !!options.webhook };
     }
-    const wait =
-      error instanceof RateLimitError
-        ? Math.max(error.retryAfterMs, 1)
-        : delayAt(context.pollScheduleMs, session.attempts);
+    const rateLimited = error instanceof RateLimitError;
+    if (rateLimited) telemetry?.rateLimitWaited('rescheduled');
+    const wait = rateLimited
+      ? Math.max(error.retryAfterMs, 1)
+      : delayAt(context.pollScheduleMs, session.attempts);
     context.handlers.reportError(error, { stage: 'poll', ...tokenIdOf(session.key) });
     // A 429 is the service pacing us, waited out as asked: expected, so debug. Other failures
     // are warnings (and reported through `error` handlers).
-    const level = error instanceof RateLimitError ? 'debug' : 'warn';
+    const level = rateLimited ? 'debug' : 'warn';
     log[level]('Polling a session failed; it will be polled again.', {
       sessionToken: session.token,
       retryInMs: wait,
@@ -119,15 +153,20 @@ export async function pollLeased(
   }
   stopRenewal();
   const now = context.now();
+  telemetry?.polled(
+    snapshot.result ? 'completed' : snapshot.status === 'expired' ? 'expired' : 'pending',
+    now - askedAt,
+  );
   if (snapshot.result) {
     if (claimed && sameOutcome(claimed.payload, snapshot.result)) {
       const { awaitingConfirmation: _, ...agreed } = claimed;
-      return deliver(context, session, owner, { ...agreed, confirmed: true }, snapshot.status);
+      const confirmed = { ...agreed, confirmed: true };
+      return deliver(context, session, owner, confirmed, snapshot.status, options);
     }
     const isContradicted = claimed !== undefined;
     if (isContradicted) contradicted(context, session, `the service says ${snapshot.status}`);
     const result: StoredResult = { payload: snapshot.result, source: 'poll', receivedAt: now };
-    const polled = await deliver(context, session, owner, result, snapshot.status);
+    const polled = await deliver(context, session, owner, result, snapshot.status, options);
     return { ...polled, contradicted: isContradicted };
   }
   if (claimed) contradicted(context, session, `the service says ${snapshot.status}`);
@@ -153,9 +192,17 @@ async function deliver(
   owner: string,
   result: StoredResult,
   status: PollOutcome['status'],
+  { via }: PollOptions,
 ): Promise<PollOutcome> {
-  const { outcome, event } = await deliverLeased(context, session, owner, result);
+  const { outcome, event } = await deliverLeased(context, session, owner, result, undefined, via);
   return { outcome, status, result: result.payload, event };
+}
+
+/** What a `GET /v1/sessions/:token` that threw came to. */
+function failedPoll(error: unknown): PollRequestOutcome {
+  if (error instanceof RateLimitError) return 'rate_limited';
+  if (error instanceof ApiError && error.serviceStatus === 404) return 'not_found';
+  return 'failed';
 }
 
 /** Reports a result the service contradicts: it is never delivered as the session's result. */

@@ -1,0 +1,3 @@
+// Metrics and traces of the Receiver through `@opentelemetry/api`, an optional peer
+// dependency: only this entry imports it, so the main entry loads without it.
+export { type OpenTelemetryOptions, openTelemetry } from './open-telemetry.js';

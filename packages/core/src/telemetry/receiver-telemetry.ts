@@ -1,0 +1,72 @@
+import type { TrackedState } from '../store/store.js';
+
+/** The units of work the Receiver reports as spans. */
+export type ReceiverSpanName = 'receive' | 'poll' | 'sweep' | 'confirm';
+
+/** Attributes the Receiver gives a span when its work ends. */
+export type ReceiverSpanAttributes = Record<string, string | number | boolean>;
+
+/** How a result reached the handlers: its webhook, the Tracker's poll, or `confirm()`. */
+export type DeliverySource = 'webhook' | 'poll' | 'confirm';
+
+/**
+ * What one `GET /v1/sessions/:token` came to: a result (`completed`), still `pending`,
+ * `expired` or `not_found` at the service, `rate_limited` past what is waited out in the
+ * call, or `failed` (network, timeout, `5xx`).
+ */
+export type PollRequestOutcome =
+  | 'completed'
+  | 'pending'
+  | 'expired'
+  | 'not_found'
+  | 'rate_limited'
+  | 'failed';
+
+/**
+ * What a `429` led to: `retried` after the wait, inside the same call, or `rescheduled`:
+ * the session is polled again once the service's wait is over.
+ */
+export type RateLimitAction = 'retried' | 'rescheduled';
+
+/** What the telemetry reads on its own schedule (a metrics scrape), for gauges. */
+export interface TelemetrySource {
+  /** The store's records by state, now. Rejects when the store is unreachable. */
+  readCounts(): Promise<Record<TrackedState, number>>;
+}
+
+/**
+ * Hooks the Receiver calls as it works, for metrics and traces. `openTelemetry()` from
+ * `@faceverify/core/opentelemetry` builds them on `@opentelemetry/api`; a Receiver without
+ * `telemetry` calls nothing and allocates nothing for it. Durations are in milliseconds of
+ * the Receiver's clock. A hook must not throw: it runs inside the webhook pipeline.
+ *
+ * @example
+ * import { openTelemetry } from '@faceverify/core/opentelemetry';
+ * const receiver = createReceiver({ telemetry: openTelemetry() });
+ */
+export interface ReceiverTelemetry {
+  /** Called once by `createReceiver`, with what gauges read. One telemetry per Receiver. */
+  attach(source: TelemetrySource): void;
+  /**
+   * Runs `work` as the span `name`, active for everything `work` starts: handlers called
+   * from it see the span as their parent. `describe` gives the span's attributes from the
+   * result; a rejection of `work` is recorded on the span and passed on.
+   */
+  span<T>(
+    name: ReceiverSpanName,
+    work: () => Promise<T>,
+    describe: (result: T) => ReceiverSpanAttributes,
+  ): Promise<T>;
+  /** A webhook request was answered `status`, with `answer` (an outcome or error code). */
+  webhookAnswered(status: number, answer: string): void;
+  /** A result was delivered, `sinceStartMs` after its session started (or its webhook arrived). */
+  delivered(source: DeliverySource, sinceStartMs: number): void;
+  /** The `verification.completed` handlers ran for `durationMs` and succeeded or threw. */
+  handlerRan(durationMs: number, failed: boolean): void;
+  /** A result was given up (`verification.undeliverable`). */
+  undeliverable(reason: 'attempts_exhausted' | 'displaced'): void;
+  /** One `GET /v1/sessions/:token` ended, `latencyMs` after it was asked for. */
+  polled(outcome: PollRequestOutcome, latencyMs: number): void;
+  /** A `429` was waited out. */
+  rateLimitWaited(action: RateLimitAction): void;
+}
