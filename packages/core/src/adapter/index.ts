@@ -1,12 +1,10 @@
 // For authors of framework adapters: the request pipeline every adapter runs, and the
-// pieces adapters plug into it (body readers, answer writers). Applications import from
-// `@faceverify/core`.
+// pieces adapters plug into it (body readers, answer writers), and nothing else: what the
+// pipeline uses inside (the deferred Receiver, header reading, exact-text proofs, the
+// system timers) stays internal. Applications import from `@faceverify/core`.
 
-export { type HeadersLike, readHeader } from '../receiver/headers.js';
-
+export type { HeadersLike } from '../receiver/headers.js';
 export { type BodyRead, bytesAsSent, textAsSent } from './body-read.js';
-export { type AnyHandler, type DeferredReceiver, deferReceiver } from './deferred-receiver.js';
-export { exactTextBytes, type TextProof } from './exact-text-bytes.js';
 export { toFetchResponse } from './fetch-response.js';
 export { type ExecutionContextLike, lazyWaitUntil } from './lazy-wait-until.js';
 export { type NodeResponseLike, writeNodeAnswer } from './node-answer.js';
@@ -14,7 +12,7 @@ export { type GetRawBody, type RawBodyOptions, rawBodyReader } from './raw-body-
 export { readFetchBody, UNREADABLE_BODY } from './read-fetch-body.js';
 export { type LimitedRead, readLimited } from './read-limited.js';
 export { type NodeRequestLike, nodeBodyTaken, readNodeBody } from './read-node-body.js';
-export { systemTimers, type Timers } from './timers.js';
+export type { Timers } from './timers.js';
 export {
   type BodyReader,
   type MiddlewareFunction,
@@ -23,7 +21,6 @@ export {
 } from './webhook-middleware.js';
 export {
   createWebhookPipeline,
-  DEFAULT_BODY_TIMEOUT_MS,
   DEFAULT_WEBHOOK_PATH,
   type WebhookExchange,
   type WebhookPipeline,
