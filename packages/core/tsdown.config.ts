@@ -1,0 +1,18 @@
+import { defineConfig } from 'tsdown';
+import { libraryBuild } from '../../tsdown.library.ts';
+
+// `#hmac` stays an import so each runtime picks its own implementation through the
+// package.json `imports` conditions: node:crypto on Node, Web Crypto on Workers and browsers.
+export default defineConfig(
+  libraryBuild(
+    {
+      index: 'src/index.ts',
+      'adapter/index': 'src/adapter/index.ts',
+      'store/index': 'src/store/index.ts',
+      'testing/index': 'src/testing/index.ts',
+      'hmac-node': 'src/signature/hmac-node.ts',
+      'hmac-web': 'src/signature/hmac-web.ts',
+    },
+    { deps: { neverBundle: ['#hmac'] } },
+  ),
+);

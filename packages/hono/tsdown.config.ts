@@ -1,0 +1,4 @@
+import { defineConfig } from 'tsdown';
+import { libraryBuild } from '../../tsdown.library.ts';
+
+export default defineConfig(libraryBuild({ index: 'src/index.ts' }));
