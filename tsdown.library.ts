@@ -9,6 +9,10 @@ import type { UserConfig } from 'tsdown';
  * `@faceverify/core` and `@faceverify/core/adapter` load one copy of each class and registry
  * under `require()` as under `import`. Dependencies (`@faceverify/core` in every adapter and
  * store) are never bundled: an app has one core, whichever module system loads it.
+ *
+ * Not ESM only with `require(esm)`: Node 20.19 allows it, but Jest (a NestJS project's default
+ * test runner) loads modules itself and cannot `require()` ESM, and TypeScript under
+ * `"module": "node16"` refuses to type a `require()` of an ESM-only package.
  */
 export function libraryBuild(
   entry: Record<string, string>,
