@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `pnpm check:docs`: the TypeScript in the docs compiles against the built packages. Every
+// The TypeScript in the docs compiles against the built packages. Every
 // ```ts / ```typescript block of README.md, docs/*.md and packages/*/README.md becomes a module
 // of one tsc program in .doc-snippets/ (gitignored), resolving packages as an app that
 // installed them would (the built `exports`, not the sources); errors point at the markdown.
@@ -11,12 +11,13 @@
 //   <!-- file: <path> -->        a file other blocks of the same page import (`./<path>`).
 //   <!-- recipe: <file> -->      a complete recipe that must equal <file> (an example that runs
 //                                in its tests), and appear in both docs/frameworks.md and a
-//                                package README. Written at <file>'s path, so the files of one
-//                                example import each other.
+//                                package README. Not compiled here: `pnpm typecheck` compiles
+//                                the file and its example's test runs it.
 //
 // Workers, Bun and Deno globals the snippets use come from scripts/doc-snippets-globals.d.ts.
 //
-// usage: node scripts/check-doc-snippets.mjs   (after `pnpm build`)
+// usage: node scripts/check-doc-snippets.mjs [--write-recipes], or `pnpm check:docs` (after
+// `pnpm build`); `pnpm typecheck` runs it too.
 import { execFileSync } from 'node:child_process';
 import {
   copyFileSync,
@@ -79,6 +80,32 @@ function blocksOf(file) {
   return blocks;
 }
 
+/** A recipe's code without a first line `// <path>` naming the file it shows. */
+function withoutPathLine(block) {
+  const [first, ...rest] = block.code.split('\n');
+  const named = /^\/\/ (\S+)$/.exec(first ?? '');
+  return named && block.path.endsWith(`/${named[1]}`) ? rest.join('\n') : block.code;
+}
+
+/**
+ * `--write-recipes`: copies each recipe's file into its blocks (after a change to the
+ * example), keeping a block's first line `// <path>`.
+ */
+function writeRecipes(blocks) {
+  for (const file of new Set(blocks.filter((b) => b.kind === 'recipe').map((b) => b.file))) {
+    const lines = readFileSync(join(ROOT, file), 'utf8').split('\n');
+    // From the end, so that the line numbers of the blocks before stay right.
+    const recipes = blocks.filter((b) => b.file === file && b.kind === 'recipe').reverse();
+    for (const block of recipes) {
+      const code = readFileSync(join(ROOT, block.path), 'utf8').trimEnd();
+      const pathLine = withoutPathLine(block) === block.code ? [] : [block.code.split('\n')[0]];
+      const length = block.code.split('\n').length;
+      lines.splice(block.line - 1, length, ...pathLine, ...code.split('\n'));
+    }
+    writeFileSync(join(ROOT, file), lines.join('\n'));
+  }
+}
+
 /** Problems with the recipes: each equals its example file and appears in both places. */
 function recipeProblems(blocks) {
   const problems = [];
@@ -88,9 +115,9 @@ function recipeProblems(blocks) {
     const source = join(ROOT, block.path);
     if (!existsSync(source)) {
       problems.push(`${where}: the recipe names ${block.path}, which does not exist`);
-    } else if (readFileSync(source, 'utf8').trimEnd() !== block.code.trimEnd()) {
+    } else if (readFileSync(source, 'utf8').trimEnd() !== withoutPathLine(block).trimEnd()) {
       problems.push(
-        `${where}: the recipe differs from ${block.path}; copy the file into the block (the file is the one its tests run)`,
+        `${where}: the recipe differs from ${block.path}, the file its example's test runs; copy it in with \`node scripts/check-doc-snippets.mjs --write-recipes\``,
       );
     }
     byFile.set(block.path, [...(byFile.get(block.path) ?? []), block.file]);
@@ -110,7 +137,7 @@ function recipeProblems(blocks) {
 /** Where a block is written in the program: its page's folder, then its own name. */
 function programPath(block) {
   const page = block.file.replace(/[/.]/g, '_');
-  return `${page}/${block.kind === 'checked' ? `line-${block.line}.ts` : block.path}`;
+  return `${page}/${block.kind === 'file' ? block.path : `line-${block.line}.ts`}`;
 }
 
 /** Writes each block as a module, and the program's tsconfig; returns the map back. */
@@ -154,7 +181,8 @@ function compileErrors(sources) {
   try {
     execFileSync(process.execPath, [TSC, '-p', OUT, '--pretty', 'false'], { encoding: 'utf8' });
     return [];
-  } catch (error) {
+  } catch (failure) {
+    const error = /** @type {{ stdout?: string, stderr?: string }} */ (failure);
     const output = `${error.stdout ?? ''}${error.stderr ?? ''}`;
     return output
       .split('\n')
@@ -168,14 +196,21 @@ function compileErrors(sources) {
   }
 }
 
+if (!existsSync(join(ROOT, 'packages', 'core', 'dist', 'index.d.ts'))) {
+  console.error('doc snippets: the packages are not built; run `pnpm build` first.');
+  process.exit(1);
+}
 const started = performance.now();
+if (process.argv.includes('--write-recipes')) writeRecipes(markdownFiles().flatMap(blocksOf));
 const blocks = markdownFiles().flatMap(blocksOf);
-const checked = blocks.filter((block) => block.kind !== 'fragment' && block.kind !== 'unchecked');
-const problems = [...recipeProblems(blocks), ...compileErrors(writeProgram(checked))];
+// A recipe is its example's file, which `pnpm typecheck` compiles and the example's test runs.
+const compiled = blocks.filter((block) => block.kind === 'checked' || block.kind === 'file');
+const problems = [...recipeProblems(blocks), ...compileErrors(writeProgram(compiled))];
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
 for (const problem of problems) console.error(problem);
-const skipped = blocks.length - checked.length;
+const recipes = blocks.filter((block) => block.kind === 'recipe').length;
+const skipped = blocks.length - compiled.length - recipes;
 console.log(
-  `${problems.length === 0 ? 'ok    ' : 'FAILED'} doc snippets: ${checked.length} TypeScript blocks compiled, ${skipped} fragments and unchecked skipped (${seconds} s)`,
+  `${problems.length === 0 ? 'ok    ' : 'FAILED'} doc snippets: ${compiled.length} TypeScript blocks compiled, ${recipes} recipes equal to their examples, ${skipped} fragments skipped (${seconds} s)`,
 );
 process.exitCode = problems.length === 0 ? 0 : 1;
