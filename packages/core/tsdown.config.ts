@@ -1,5 +1,5 @@
 import { defineConfig } from 'tsdown';
-import { libraryBuild } from '../../tsdown.library.ts';
+import { libraryBuild } from '../../build/library-config.ts';
 
 // `#hmac` stays an import so each runtime picks its own implementation through the
 // package.json `imports` conditions: node:crypto on Node, Web Crypto on Workers and browsers.

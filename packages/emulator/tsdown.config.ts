@@ -1,5 +1,5 @@
 import { defineConfig } from 'tsdown';
-import { libraryBuild } from '../../tsdown.library.ts';
+import { libraryBuild } from '../../build/library-config.ts';
 
 // tsdown empties dist/ once before it runs both builds, so neither deletes the other's output.
 export default defineConfig([

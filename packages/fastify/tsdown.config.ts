@@ -1,4 +1,4 @@
 import { defineConfig } from 'tsdown';
-import { libraryBuild } from '../../tsdown.library.ts';
+import { libraryBuild } from '../../build/library-config.ts';
 
 export default defineConfig(libraryBuild({ index: 'src/index.ts' }));

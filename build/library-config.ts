@@ -1,4 +1,5 @@
 import type { UserConfig } from 'tsdown';
+import { failOnMisplacedJsdoc } from './misplaced-jsdoc.ts';
 
 /**
  * The build every public package shares: ESM and CommonJS side by side, each with its own
@@ -32,6 +33,7 @@ export function libraryBuild(
     report: false,
     // The declaration step is most of the build's time; rolldown would say so on every build.
     checks: { pluginTimings: false },
+    hooks: { 'build:done': failOnMisplacedJsdoc },
     ...overrides,
   };
 }
