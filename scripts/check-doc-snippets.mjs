@@ -159,12 +159,13 @@ function writeProgram(blocks) {
     writeFileSync(join(OUT, path), `${block.code}\nexport {};\n`);
     sources.set(path, block);
   }
-  // A new app's settings, strict as the docs recommend; resolution as bundlers (Next.js,
-  // Wrangler, Vite) and Node's ESM do it for packages: by their `exports`.
+  // A new Node app's settings, strict as the docs recommend (Fetch types from @types/node, no
+  // DOM); packages resolved as bundlers (Next.js, Wrangler, Vite) and Node's ESM do: by their
+  // `exports`.
   const tsconfig = {
     compilerOptions: {
       target: 'ES2022',
-      lib: ['ES2022', 'DOM', 'DOM.Iterable'],
+      lib: ['ES2022'],
       module: 'Preserve',
       moduleResolution: 'Bundler',
       strict: true,
