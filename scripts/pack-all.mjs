@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Packs every public package (built first with `pnpm build`) into one folder and checks
-// each tarball (packs/faceverify-core.tgz, ...): LICENSE, README.md and the built entry point inside, no `workspace:` range
-// left in its package.json. Prints the install lines for npm, pnpm, Bun and Deno.
+// each tarball (packs/faceverify-core.tgz, ...): LICENSE, README.md and the built entry point
+// inside, no `workspace:` range left in its package.json. Prints where each tarball is; how to
+// install them (npm, pnpm, Bun, Deno) is docs/getting-started.md, step 1.
 //
 // usage: node scripts/pack-all.mjs [--out=packs]
 import { execFileSync } from 'node:child_process';

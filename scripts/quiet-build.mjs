@@ -13,8 +13,9 @@ if (filters.length === 0) {
   console.error('usage: node scripts/quiet-build.mjs <pnpm filter>...');
   process.exit(2);
 }
-// tsup's and pnpm's progress lines ("core build: ESM dist/index.js 69 KB", "build: Done").
-const PROGRESS = /^\S+ build(\$ .*|: (CLI|ESM|CJS|DTS) .*|: Done)$/;
+// tsdown's and pnpm's progress lines ("core build: ℹ entry: src/index.ts", "build: ✔ Build
+// complete in 2025ms", "build: Done"), and tsdown's notice about the Node.js version.
+const PROGRESS = /^\S+ build(\$ .*|: [ℹ✔] .*|: \[tsdown\] Node\.js .*|: Done)$/;
 // pnpm's line when one package's build has finished: "packages/core build: Done".
 const PACKAGE_DONE = /^(\S+) build: Done$/;
 const started = performance.now();

@@ -4,6 +4,7 @@ import { launchChromium } from './browser.js';
 import type { DemoContext } from './demo-context.js';
 import { EventLog } from './event-log.js';
 import type { ExampleServer, Framework } from './frameworks.js';
+import { narratedLogger } from './library-log.js';
 import { POLL_SCHEDULE_MS, SWEEP_INTERVAL_MS, VERIFY_LIMIT } from './settings.js';
 import type { Terminal } from './terminal.js';
 
@@ -17,7 +18,8 @@ export interface DemoSetup {
 
 /**
  * Starts the emulator, the example app with a Receiver pointed at it (MemoryStore, fast
- * polling, pacing matched to the emulator's limit) and, when there is one, headless Chromium.
+ * polling, pacing matched to the emulator's limit, its log lines part of the narration) and,
+ * when there is one, headless Chromium.
  */
 export async function startDemo(framework: Framework, terminal: Terminal): Promise<DemoSetup> {
   const emulator = await startEmulator({ rateLimits: { verify: VERIFY_LIMIT } });
@@ -33,6 +35,7 @@ export async function startDemo(framework: Framework, terminal: Terminal): Promi
     store: new MemoryStore(),
     pollScheduleMs: POLL_SCHEDULE_MS,
     sweepIntervalMs: SWEEP_INTERVAL_MS,
+    logger: narratedLogger(terminal),
   });
   receiver.on('verification.completed', events.record);
   receiver.on('error', (error, { stage }) => {

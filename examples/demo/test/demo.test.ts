@@ -64,6 +64,11 @@ it.concurrent.each([
   }
   expect(output).toMatch(/^ {2}5 of 5 steps passed in \d+\.\d s$/m);
   expect(output).toContain('Not waiting for a person');
+  // The library's own log lines are narrated under the step that caused them, not raw.
+  expect(output).not.toMatch(/^\[faceverify\]/m);
+  expect(output).toMatch(
+    /^ {2}│ faceverify logged \(warn\): Webhook rejected: signature does not match the raw body\./m,
+  );
 });
 
 it('refuses an unknown framework with the usage and exit code 2', async () => {

@@ -8,11 +8,17 @@ export interface CliIO {
 
 /** Exit codes a script can rely on. */
 export const EXIT = {
-  /** Everything checked passed; the receiver answered 2xx. */
+  /**
+   * Everything checked passed; the receiver answered 2xx.
+   */
   ok: 0,
-  /** A check failed, or the receiver answered otherwise, or could not be reached. */
+  /**
+   * A check failed, or the receiver answered otherwise, or could not be reached.
+   */
   failed: 1,
-  /** The command line itself was wrong: an unknown command or option, a missing value. */
+  /**
+   * The command line itself was wrong: an unknown command or option, a missing value.
+   */
   usage: 2,
 } as const;
 

@@ -62,9 +62,13 @@ export interface EmulatorOptions {
   webhookTimeoutMs?: number | undefined;
   rateLimits?:
     | {
-        /** `POST /v1/verify` per API key; default 60 per minute. */
+        /**
+         * `POST /v1/verify` per API key; default 60 per minute.
+         */
         verify?: RateLimitOptions | undefined;
-        /** `POST /v1/sessions/:token/complete` per client IP; default 20 per minute. */
+        /**
+         * `POST /v1/sessions/:token/complete` per client IP; default 20 per minute.
+         */
         complete?: RateLimitOptions | undefined;
       }
     | undefined;

@@ -8,9 +8,13 @@ export type AlarmCode =
   | 'handler_failing'
   | 'store_unavailable'
   | 'results_undeliverable'
-  /** Raised by the store: it lost what it held (a Redis restarted without persistence). */
+  /**
+   * Raised by the store: it lost what it held (a Redis restarted without persistence).
+   */
   | 'store_reset'
-  /** Raised by the store: it may lose records (a Redis eviction policy other than noeviction). */
+  /**
+   * Raised by the store: it may lose records (a Redis eviction policy other than noeviction).
+   */
   | 'store_eviction_risk';
 
 /** A situation an operator must act on, raised at most once per window per code. */

@@ -16,7 +16,9 @@ export interface ReceiverHealth {
   windowMs: number;
   store: {
     reachable: boolean;
-    /** Records by state now, when the store answered. */
+    /**
+     * Records by state now, when the store answered.
+     */
     records?: Record<TrackedState, number>;
   };
   webhooks: {
@@ -32,7 +34,9 @@ export interface ReceiverHealth {
   };
   deliveries: {
     byWebhook: number;
-    /** Results recovered by polling (the Tracker or `confirm()`). */
+    /**
+     * Results recovered by polling (the Tracker or `confirm()`).
+     */
     byPoll: number;
     handlerFailures: number;
     undeliverable: number;

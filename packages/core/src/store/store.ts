@@ -79,11 +79,17 @@ export type SettleUpdate =
     }
   | {
       state: ClosedState;
-      /** How long the closed record is kept, so late duplicates are recognised. */
+      /**
+       * How long the closed record is kept, so late duplicates are recognised.
+       */
       retainMs: number;
-      /** The result delivered, kept with the closed record when it had none yet. */
+      /**
+       * The result delivered, kept with the closed record when it had none yet.
+       */
       result?: StoredResult;
-      /** Delivery attempts made, when the record is closed after handler failures. */
+      /**
+       * Delivery attempts made, when the record is closed after handler failures.
+       */
       attempts?: number;
     };
 

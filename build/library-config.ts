@@ -1,0 +1,39 @@
+import type { UserConfig } from 'tsdown';
+import { failOnMisplacedJsdoc } from './misplaced-jsdoc.ts';
+
+/**
+ * The build every public package shares: ESM and CommonJS side by side, each with its own
+ * declarations (`.d.ts` for `import`, `.d.cts` for `require`), both keeping the file names the
+ * `exports` maps name (`index.js`, `index.cjs`).
+ *
+ * What is shared between entry points goes into shared chunks in BOTH formats, so
+ * `@faceverify/core` and `@faceverify/core/adapter` load one copy of each class and registry
+ * under `require()` as under `import`. Dependencies (`@faceverify/core` in every adapter and
+ * store) are never bundled: an app has one core, whichever module system loads it.
+ *
+ * Not ESM only with `require(esm)`: Node 20.19 allows it, but Jest (a NestJS project's default
+ * test runner) loads modules itself and cannot `require()` ESM, and TypeScript under
+ * `"module": "node16"` refuses to type a `require()` of an ESM-only package.
+ */
+export function libraryBuild(
+  entry: Record<string, string>,
+  overrides: UserConfig = {},
+): UserConfig {
+  return {
+    entry,
+    format: ['esm', 'cjs'],
+    platform: 'node',
+    target: 'es2022',
+    dts: true,
+    sourcemap: true,
+    clean: true,
+    // `.js` for ESM (the packages are `"type": "module"`) and `.cjs` for CommonJS, as before.
+    fixedExtension: false,
+    // Gzip and brotli sizes of every file cost time on each build and nobody reads them here.
+    report: false,
+    // The declaration step is most of the build's time; rolldown would say so on every build.
+    checks: { pluginTimings: false },
+    hooks: { 'build:done': failOnMisplacedJsdoc },
+    ...overrides,
+  };
+}

@@ -1,0 +1,20 @@
+import { defineConfig } from 'tsdown';
+import { libraryBuild } from '../../build/library-config.ts';
+
+// `#hmac` stays an import so each runtime picks its own implementation through the
+// package.json `imports` conditions: node:crypto on Node, Web Crypto on Workers and browsers.
+export default defineConfig(
+  libraryBuild(
+    {
+      index: 'src/index.ts',
+      'adapter/index': 'src/adapter/index.ts',
+      'store/index': 'src/store/index.ts',
+      'testing/index': 'src/testing/index.ts',
+      'opentelemetry/index': 'src/opentelemetry/index.ts',
+      'hmac-node': 'src/signature/hmac-node.ts',
+      'hmac-web': 'src/signature/hmac-web.ts',
+    },
+    // @opentelemetry/api is an optional peer: imported by the opentelemetry entry only.
+    { deps: { neverBundle: ['#hmac', '@opentelemetry/api'] } },
+  ),
+);
