@@ -1,4 +1,4 @@
-import assert from 'node:assert/strict';
+import { expect } from 'vitest';
 import type { Fixture } from './fixture.js';
 import { type Answer, readAnswer } from './http/answer.js';
 import {
@@ -60,7 +60,7 @@ function assertNoSecretLeaked(fixture: Fixture, answers: Answer[]): void {
   ];
   for (const secret of fixture.secrets) {
     const leak = texts.find((text) => text.includes(secret));
-    assert.equal(leak, undefined, 'a secret appeared in an answer or a log line');
+    expect(leak, 'a secret appeared in an answer or a log line').toBe(undefined);
   }
 }
 
@@ -105,19 +105,19 @@ export async function withApp(
 
 /** Asserts a Receiver error answer: status, JSON `{ error: code, message }`, no caching. */
 export function assertError(answer: Answer, status: number, code: string): string {
-  assert.equal(answer.status, status, `status (body: ${answer.text})`);
-  assert.equal(answer.json?.error, code, `error code (body: ${answer.text})`);
-  assert.match(answer.headers.get('content-type') ?? '', /^application\/json/);
+  expect(answer.status, `status (body: ${answer.text})`).toBe(status);
+  expect(answer.json?.error, `error code (body: ${answer.text})`).toBe(code);
+  expect(answer.headers.get('content-type') ?? '').toMatch(/^application\/json/);
   const message = answer.json?.message;
-  assert.equal(typeof message, 'string', 'the error carries a message');
+  expect(typeof message, 'the error carries a message').toBe('string');
   return message as string;
 }
 
 /** Asserts the Receiver's acknowledgement of an accepted webhook. */
 export function assertAccepted(answer: Answer, extra: Record<string, unknown> = {}): void {
-  assert.equal(answer.status, 200, `status (body: ${answer.text})`);
-  assert.deepEqual(answer.json, { received: true, ...extra });
-  assert.match(answer.headers.get('content-type') ?? '', /^application\/json/);
+  expect(answer.status, `status (body: ${answer.text})`).toBe(200);
+  expect(answer.json).toStrictEqual({ received: true, ...extra });
+  expect(answer.headers.get('content-type') ?? '').toMatch(/^application\/json/);
 }
 
 /**

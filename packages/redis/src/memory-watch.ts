@@ -89,6 +89,11 @@ export class MemoryWatch {
     const current = await this.arm();
     if (this.generation !== seen) return this.generation;
     this.generation = current;
+    // This alarm covers the evictions so far (the marker may be one of them): the next
+    // sweep's check reports only what Redis evicts after it, not the same loss again.
+    if (this.evictedSeen !== undefined) {
+      this.evictedSeen = await evictedKeys(this.redis).catch(() => this.evictedSeen);
+    }
     this.alarms.raise(
       'store_reset',
       'RedisStore: Redis lost the data of this store (its marker key is gone or was armed again: Redis restarted without persistence, was flushed, or evicted keys). Sessions tracked before are no longer polled, and results already handled may arrive again as untracked webhooks; check what your handlers did meanwhile. To keep data across restarts, enable persistence (appendonly yes) or use a managed Redis with durability, and set maxmemory-policy to noeviction. The store has armed a new marker and keeps working.',

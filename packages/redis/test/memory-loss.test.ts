@@ -120,16 +120,26 @@ describe('keys evicted under memory pressure', () => {
       // The pressure ends here, so the sweeps below see the loss already made and nothing
       // new (a sweep's own writes would otherwise evict more keys, a new loss of its own).
       await redis.config('SET', 'maxmemory', '0');
-      expect(alarms.map((alarm) => alarm.code)).toEqual(['store_eviction_risk']);
 
+      // The loss is reported by the next sweep at the latest. Under allkeys-lru Redis may
+      // also evict the store's marker key, and a write that finds it gone reports the loss
+      // at once: either way, every alarm after the first-use one is a store_reset.
       await store.leaseDue({ now, limit: 10, owner: 'w', leaseMs: 5000 });
-      expect(alarms.map((alarm) => alarm.code)).toEqual(['store_eviction_risk', 'store_reset']);
-      expect(alarms[1]!.message).toMatch(/^RedisStore: Redis evicted \d+ keys under memory/);
-      expect(alarms[1]!.message).toContain('noeviction');
+      const codes = alarms.map((alarm) => alarm.code);
+      expect(codes[0]).toBe('store_eviction_risk');
+      expect(codes.length).toBeGreaterThan(1);
+      expect(new Set(codes.slice(1))).toEqual(new Set(['store_reset']));
+      for (const alarm of alarms.slice(1)) expect(alarm.message).toContain('noeviction');
+      if (policy === 'volatile-lru') {
+        // The marker has no TTL, so volatile-lru never evicts it: the sweep's count tells.
+        expect(codes).toEqual(['store_eviction_risk', 'store_reset']);
+        expect(alarms[1]!.message).toMatch(/^RedisStore: Redis evicted \d+ keys under memory/);
+      }
 
-      // Nothing new was evicted: no second alarm for the same loss.
+      // Nothing new was evicted: no further alarm for the same loss.
+      const reported = alarms.length;
       await store.leaseDue({ now, limit: 10, owner: 'w', leaseMs: 5000 });
-      expect(alarms).toHaveLength(2);
+      expect(alarms).toHaveLength(reported);
     });
   }
 });

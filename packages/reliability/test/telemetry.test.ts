@@ -2,6 +2,7 @@ import { createReceiver, MemoryStore, type Receiver, type ReceiverOptions } from
 import { openTelemetry } from '@faceverify/core/opentelemetry';
 import { createTestClock, type TestClock } from '@faceverify/core/testing';
 import { type Emulator, startEmulator } from '@faceverify/emulator';
+import { waitFor } from '@faceverify/test-support';
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
@@ -18,7 +19,6 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiverServer } from './support/receiver-server.js';
-import { waitFor } from './support/wait-for.js';
 
 // Issue #20: the Receiver's metrics and traces through @opentelemetry/api, read back with the
 // real SDK (a metric reader, an in-memory span exporter) after real traffic: the emulator

@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
+import { expect } from 'vitest';
 import type { ConformanceCase } from '../case.js';
 import { createFixture, LIMIT, SECRET } from '../fixture.js';
 import { assertAccepted, assertError, withApp } from '../harness.js';
@@ -25,9 +25,9 @@ export function bodyLimitCases(target: ConformanceTarget, mount: MountStyle): Co
         const fixture = createFixture();
         await withApp(target, { mount }, fixture, async (app) => {
           const delivery = await deliveryOfSize(LIMIT);
-          assert.equal(delivery.body.byteLength, LIMIT);
+          expect(delivery.body.byteLength).toBe(LIMIT);
           assertAccepted(await app.post(delivery));
-          assert.equal(fixture.events.length, 1);
+          expect(fixture.events.length).toBe(1);
         });
       },
     },
@@ -37,7 +37,7 @@ export function bodyLimitCases(target: ConformanceTarget, mount: MountStyle): Co
         const fixture = createFixture();
         await withApp(target, { mount }, fixture, async (app) => {
           assertError(await app.post(await deliveryOfSize(LIMIT + 1)), 413, 'payload_too_large');
-          assert.equal(fixture.events.length, 0);
+          expect(fixture.events.length).toBe(0);
         });
       },
     },
@@ -51,7 +51,7 @@ export function bodyLimitCases(target: ConformanceTarget, mount: MountStyle): Co
             await postHeadOnly(`${app.url}${app.webhookPath}`, delivery.headers, LIMIT * 10),
           );
           assertError(answer, 413, 'payload_too_large');
-          assert.equal(fixture.events.length, 0);
+          expect(fixture.events.length).toBe(0);
         });
       },
     },
@@ -70,11 +70,11 @@ export function bodyLimitCases(target: ConformanceTarget, mount: MountStyle): Co
           });
           const sentWhenAnswered = body.sent();
           assertError(answer, 413, 'payload_too_large');
-          assert.ok(
+          expect(
             sentWhenAnswered < body.total / 2,
             `answered after ${sentWhenAnswered} of ${body.total} bytes: the server read far past the limit`,
-          );
-          assert.equal(fixture.events.length, 0);
+          ).toBeTruthy();
+          expect(fixture.events.length).toBe(0);
         });
       },
     },

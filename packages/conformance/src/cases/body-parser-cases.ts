@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
+import { expect } from 'vitest';
 import type { ConformanceCase } from '../case.js';
 import { createFixture, SECRET } from '../fixture.js';
 import { assertAccepted, assertError, withApp } from '../harness.js';
@@ -23,17 +23,20 @@ export function bodyParserCases(target: ConformanceTarget, mount: MountStyle): C
               duplex: 'half',
             });
             const message = assertError(answer, 500, 'raw_body_unavailable');
-            assert.ok(
+            expect(
               message.includes('verificationWebhook()'),
               `names the middleware: ${message}`,
-            );
-            assert.ok(message.includes(target.bodyParserFix), `says how to fix it: ${message}`);
+            ).toBeTruthy();
+            expect(
+              message.includes(target.bodyParserFix),
+              `says how to fix it: ${message}`,
+            ).toBeTruthy();
           }
-          assert.equal(fixture.events.length, 0, 'never verified against parsed JSON');
+          expect(fixture.events.length, 'never verified against parsed JSON').toBe(0);
           const logged = fixture.logs.filter(
             (line) => line.level === 'error' && line.message.includes('verificationWebhook()'),
           );
-          assert.equal(logged.length, 1, 'the fix is logged once');
+          expect(logged.length, 'the fix is logged once').toBe(1);
         });
       },
     },
@@ -53,8 +56,8 @@ export function bodyParserCases(target: ConformanceTarget, mount: MountStyle): C
               rawBody: JSON.stringify(payload, null, 2),
             });
             assertAccepted(await app.post(delivery));
-            assert.equal(fixture.events.length, 1);
-            assert.deepEqual(fixture.events[0]?.data, payload);
+            expect(fixture.events.length).toBe(1);
+            expect(fixture.events[0]?.data).toStrictEqual(payload);
           },
         );
       },

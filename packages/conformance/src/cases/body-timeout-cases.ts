@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
+import { expect } from 'vitest';
 import type { ConformanceCase } from '../case.js';
 import { createFixture, SECRET } from '../fixture.js';
 import { assertAccepted, assertError, withApp } from '../harness.js';
@@ -30,9 +30,9 @@ export function bodyTimeoutCases(target: ConformanceTarget, mount: MountStyle): 
           );
           app.record(answer);
           const message = assertError(answer, 408, 'body_timeout');
-          assert.ok(message.includes('bodyTimeoutMs'), `names the option: ${message}`);
+          expect(message.includes('bodyTimeoutMs'), `names the option: ${message}`).toBeTruthy();
           await closed;
-          assert.equal(fixture.events.length, 0);
+          expect(fixture.events.length).toBe(0);
         });
       },
     },
@@ -44,7 +44,7 @@ export function bodyTimeoutCases(target: ConformanceTarget, mount: MountStyle): 
           assertAccepted(
             await app.post(await signedDelivery(fixturePayload(), { secret: SECRET })),
           );
-          assert.equal(fixture.events.length, 1);
+          expect(fixture.events.length).toBe(1);
         });
       },
     },

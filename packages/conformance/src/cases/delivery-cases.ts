@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { createTestClock, fixturePayload, signedDelivery } from '@faceverify/core/testing';
+import { expect } from 'vitest';
 import type { ConformanceCase } from '../case.js';
 import { createFixture, SECRET } from '../fixture.js';
 import { assertAccepted, assertError, eventually, withApp } from '../harness.js';
@@ -17,7 +17,7 @@ export function deliveryCases(target: ConformanceTarget, mount: MountStyle): Con
             rawBody: '{"event":"verification.completed","status":',
           });
           assertError(await app.post(delivery), 400, 'payload_invalid');
-          assert.equal(fixture.events.length, 0);
+          expect(fixture.events.length).toBe(0);
         });
       },
     },
@@ -28,7 +28,7 @@ export function deliveryCases(target: ConformanceTarget, mount: MountStyle): Con
         await withApp(target, { mount }, fixture, async (app) => {
           const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
           assertError(await app.post(delivery), 500, 'handler_failed');
-          assert.equal(fixture.events.length, 1, 'the handler was called');
+          expect(fixture.events.length, 'the handler was called').toBe(1);
         });
       },
     },
@@ -48,9 +48,9 @@ export function deliveryCases(target: ConformanceTarget, mount: MountStyle): Con
           await eventually(() => fixture.events.length === 1);
           await clock.advance(150);
           const answer = await answering;
-          assert.equal(answer.status, 202, `status (body: ${answer.text})`);
-          assert.deepEqual(answer.json, { received: true, processing: true });
-          assert.equal(fixture.finished.length, 0, 'answered before the handler finished');
+          expect(answer.status, `status (body: ${answer.text})`).toBe(202);
+          expect(answer.json).toStrictEqual({ received: true, processing: true });
+          expect(fixture.finished.length, 'answered before the handler finished').toBe(0);
           fixture.release();
           await eventually(() => fixture.finished.length === 1);
         });
@@ -64,7 +64,7 @@ export function deliveryCases(target: ConformanceTarget, mount: MountStyle): Con
           const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
           assertAccepted(await app.post(delivery));
           assertAccepted(await app.post(delivery), { duplicate: true });
-          assert.equal(fixture.events.length, 1);
+          expect(fixture.events.length).toBe(1);
         });
       },
     },

@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { fixturePayload, signedDelivery, tamperedDelivery } from '@faceverify/core/testing';
+import { expect } from 'vitest';
 import type { ConformanceCase } from '../case.js';
 import { createFixture, SECRET } from '../fixture.js';
 import { assertAccepted, assertError, withApp } from '../harness.js';
@@ -15,14 +15,14 @@ export function passThroughCases(target: ConformanceTarget, mount: MountStyle): 
         await withApp(target, spec, fixture, async (app) => {
           const payload = fixturePayload({ external_user_id: 'user_pass_through' });
           const answer = await app.post(await signedDelivery(payload, { secret: SECRET }));
-          assert.equal(answer.status, 200, `status (body: ${answer.text})`);
+          expect(answer.status, `status (body: ${answer.text})`).toBe(200);
           const expected: LaterMiddlewareAnswer = {
             later: true,
             externalUserId: 'user_pass_through',
             source: 'webhook',
           };
-          assert.deepEqual(answer.json, expected);
-          assert.equal(fixture.events.length, 1);
+          expect(answer.json).toStrictEqual(expected);
+          expect(fixture.events.length).toBe(1);
         });
       },
     },
@@ -42,9 +42,9 @@ export function passThroughCases(target: ConformanceTarget, mount: MountStyle): 
         const fixture = createFixture();
         await withApp(target, spec, fixture, async (app) => {
           const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
-          assert.equal((await app.post(delivery)).json?.later, true);
+          expect((await app.post(delivery)).json?.later).toBe(true);
           assertAccepted(await app.post(delivery), { duplicate: true });
-          assert.equal(fixture.events.length, 1);
+          expect(fixture.events.length).toBe(1);
         });
       },
     },

@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
+import { expect } from 'vitest';
 import type { ConformanceCase } from '../case.js';
 import { createFixture, SECRET } from '../fixture.js';
 import { assertAccepted, assertError, ROUTE_PATH, withApp } from '../harness.js';
@@ -26,9 +26,9 @@ function useOnlyCases(target: ConformanceTarget): ConformanceCase[] {
               ...(method === 'PUT' ? { body: '{}' } : {}),
             });
             assertError(answer, 405, 'method_not_allowed');
-            assert.equal(answer.headers.get('allow'), 'POST');
+            expect(answer.headers.get('allow')).toBe('POST');
           }
-          assert.equal(fixture.events.length, 0);
+          expect(fixture.events.length).toBe(0);
         });
       },
     },
@@ -39,8 +39,8 @@ function useOnlyCases(target: ConformanceTarget): ConformanceCase[] {
         await withApp(target, { mount: 'use' }, fixture, async (app) => {
           const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
           const answer = await app.postTo(`${DEFAULT_WEBHOOK_PATH}/extra`, delivery);
-          assert.equal(answer.status, 404, 'the app found no route there');
-          assert.equal(fixture.events.length, 0);
+          expect(answer.status, 'the app found no route there').toBe(404);
+          expect(fixture.events.length).toBe(0);
         });
       },
     },
@@ -53,12 +53,12 @@ function useOnlyCases(target: ConformanceTarget): ConformanceCase[] {
           { mount: 'use', options: { path: CUSTOM_PATH } },
           fixture,
           async (app) => {
-            assert.equal(app.webhookPath, CUSTOM_PATH);
+            expect(app.webhookPath).toBe(CUSTOM_PATH);
             const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
             const atDefault = await app.postTo(DEFAULT_WEBHOOK_PATH, delivery);
-            assert.equal(atDefault.status, 404, 'nothing listens on the default path');
+            expect(atDefault.status, 'nothing listens on the default path').toBe(404);
             assertAccepted(await app.post(delivery));
-            assert.equal(fixture.events.length, 1);
+            expect(fixture.events.length).toBe(1);
           },
         );
       },
@@ -76,10 +76,10 @@ export function routingCases(target: ConformanceTarget, mount: MountStyle): Conf
             async run() {
               const fixture = createFixture();
               await withApp(target, { mount }, fixture, async (app) => {
-                assert.equal(app.webhookPath, ROUTE_PATH);
+                expect(app.webhookPath).toBe(ROUTE_PATH);
                 const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
                 assertAccepted(await app.post(delivery));
-                assert.equal(fixture.events.length, 1);
+                expect(fixture.events.length).toBe(1);
               });
             },
           },
@@ -92,12 +92,12 @@ export function routingCases(target: ConformanceTarget, mount: MountStyle): Conf
         await withApp(target, { mount }, fixture, async (app) => {
           const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
           const posted = await app.postTo(OWN_ROUTE_PATH, delivery);
-          assert.equal(posted.status, 200);
-          assert.equal(posted.text, OWN_ROUTE_TEXT);
+          expect(posted.status).toBe(200);
+          expect(posted.text).toBe(OWN_ROUTE_TEXT);
           const got = await app.send(OWN_ROUTE_PATH);
-          assert.equal(got.status, 200);
-          assert.equal(got.text, OWN_ROUTE_TEXT);
-          assert.equal(fixture.events.length, 0, 'the webhook handled none of them');
+          expect(got.status).toBe(200);
+          expect(got.text).toBe(OWN_ROUTE_TEXT);
+          expect(fixture.events.length, 'the webhook handled none of them').toBe(0);
         });
       },
     },
@@ -106,12 +106,12 @@ export function routingCases(target: ConformanceTarget, mount: MountStyle): Conf
       async run() {
         const fixture = createFixture({ registerLater: true });
         await withApp(target, { mount }, fixture, async (app) => {
-          assert.equal(app.webhook.receiver, fixture.receiver);
+          expect(app.webhook.receiver).toBe(fixture.receiver);
           const chained = app.webhook.on('verification.completed', fixture.handler);
-          assert.equal(chained, app.webhook, '.on() returns the middleware');
+          expect(chained, '.on() returns the middleware').toBe(app.webhook);
           const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
           assertAccepted(await app.post(delivery));
-          assert.equal(fixture.events.length, 1);
+          expect(fixture.events.length).toBe(1);
         });
       },
     },

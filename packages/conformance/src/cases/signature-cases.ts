@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict';
 import { parseVerificationPayload } from '@faceverify/core';
 import { fixturePayload, signedDelivery, tamperedDelivery } from '@faceverify/core/testing';
+import { expect } from 'vitest';
 import type { ConformanceCase } from '../case.js';
 import { createFixture, OLD_SECRET, SECRET } from '../fixture.js';
 import { assertAccepted, assertError, withApp } from '../harness.js';
@@ -34,7 +34,7 @@ function vectorCase(target: ConformanceTarget, mount: MountStyle, vector: Signat
         });
         if (outcome === 'accepted') {
           assertAccepted(answer);
-          assert.equal(fixture.events.length, 1, 'the handler ran once');
+          expect(fixture.events.length, 'the handler ran once').toBe(1);
           // The sent fields, with the ones the payload type does not name under `extra`.
           const {
             event,
@@ -60,11 +60,11 @@ function vectorCase(target: ConformanceTarget, mount: MountStyle, vector: Signat
             frontImageUrl,
             extra,
           };
-          assert.deepEqual(fixture.events[0]?.data, sent, 'the handler got the exact data');
-          assert.equal(fixture.events[0]?.source, 'webhook');
+          expect(fixture.events[0]?.data, 'the handler got the exact data').toStrictEqual(sent);
+          expect(fixture.events[0]?.source).toBe('webhook');
         } else {
           assertError(answer, outcome === 'payload_invalid' ? 400 : 401, outcome);
-          assert.equal(fixture.events.length, 0, 'no handler ran');
+          expect(fixture.events.length, 'no handler ran').toBe(0);
         }
       });
     },
@@ -83,7 +83,7 @@ export function signatureCases(target: ConformanceTarget, mount: MountStyle): Co
             await tamperedDelivery(fixturePayload(), { secret: SECRET }),
           );
           assertError(answer, 401, 'signature_invalid');
-          assert.equal(fixture.events.length, 0);
+          expect(fixture.events.length).toBe(0);
         });
       },
     },
@@ -94,7 +94,7 @@ export function signatureCases(target: ConformanceTarget, mount: MountStyle): Co
         await withApp(target, { mount }, fixture, async (app) => {
           const delivery = await signedDelivery(fixturePayload(), { secret: 'whsec_not_ours_4d2' });
           assertError(await app.post(delivery), 401, 'signature_invalid');
-          assert.equal(fixture.events.length, 0);
+          expect(fixture.events.length).toBe(0);
         });
       },
     },
@@ -112,13 +112,12 @@ export function signatureCases(target: ConformanceTarget, mount: MountStyle): Co
           const byOld = fixturePayload({ external_user_id: 'user_old_secret' });
           assertAccepted(await app.post(await signedDelivery(byNew, { secret: SECRET })));
           assertAccepted(await app.post(await signedDelivery(byOld, { secret: OLD_SECRET })));
-          assert.deepEqual(
+          expect(
             fixture.events.map((event) => [event.data.external_user_id, event.secretLabel]),
-            [
-              ['user_new_secret', 'current'],
-              ['user_old_secret', 'previous'],
-            ],
-          );
+          ).toStrictEqual([
+            ['user_new_secret', 'current'],
+            ['user_old_secret', 'previous'],
+          ]);
         });
       },
     },
@@ -133,7 +132,7 @@ export function signatureCases(target: ConformanceTarget, mount: MountStyle): Co
             headers: { 'content-type': 'application/json' },
           });
           assertError(answer, 401, 'signature_missing');
-          assert.equal(fixture.events.length, 0);
+          expect(fixture.events.length).toBe(0);
         });
       },
     },
