@@ -17,8 +17,10 @@ import { RedisStore } from '@faceverify/redis';
 import {
   type PostgresServer,
   type RedisServer,
+  sealedTokenCount,
   startPostgresServer,
   startRedisServer,
+  tokenLeaks,
 } from '@faceverify/test-support';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -156,30 +158,6 @@ const kinds: StoreKind[] = [
   },
 ];
 
-/** The forms a token could be found in: as it is, its text bytes and its decoded bytes. */
-function tokenForms(token: string): string[] {
-  const text = Buffer.from(token, 'utf8');
-  const bytes = Buffer.from(token, 'base64url');
-  return [
-    token,
-    text.toString('hex'),
-    text.toString('base64'),
-    bytes.toString('hex'),
-    bytes.toString('base64'),
-    bytes.toString('latin1'),
-  ];
-}
-
-function leaks(dump: string, tokens: string[]): string[] {
-  return tokens.filter((token) =>
-    tokenForms(token).some((form) => dump.toLowerCase().includes(form.toLowerCase())),
-  );
-}
-
-/** Distinct sealed tokens in a dump (a dump may show each value more than once). */
-const sealedCount = (dump: string) =>
-  new Set(dump.match(/fvt1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g)).size;
-
 interface Setup {
   emulator: Emulator;
   receiver: Receiver;
@@ -228,8 +206,8 @@ describe.each(kinds)('session tokens at rest ($name)', (kind) => {
       );
       const tokens = started.map(({ token }) => token);
       const open = await kind.dump(store, prefix);
-      expect(leaks(open, tokens)).toEqual([]);
-      expect(sealedCount(open)).toBe(3);
+      expect(tokenLeaks(open, tokens)).toEqual([]);
+      expect(sealedTokenCount(open)).toBe(3);
 
       // Still worked on as before: confirm() finds each session, and results are delivered
       // with the token the Receiver opened from the store.
@@ -244,16 +222,16 @@ describe.each(kinds)('session tokens at rest ($name)', (kind) => {
       expect(await receiver.confirm(tokens[0]!)).toMatchObject({ status: 'verified' });
 
       const partly = await kind.dump(store, prefix);
-      expect(leaks(partly, tokens)).toEqual([]);
+      expect(tokenLeaks(partly, tokens)).toEqual([]);
       // The closed sessions' sealed tokens were dropped; carol's is still there to poll.
-      expect(sealedCount(partly)).toBe(1);
+      expect(sealedTokenCount(partly)).toBe(1);
 
       await emulator.completeSession(tokens[2]!, 'verified');
       await emulator.webhooksSettled();
       expect(delivered.map((event) => event.sessionToken).sort()).toEqual([...tokens].sort());
       const closed = await kind.dump(store, prefix);
-      expect(leaks(closed, tokens)).toEqual([]);
-      expect(sealedCount(closed)).toBe(0);
+      expect(tokenLeaks(closed, tokens)).toEqual([]);
+      expect(sealedTokenCount(closed)).toBe(0);
     } finally {
       await tearDown(setup);
     }
