@@ -1,7 +1,7 @@
-import { type Emulator, startEmulator } from '@faceverify/emulator';
+import type { Emulator } from '@faceverify/emulator';
 import { sealedTokenCount, tokenLeaks } from '@faceverify/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ContractWorker, startContractWorker } from './support-worker.js';
+import { type ContractWorker, startReceiverScenario } from './support-worker.js';
 
 // Issue #18, item 5: session tokens at rest, on D1 in workerd with a real Receiver. Every row
 // of every faceverify table holds no session token in any encoding, while sessions are open
@@ -10,16 +10,7 @@ import { type ContractWorker, startContractWorker } from './support-worker.js';
 let worker: ContractWorker;
 let emulator: Emulator;
 beforeAll(async () => {
-  [worker, emulator] = await Promise.all([
-    startContractWorker(),
-    startEmulator({ seed: 'd1-tokens-at-rest' }),
-  ]);
-  emulator.setCallbackUrl(`${worker.url}/cost/webhook`);
-  await worker.call('/cost/setup', {
-    base: emulator.url,
-    key: emulator.apiKey,
-    secret: emulator.signingSecret,
-  });
+  ({ worker, emulator } = await startReceiverScenario('d1-tokens-at-rest'));
 });
 afterAll(async () => {
   await worker?.close();

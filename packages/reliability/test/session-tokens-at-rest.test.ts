@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { inspect, promisify } from 'node:util';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import {
   createClient,
   createReceiver,
@@ -14,18 +14,12 @@ import { type Emulator, startEmulator } from '@faceverify/emulator';
 import { PostgresStore } from '@faceverify/postgres';
 import { PGliteStore } from '@faceverify/postgres/pglite';
 import { RedisStore } from '@faceverify/redis';
-import {
-  type PostgresServer,
-  type RedisServer,
-  sealedTokenCount,
-  startPostgresServer,
-  startRedisServer,
-  tokenLeaks,
-} from '@faceverify/test-support';
+import { type PostgresServer, sealedTokenCount, tokenLeaks } from '@faceverify/test-support';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ReceiverServer, startReceiverServer } from './support/receiver-server.js';
+import { type StoreServers, startStoreServers } from './support/store-servers.js';
 
 // Issue #18, item 5: session tokens at rest. The hosted session token alone completes a
 // session in the browser, so the service keeps it hashed; our stores kept it in clear, and
@@ -43,20 +37,16 @@ interface StoreKind {
   dump(store: Store, prefix: string): Promise<string>;
 }
 
-let redis: RedisServer;
+let servers: StoreServers;
 let postgres: PostgresServer;
 let redisClient: Redis;
 let pool: pg.Pool;
 let pglite: PGlite;
 
 beforeAll(async () => {
-  pglite = new PGlite();
-  [redis, postgres] = await Promise.all([
-    startRedisServer(),
-    startPostgresServer(),
-    pglite.waitReady,
-  ]);
-  redisClient = new Redis(redis.url, { maxRetriesPerRequest: 2 });
+  servers = await startStoreServers();
+  ({ postgres, pglite } = servers);
+  redisClient = new Redis(servers.redis.url, { maxRetriesPerRequest: 2 });
   pool = new pg.Pool({ connectionString: postgres.url() });
   pool.on('error', () => undefined);
 });
@@ -64,8 +54,7 @@ beforeAll(async () => {
 afterAll(async () => {
   redisClient?.disconnect();
   await pool?.end();
-  await pglite?.close();
-  await Promise.all([redis?.stop(), postgres?.stop()]);
+  await servers?.stop();
 });
 
 /** Every key under `prefix`: its name, its DUMP bytes, and its value read as text. */
