@@ -46,7 +46,7 @@ export const SELECT_DISPLACED = DISPLACED(RECORD_COLUMNS);
 
 /** ?1..?4 as SELECT_DISPLACED, ?5 how long a displaced record is kept. Same rows, closed. */
 export const DISPLACE = `UPDATE ${RECORDS}
-SET state = 'expired', lease_owner = NULL, lease_until = NULL, purge_at = ?2 + ?5
+SET state = 'expired', lease_owner = NULL, lease_until = NULL, token = NULL, purge_at = ?2 + ?5
 WHERE key IN (${DISPLACED('key')})`;
 
 /** ?1 user, ?2 now, ?3 limit. Open records (oldest first), then closed ones kept longest. */
@@ -133,12 +133,15 @@ export const SETTLE_OPEN = `UPDATE ${RECORDS} SET
 WHERE ${HELD_BY_OWNER}
 RETURNING key`;
 
-/** ?1 key, ?2 owner, ?3 now, ?4 result, ?5 state, ?6 attempts or null, ?7 retention. */
+/**
+ * ?1 key, ?2 owner, ?3 now, ?4 result, ?5 state, ?6 attempts or null, ?7 retention. Closing
+ * drops the sealed token: nothing polls a closed record.
+ */
 export const SETTLE_CLOSED = `UPDATE ${RECORDS} SET
   result = COALESCE(result, ?4),
   state = ?5,
   attempts = COALESCE(?6, attempts),
-  lease_owner = NULL, lease_until = NULL,
+  lease_owner = NULL, lease_until = NULL, token = NULL,
   purge_at = ?3 + ?7
 WHERE ${HELD_BY_OWNER}
 RETURNING key`;

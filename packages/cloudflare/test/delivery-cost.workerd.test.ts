@@ -1,6 +1,6 @@
-import { type Emulator, startEmulator } from '@faceverify/emulator';
+import type { Emulator } from '@faceverify/emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ContractWorker, startContractWorker } from './support-worker.js';
+import { type ContractWorker, startReceiverScenario } from './support-worker.js';
 import type { D1Traffic } from './workerd/counting-database.js';
 
 // docs/edge.md states these bounds: D1 statements (each statement of a batch counted) per step.
@@ -9,16 +9,7 @@ const MAX_STATEMENTS = { start: 3, webhookDelivery: 6, pollDelivery: 6 };
 let worker: ContractWorker;
 let emulator: Emulator;
 beforeAll(async () => {
-  [worker, emulator] = await Promise.all([
-    startContractWorker(),
-    startEmulator({ seed: 'd1-delivery-cost' }),
-  ]);
-  emulator.setCallbackUrl(`${worker.url}/cost/webhook`);
-  await worker.call('/cost/setup', {
-    base: emulator.url,
-    key: emulator.apiKey,
-    secret: emulator.signingSecret,
-  });
+  ({ worker, emulator } = await startReceiverScenario('d1-delivery-cost'));
 });
 afterAll(async () => {
   await worker?.close();

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type Emulator, startEmulator } from '@faceverify/emulator';
 import {
   bundleForWorkerd,
   provisionMiniflare,
@@ -55,4 +56,21 @@ export async function startContractWorker(): Promise<ContractWorker> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The test Worker with one real Receiver on D1 (its `/cost/` routes), and the emulator as its
+ * service, sending webhooks to it.
+ */
+export async function startReceiverScenario(
+  seed: string,
+): Promise<{ worker: ContractWorker; emulator: Emulator }> {
+  const [worker, emulator] = await Promise.all([startContractWorker(), startEmulator({ seed })]);
+  emulator.setCallbackUrl(`${worker.url}/cost/webhook`);
+  await worker.call('/cost/setup', {
+    base: emulator.url,
+    key: emulator.apiKey,
+    secret: emulator.signingSecret,
+  });
+  return { worker, emulator };
 }

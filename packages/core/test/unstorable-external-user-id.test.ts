@@ -65,5 +65,7 @@ it('refuses an externalUserId no store can hold (lone surrogate, NUL, too long) 
   expect(received).toHaveLength(1);
   expect(JSON.parse(received[0]!).external_user_id).toBe(longest);
   const tracked = await store.findByUser({ externalUserId: longest, now: Date.now(), limit: 5 });
-  expect(tracked.map((session) => session.key)).toEqual([started.token]);
+  // The store holds the session under a keyed hash of its token, never the token.
+  expect(tracked.map((session) => session.state)).toEqual(['pending']);
+  expect(tracked[0]!.key).not.toContain(started.token);
 });

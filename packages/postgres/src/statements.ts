@@ -47,7 +47,7 @@ export function statements({ sessions, digests }: TableNames) {
       )
       , closed AS (
         UPDATE ${sessions} t SET state = 'expired', lease_owner = NULL, lease_until = NULL,
-          purge_at = $3::bigint + $5::bigint
+          token = NULL, purge_at = $3::bigint + $5::bigint
         WHERE t.key = ANY (ARRAY(SELECT old.key FROM old))
         RETURNING t.key
       )
@@ -122,8 +122,10 @@ export function statements({ sessions, digests }: TableNames) {
     /**
      * Writes leased work's outcome and ends the lease. Settling `pending` on a record that
      * has a result (attached meanwhile, or given now) makes it `delivering`, due at once.
+     * Closing drops the sealed token: nothing polls a closed record.
      */
     settle: `UPDATE ${sessions} s SET lease_owner = NULL, lease_until = NULL,
+        token = CASE WHEN $5::boolean THEN NULL ELSE s.token END,
         result = COALESCE(s.result, $6::text),
         attempts = COALESCE($7::integer, s.attempts),
         state = CASE WHEN $4::text = 'pending' AND COALESCE(s.result, $6::text) IS NOT NULL

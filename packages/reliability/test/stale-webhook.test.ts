@@ -1,4 +1,4 @@
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import {
   createReceiver,
   MemoryStore,
@@ -12,16 +12,12 @@ import { type Emulator, startEmulator } from '@faceverify/emulator';
 import { PostgresStore } from '@faceverify/postgres';
 import { PGliteStore } from '@faceverify/postgres/pglite';
 import { RedisStore } from '@faceverify/redis';
-import {
-  type PostgresServer,
-  type RedisServer,
-  startPostgresServer,
-  startRedisServer,
-} from '@faceverify/test-support';
+import type { PostgresServer, RedisServer } from '@faceverify/test-support';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ReceiverServer, startReceiverServer } from './support/receiver-server.js';
+import { type StoreServers, startStoreServers } from './support/store-servers.js';
 import {
   type CapturedWebhook,
   sendWebhook,
@@ -48,6 +44,7 @@ interface StoreKind {
   reset(): Promise<void>;
 }
 
+let servers: StoreServers;
 let redis: RedisServer;
 let postgres: PostgresServer;
 const redisClients: Redis[] = [];
@@ -55,20 +52,14 @@ const pools: pg.Pool[] = [];
 let pglite: PGlite;
 
 beforeAll(async () => {
-  // PGlite's WebAssembly start takes seconds on a busy machine: a hook's time, not a test's.
-  pglite = new PGlite();
-  [redis, postgres] = await Promise.all([
-    startRedisServer(),
-    startPostgresServer(),
-    pglite.waitReady,
-  ]);
+  servers = await startStoreServers();
+  ({ redis, postgres, pglite } = servers);
 });
 
 afterAll(async () => {
   for (const client of redisClients) client.disconnect();
   await Promise.all(pools.map((pool) => pool.end()));
-  await pglite.close();
-  await Promise.all([redis?.stop(), postgres?.stop()]);
+  await servers?.stop();
 });
 
 const kinds: StoreKind[] = [

@@ -27,5 +27,6 @@ export {
   type StartOptions,
   startRedisServer,
 } from './redis-server.js';
+export { sealedTokenCount, tokenLeaks } from './token-leaks.js';
 export { useRedisServer } from './use-redis-server.js';
 export { waitFor } from './wait-for.js';

@@ -6,6 +6,7 @@ import { deliveryCost } from './delivery-cost.js';
 import { measureSweep } from './measure-sweep.js';
 import { retentionReport } from './retention-report.js';
 import { scalingReport } from './scaling-report.js';
+import { tableDump } from './table-dump.js';
 
 interface Env {
   DB: D1Database;
@@ -74,6 +75,8 @@ async function route(url: URL, env: Env): Promise<unknown> {
       } catch (error) {
         return { threw: true, ...describeError(error) };
       }
+    case '/dump':
+      return tableDump(env.DB);
     case '/scaling':
       await emptyStore(env.DB);
       return scalingReport(env.DB);

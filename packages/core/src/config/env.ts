@@ -22,4 +22,5 @@ export const ENV = {
   apiKey: 'FACEVERIFY_API_KEY',
   baseUrl: 'FACEVERIFY_BASE_URL',
   pollScheduleMs: 'FACEVERIFY_POLL_SCHEDULE_MS',
+  tokenKeys: 'FACEVERIFY_TOKEN_KEYS',
 } as const;

@@ -10,6 +10,8 @@ import { type LabeledSecret, requireSecrets, type WebhookSecrets } from '../sign
 import { MemoryStore } from '../store/memory-store.js';
 import type { Store } from '../store/store.js';
 import type { ReceiverTelemetry } from '../telemetry/receiver-telemetry.js';
+import { tokenKeySecrets } from '../token-protection/token-keys.js';
+import { TokenProtectingStore } from '../token-protection/token-protecting-store.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -33,6 +35,18 @@ export interface ReceiverOptions {
   client?: Client | ClientOptions | false;
   /** Tracking, dedup and retry state. Default: a new `MemoryStore` (lost on restart). */
   store?: Store;
+  /**
+   * Dedicated keys that protect session tokens in the store, newest first (each at least 32
+   * characters, e.g. from `openssl rand -base64 32`). The store keys each record by an
+   * HMAC-SHA256 of its token and keeps the token sealed with AES-256-GCM until the session
+   * closes; the first key seals, every key (and every signing secret) is tried on lookup.
+   * Default: `FACEVERIFY_TOKEN_KEYS`, comma-separated; without it the keys are derived
+   * (HKDF) from the webhook signing secrets, which the store never holds.
+   *
+   * @example
+   * createReceiver({ tokenKeys: [process.env.TOKEN_KEY_2027!, process.env.TOKEN_KEY_2026!] });
+   */
+  tokenKeys?: ReadonlyArray<string>;
   /** Largest accepted body in bytes; larger requests get `413`. Default 256 KiB. */
   maxBodyBytes?: number;
   /** A body already accepted is acknowledged and not handled again for this long. Default 24 h. */
@@ -117,6 +131,7 @@ const RECEIVER_OPTIONS: Record<keyof ReceiverOptions, true> = {
   secret: true,
   client: true,
   store: true,
+  tokenKeys: true,
   maxBodyBytes: true,
   replayWindowMs: true,
   ackAfterMs: true,
@@ -281,7 +296,21 @@ export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiv
   return {
     secrets,
     client,
-    store: options.store ?? new MemoryStore(),
+    store: new TokenProtectingStore(
+      options.store ?? new MemoryStore(),
+      tokenKeySecrets(
+        options.tokenKeys ??
+          readEnv(ENV.tokenKeys)
+            ?.split(',')
+            .map((key) => key.trim()),
+        secrets.map(({ secret }) => secret),
+        options.tokenKeys ? '`tokenKeys`' : ENV.tokenKeys,
+      ),
+      (keyId) =>
+        log.error(
+          `A session token in the store was sealed with token key ${keyId}, which is no longer configured, so that session can no longer be polled. Keep a previous signing secret (or token key) listed, after the new one, until sessions started before the rotation have closed (sessionLifetimeMs).`,
+        ),
+    ),
     maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes, 256 * 1024),
     replayWindowMs: positive('replayWindowMs', options.replayWindowMs, 24 * 60 * MINUTE),
     ackAfterMs: positive('ackAfterMs', options.ackAfterMs, 4 * SECOND),

@@ -204,6 +204,8 @@ export class MemoryStore implements Store {
   }
 
   private close(record: Stored, state: TrackedState, purgeAt: number): void {
+    // The sealed token is only needed to poll: once closed, nothing polls it again.
+    delete record.token;
     record.state = state;
     record.purgeAt = purgeAt;
     this.recordExpiries.push({ at: purgeAt, key: record.key });

@@ -499,6 +499,36 @@ export function storeContractCases(createStore: () => Store | Promise<Store>): S
         }
       },
     ),
+    withStore('closing a record drops its token, by settle and by displacement', async (store) => {
+      // Only an open session is polled, so a closed one needs no token: keeping it would leave
+      // a credential in backups and replicas for the whole retention.
+      const user = `closing_${Math.random()}`;
+      const settled = session({ externalUserId: user, createdAt: T0 });
+      await insert(store, settled);
+      await store.lease({ key: settled.key, owner: 'a', now: T0, leaseMs: 5000 });
+      const open = await store.get({ key: settled.key, now: T0 });
+      expect(open?.token === settled.token, 'an open record keeps its token');
+      await store.settle({ key: settled.key, owner: 'a', update: completed(), now: T0 });
+      const closed = await store.get({ key: settled.key, now: T0 });
+      expect(closed?.state === 'completed', `settled record completed, got ${closed?.state}`);
+      expect(closed.token === undefined, 'a settled record has no token');
+      const first = session({ externalUserId: user, createdAt: T0 + 1 });
+      const options = { now: T0 + 2, maxOpenPerUser: 1, displacedRetainMs: 60_000 };
+      await store.insert({ record: first, ...options });
+      const { displaced } = await store.insert({
+        record: session({ externalUserId: user, createdAt: T0 + 2 }),
+        ...options,
+      });
+      expect(displaced[0]?.token === first.token, 'displaced records are returned as they were');
+      const gone = await store.get({ key: first.key, now: T0 + 2 });
+      expect(gone?.state === 'expired', `displaced record expired, got ${gone?.state}`);
+      expect(gone.token === undefined, 'a displaced record has no token');
+      const listed = await store.findByUser({ externalUserId: user, now: T0 + 2, limit: 10 });
+      expect(
+        listed.every((record) => record.state === 'pending' || record.token === undefined),
+        'findByUser shows no token on closed records',
+      );
+    }),
     withStore('counts reports records by state', async (store) => {
       await insert(store, session());
       const done = session();

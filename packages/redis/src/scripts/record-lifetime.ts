@@ -95,7 +95,8 @@ end
 local function close(key, state, purgeAt, now)
   local rk = recordKey(key)
   local f = redis.call('HMGET', rk, 'user', 'state')
-  redis.call('HDEL', rk, 'leaseOwner', 'leaseUntil')
+  -- The sealed token is only needed to poll: once closed, nothing polls it again.
+  redis.call('HDEL', rk, 'leaseOwner', 'leaseUntil', 'token')
   redis.call('ZREM', DUE, key)
   redis.call('ZREM', openIndex(f[1]), key)
   redis.call('ZREM', stateSet(f[2]), key)

@@ -1,0 +1,86 @@
+import { ConfigurationError } from '../errors.js';
+import { toBase64Url } from './base64-url.js';
+
+/**
+ * One key protecting session tokens at rest, derived from one secret: an HMAC key that turns
+ * a token into its record key, an AES-256-GCM key that seals the token, and a short public
+ * id written into every sealed token, so the key that sealed it is found without trying all.
+ */
+export interface TokenKey {
+  id: string;
+  recordKey: CryptoKey;
+  sealKey: CryptoKey;
+}
+
+/** Shortest dedicated token key accepted: 32 characters is 192 bits even in base64. */
+export const MIN_TOKEN_KEY_LENGTH = 32;
+
+const encoder = new TextEncoder();
+// HKDF needs no secret salt when its input is already a high-entropy secret; a fixed one
+// keeps these keys apart from anything else ever derived from the same secret.
+const SALT = encoder.encode('faceverify.token-keys');
+
+function info(purpose: string): Uint8Array {
+  return encoder.encode(`faceverify token ${purpose} v1`);
+}
+
+/** Derives the keys of one secret with HKDF-SHA256 (Web Crypto: Node, Workers, Bun, Deno). */
+export async function deriveTokenKey(secret: string): Promise<TokenKey> {
+  const { subtle } = globalThis.crypto;
+  const material = await subtle.importKey('raw', encoder.encode(secret), 'HKDF', false, [
+    'deriveKey',
+    'deriveBits',
+  ]);
+  const hkdf = (purpose: string) => ({
+    name: 'HKDF',
+    hash: 'SHA-256',
+    salt: SALT,
+    info: info(purpose),
+  });
+  const [recordKey, sealKey, id] = await Promise.all([
+    subtle.deriveKey(
+      hkdf('record key'),
+      material,
+      { name: 'HMAC', hash: 'SHA-256', length: 256 },
+      false,
+      ['sign'],
+    ),
+    subtle.deriveKey(hkdf('seal key'), material, { name: 'AES-GCM', length: 256 }, false, [
+      'encrypt',
+      'decrypt',
+    ]),
+    subtle.deriveBits(hkdf('key id'), material, 48),
+  ]);
+  return { id: toBase64Url(new Uint8Array(id)), recordKey, sealKey };
+}
+
+/** How every record key derived from a token begins. */
+export const RECORD_KEY_PREFIX = 't1:';
+
+/** The record key of a token under one key: `t1:` and 256 bits of HMAC-SHA256, base64url. */
+export async function recordKeyOf(key: TokenKey, token: string): Promise<string> {
+  const mac = await globalThis.crypto.subtle.sign('HMAC', key.recordKey, encoder.encode(token));
+  return `${RECORD_KEY_PREFIX}${toBase64Url(new Uint8Array(mac))}`;
+}
+
+/**
+ * The secrets token keys are derived from, newest first: the dedicated `tokenKeys` when
+ * given, then the webhook signing secrets, which still open and find what they protected
+ * before dedicated keys were configured. Dedicated keys shorter than
+ * {@link MIN_TOKEN_KEY_LENGTH} are refused, with how to make one.
+ */
+export function tokenKeySecrets(
+  dedicated: ReadonlyArray<string> | undefined,
+  signingSecrets: ReadonlyArray<string>,
+  source: string,
+): string[] {
+  const keys = (dedicated ?? []).filter((key) => key !== '');
+  keys.forEach((key, index) => {
+    if (typeof key !== 'string' || key.trim().length < MIN_TOKEN_KEY_LENGTH) {
+      throw new ConfigurationError(
+        `Token key #${index} (${source}) is shorter than ${MIN_TOKEN_KEY_LENGTH} characters. Generate one with \`openssl rand -base64 32\`, newest first in the list, and keep older keys listed until sessions sealed with them have closed.`,
+      );
+    }
+  });
+  return [...keys, ...signingSecrets];
+}

@@ -1,0 +1,196 @@
+import { UNMATCHED_PREFIX } from '../receiver/deliver.js';
+import type {
+  AttachOutcome,
+  AttachResultOptions,
+  CountsOptions,
+  FindByUserOptions,
+  ForgetOptions,
+  GetOptions,
+  InsertOptions,
+  InsertOutcome,
+  LeaseDueOptions,
+  LeaseOptions,
+  RememberOptions,
+  SettledWith,
+  SettleOptions,
+  Store,
+  TrackedSession,
+  TrackedState,
+  TransactionalStore,
+} from '../store/store.js';
+import { isTransactional } from '../store/store.js';
+import type { StoreAlarmListener } from '../store/store-alarm.js';
+import { isSealed, openToken, sealToken } from './sealed-token.js';
+import { deriveTokenKey, RECORD_KEY_PREFIX, recordKeyOf, type TokenKey } from './token-keys.js';
+
+/**
+ * Keeps hosted session tokens out of a Store, decided here once for every store: the
+ * Receiver speaks in tokens, the store only ever sees
+ * - records keyed by a keyed hash of the token (`t1:<HMAC-SHA256>`), and
+ * - the token sealed with AES-256-GCM (`fvt1.<key id>.…`, the record key as associated
+ *   data), which the store drops when the record closes.
+ *
+ * Keys come from secrets the store never holds, newest first: the first seals and keys new
+ * records, every one is tried on lookup and opens what it sealed, so rotating keeps open
+ * sessions as long as the previous secret stays listed.
+ *
+ * Records written before tokens were protected (keyed by the token itself) are still found:
+ * a lookup that misses every hashed key tries the token as it is, until those records close
+ * and their retention ends.
+ */
+export class TokenProtectingStore implements Store {
+  private keys: Promise<TokenKey[]> | undefined;
+  readonly onAlarm?: (listener: StoreAlarmListener) => () => void;
+  readonly settleWith?: TransactionalStore['settleWith'];
+
+  /**
+   * @param inner The store that keeps the records.
+   * @param secrets Secrets the token keys are derived from, newest first.
+   * @param onUnreadable Told when a sealed token cannot be opened (its key is no longer
+   *   configured); the record is then worked on without its token.
+   */
+  constructor(
+    private readonly inner: Store,
+    private readonly secrets: readonly string[],
+    private readonly onUnreadable: (keyId: string) => void = () => undefined,
+  ) {
+    if (inner.onAlarm) this.onAlarm = (listener) => inner.onAlarm!(listener);
+    if (isTransactional(inner)) {
+      this.settleWith = (options, work) =>
+        this.firstHit(
+          options.key,
+          (key) => inner.settleWith({ ...options, key }, work),
+          notSettled,
+        );
+    }
+  }
+
+  async insert({ record, ...options }: InsertOptions): Promise<InsertOutcome> {
+    const stored = await this.conceal(record);
+    const outcome = await this.inner.insert({ ...options, record: stored });
+    return { ...outcome, displaced: await this.revealAll(outcome.displaced) };
+  }
+
+  async get(options: GetOptions): Promise<TrackedSession | undefined> {
+    return this.findFirst(options.key, (key) => this.inner.get({ ...options, key }));
+  }
+
+  async findByUser(options: FindByUserOptions): Promise<TrackedSession[]> {
+    return this.revealAll(await this.inner.findByUser(options));
+  }
+
+  remember(options: RememberOptions): Promise<boolean> {
+    return this.inner.remember(options);
+  }
+
+  forget(options: ForgetOptions): Promise<void> {
+    return this.inner.forget(options);
+  }
+
+  attachResult(options: AttachResultOptions): Promise<AttachOutcome> {
+    return this.firstHit(
+      options.key,
+      (key) => this.inner.attachResult({ ...options, key }),
+      (outcome) => outcome === 'missing',
+    );
+  }
+
+  async lease(options: LeaseOptions): Promise<TrackedSession | undefined> {
+    return this.findFirst(options.key, (key) => this.inner.lease({ ...options, key }));
+  }
+
+  async leaseDue(options: LeaseDueOptions): Promise<TrackedSession[]> {
+    return this.revealAll(await this.inner.leaseDue(options));
+  }
+
+  settle(options: SettleOptions): Promise<boolean> {
+    return this.firstHit(
+      options.key,
+      (key) => this.inner.settle({ ...options, key }),
+      (settled) => !settled,
+    );
+  }
+
+  counts(options: CountsOptions): Promise<Record<TrackedState, number>> {
+    return this.inner.counts(options);
+  }
+
+  private tokenKeys(): Promise<TokenKey[]> {
+    this.keys ??= Promise.all(this.secrets.map(deriveTokenKey));
+    return this.keys;
+  }
+
+  /**
+   * Where a record of `key` may be stored: under each configured key's hash of the token,
+   * then under the token itself (a record written before tokens were protected, or one whose
+   * token could not be opened and is known by its stored key). Deliveries matched to no
+   * session are keyed by a digest, no secret, and stored as they are.
+   */
+  private async storedKeys(key: string): Promise<string[]> {
+    if (key.startsWith(UNMATCHED_PREFIX) || key.startsWith(RECORD_KEY_PREFIX)) return [key];
+    const keys = await this.tokenKeys();
+    return [...(await Promise.all(keys.map((tokenKey) => recordKeyOf(tokenKey, key)))), key];
+  }
+
+  /** `call` under each stored key in turn until `missed` says it found the record. */
+  private async firstHit<T>(
+    key: string,
+    call: (storedKey: string) => Promise<T>,
+    missed: (outcome: T) => boolean,
+  ): Promise<T> {
+    const candidates = await this.storedKeys(key);
+    let outcome = await call(candidates[0]!);
+    for (const candidate of candidates.slice(1)) {
+      if (!missed(outcome)) break;
+      outcome = await call(candidate);
+    }
+    return outcome;
+  }
+
+  /** The first record found under a stored key of `key`, as the Receiver knows it. */
+  private async findFirst(
+    key: string,
+    call: (storedKey: string) => Promise<TrackedSession | undefined>,
+  ): Promise<TrackedSession | undefined> {
+    const record = await this.firstHit(key, call, (found) => found === undefined);
+    if (!record) return undefined;
+    // Found through this token: a closed record, whose sealed token is gone, is still its.
+    const byToken = !key.startsWith(UNMATCHED_PREFIX) && !key.startsWith(RECORD_KEY_PREFIX);
+    if (record.token === undefined && byToken) {
+      return { ...record, key, token: key };
+    }
+    return this.reveal(record);
+  }
+
+  private async conceal(record: TrackedSession): Promise<TrackedSession> {
+    if (record.key.startsWith(UNMATCHED_PREFIX)) return record;
+    const [newest] = await this.tokenKeys();
+    const key = await recordKeyOf(newest!, record.key);
+    const { token, ...rest } = record;
+    return {
+      ...rest,
+      key,
+      ...(token === undefined ? {} : { token: await sealToken(newest!, token, key) }),
+    };
+  }
+
+  private revealAll(records: TrackedSession[]): Promise<TrackedSession[]> {
+    return Promise.all(records.map((record) => this.reveal(record)));
+  }
+
+  /** A stored record with its token opened and the token as its key. */
+  private async reveal(record: TrackedSession): Promise<TrackedSession> {
+    if (record.token === undefined || !isSealed(record.token)) return record;
+    const token = await openToken(await this.tokenKeys(), record.token, record.key);
+    if (token === undefined) {
+      this.onUnreadable(record.token.split('.')[1] ?? '');
+      const { token: _sealed, ...rest } = record;
+      return rest;
+    }
+    return { ...record, key: token, token };
+  }
+}
+
+function notSettled<T>(outcome: SettledWith<T>): boolean {
+  return !outcome.settled;
+}

@@ -1,0 +1,181 @@
+import { inspect } from 'node:util';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ConfigurationError } from '../src/errors.js';
+import { createReceiver } from '../src/receiver/create-receiver.js';
+import { MemoryStore } from '../src/store/memory-store.js';
+import type { TrackedSession } from '../src/store/store.js';
+import { fixturePayload } from '../src/testing/fixture-payload.js';
+import { openToken, sealToken } from '../src/token-protection/sealed-token.js';
+import { deriveTokenKey, recordKeyOf } from '../src/token-protection/token-keys.js';
+import { TokenProtectingStore } from '../src/token-protection/token-protecting-store.js';
+
+const T0 = Date.UTC(2030, 0, 1);
+const OLD_SECRET = 'whsec_old_0123456789abcdef0123456789';
+const NEW_SECRET = 'whsec_new_0123456789abcdef0123456789';
+
+function pending(token: string, user = 'alice'): TrackedSession {
+  return {
+    key: token,
+    token,
+    externalUserId: user,
+    createdAt: T0,
+    expiresAt: T0 + 60_000,
+    state: 'pending',
+    dueAt: T0,
+    attempts: 0,
+  };
+}
+
+const everything = (store: MemoryStore) =>
+  inspect(store, { depth: Number.POSITIVE_INFINITY, maxArrayLength: null, maxStringLength: null });
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+describe('sealed tokens', () => {
+  it('open only in the record they were sealed for, with the key their id names, unaltered', async () => {
+    const [a, b] = await Promise.all([deriveTokenKey(OLD_SECRET), deriveTokenKey(NEW_SECRET)]);
+    const sealed = await sealToken(a, 'tok_secret', 't1:record-a');
+    expect(sealed).toMatch(new RegExp(`^fvt1\\.${a.id}\\.`));
+    expect(sealed).not.toContain('tok_secret');
+    expect(await openToken([b, a], sealed, 't1:record-a')).toBe('tok_secret');
+    // Copied into another record, it does not open: the record key is associated data.
+    expect(await openToken([a], sealed, 't1:record-b')).toBeUndefined();
+    expect(await openToken([b], sealed, 't1:record-a')).toBeUndefined();
+    const flipped = `${sealed.slice(0, -2)}${sealed.endsWith('A') ? 'B' : 'A'}${sealed.slice(-1)}`;
+    expect(await openToken([a], flipped, 't1:record-a')).toBeUndefined();
+    // Sealing twice gives two texts (a fresh IV each time).
+    expect(await sealToken(a, 'tok_secret', 't1:record-a')).not.toBe(sealed);
+  });
+
+  it('record keys differ per key and per token, and never contain the token', async () => {
+    const [a, b] = await Promise.all([deriveTokenKey(OLD_SECRET), deriveTokenKey(NEW_SECRET)]);
+    const key = await recordKeyOf(a, 'tok_1');
+    expect(key).toMatch(/^t1:[A-Za-z0-9_-]{43}$/);
+    expect(await recordKeyOf(a, 'tok_1')).toBe(key);
+    expect(await recordKeyOf(b, 'tok_1')).not.toBe(key);
+    expect(await recordKeyOf(a, 'tok_2')).not.toBe(key);
+  });
+});
+
+describe('TokenProtectingStore over a MemoryStore', () => {
+  it('stores no token, answers in tokens, and drops the sealed token on close', async () => {
+    const memory = new MemoryStore();
+    const store = new TokenProtectingStore(memory, [OLD_SECRET]);
+    await store.insert({ record: pending('tok_alice_1'), now: T0 });
+    expect(everything(memory)).not.toContain('tok_alice_1');
+    expect(everything(memory)).toContain('fvt1.');
+
+    const leased = await store.lease({ key: 'tok_alice_1', owner: 'w', now: T0, leaseMs: 1000 });
+    expect(leased).toMatchObject({ key: 'tok_alice_1', token: 'tok_alice_1' });
+    expect(await store.findByUser({ externalUserId: 'alice', now: T0, limit: 5 })).toMatchObject([
+      { key: 'tok_alice_1', token: 'tok_alice_1' },
+    ]);
+    expect(
+      await store.settle({
+        key: 'tok_alice_1',
+        owner: 'w',
+        update: { state: 'completed', retainMs: 60_000 },
+        now: T0,
+      }),
+    ).toBe(true);
+    expect(everything(memory)).not.toContain('fvt1.');
+    // Closed, it is still found by its token (as confirm() does), but no longer holds it.
+    expect(await store.get({ key: 'tok_alice_1', now: T0 })).toMatchObject({
+      key: 'tok_alice_1',
+      token: 'tok_alice_1',
+      state: 'completed',
+    });
+    const [closed] = await store.findByUser({ externalUserId: 'alice', now: T0, limit: 5 });
+    expect(closed?.token).toBeUndefined();
+    expect(closed?.key).toMatch(/^t1:/);
+  });
+
+  it('rotation: the first key seals, every listed key finds and opens; a key removed is reported', async () => {
+    const memory = new MemoryStore();
+    const before = new TokenProtectingStore(memory, [OLD_SECRET]);
+    await before.insert({ record: pending('tok_before'), now: T0 });
+
+    const unreadable: string[] = [];
+    const rotated = new TokenProtectingStore(memory, [NEW_SECRET, OLD_SECRET], (id) =>
+      unreadable.push(id),
+    );
+    await rotated.insert({ record: pending('tok_after', 'bob'), now: T0 });
+    expect(await rotated.get({ key: 'tok_before', now: T0 })).toMatchObject({
+      token: 'tok_before',
+    });
+    expect(
+      await rotated.lease({ key: 'tok_after', owner: 'w', now: T0, leaseMs: 1 }),
+    ).toMatchObject({ token: 'tok_after' });
+    const [oldKey, newKey] = await Promise.all([
+      deriveTokenKey(OLD_SECRET),
+      deriveTokenKey(NEW_SECRET),
+    ]);
+    const sealedIds = [...everything(memory).matchAll(/fvt1\.([A-Za-z0-9_-]+)\./g)].map(
+      (match) => match[1],
+    );
+    expect(new Set(sealedIds)).toEqual(new Set([oldKey.id, newKey.id]));
+    expect(unreadable).toEqual([]);
+
+    // The old secret dropped too early: its sessions are no longer found by token, and the
+    // Tracker, which still leases them, is told which key is missing.
+    const dropped = new TokenProtectingStore(memory, [NEW_SECRET], (id) => unreadable.push(id));
+    expect(await dropped.get({ key: 'tok_before', now: T0 })).toBeUndefined();
+    const due = await dropped.leaseDue({ owner: 'sweep', now: T0 + 10, leaseMs: 1000, limit: 10 });
+    const orphan = due.find((record) => record.externalUserId === 'alice');
+    expect(orphan?.token).toBeUndefined();
+    expect(orphan?.key).toMatch(/^t1:/);
+    expect(unreadable).toEqual([oldKey.id]);
+    // It can still be settled by the key it came with, so it is closed instead of retried.
+    expect(
+      await dropped.settle({
+        key: orphan!.key,
+        owner: 'sweep',
+        update: { state: 'expired', retainMs: 0 },
+        now: T0 + 10,
+      }),
+    ).toBe(true);
+  });
+
+  it('finds records written before tokens were protected, keyed by the token itself', async () => {
+    const memory = new MemoryStore();
+    await memory.insert({ record: pending('tok_legacy'), now: T0 });
+    const store = new TokenProtectingStore(memory, [OLD_SECRET]);
+    expect(await store.get({ key: 'tok_legacy', now: T0 })).toMatchObject({
+      key: 'tok_legacy',
+      token: 'tok_legacy',
+    });
+    const result = { payload: fixturePayload(), source: 'webhook' as const, receivedAt: T0 };
+    expect(await store.attachResult({ key: 'absent', result, now: T0 })).toBe('missing');
+    await store.lease({ key: 'tok_legacy', owner: 'w', now: T0, leaseMs: 1000 });
+    expect(
+      await store.settle({
+        key: 'tok_legacy',
+        owner: 'w',
+        update: { state: 'expired', retainMs: 60_000 },
+        now: T0,
+      }),
+    ).toBe(true);
+    expect((await memory.get({ key: 'tok_legacy', now: T0 }))?.token).toBeUndefined();
+  });
+});
+
+describe('token keys configuration', () => {
+  const base = { secret: OLD_SECRET, client: false as const, store: new MemoryStore() };
+
+  it('refuses a dedicated key too short to protect anything, saying how to make one', () => {
+    const make = () => createReceiver({ ...base, tokenKeys: ['hunter2-key'] });
+    expect(make).toThrow(ConfigurationError);
+    expect(make).toThrow(/openssl rand -base64 32/);
+    // The value given is a secret: the message names its position, never the value.
+    expect(make).not.toThrow(/hunter2/);
+  });
+
+  it('reads FACEVERIFY_TOKEN_KEYS when the option is absent', () => {
+    vi.stubEnv('FACEVERIFY_TOKEN_KEYS', 'too-short');
+    expect(() => createReceiver(base)).toThrow(/FACEVERIFY_TOKEN_KEYS/);
+    vi.stubEnv('FACEVERIFY_TOKEN_KEYS', `${'k'.repeat(32)}, ${'j'.repeat(40)}`);
+    expect(() => createReceiver(base)).not.toThrow();
+  });
+});

@@ -1,0 +1,269 @@
+import { execFile } from 'node:child_process';
+import { inspect, promisify } from 'node:util';
+import type { PGlite } from '@electric-sql/pglite';
+import {
+  createClient,
+  createReceiver,
+  MemoryStore,
+  type Receiver,
+  type Store,
+  type VerificationCompletedEvent,
+} from '@faceverify/core';
+import { createTestClock } from '@faceverify/core/testing';
+import { type Emulator, startEmulator } from '@faceverify/emulator';
+import { PostgresStore } from '@faceverify/postgres';
+import { PGliteStore } from '@faceverify/postgres/pglite';
+import { RedisStore } from '@faceverify/redis';
+import { type PostgresServer, sealedTokenCount, tokenLeaks } from '@faceverify/test-support';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ReceiverServer, startReceiverServer } from './support/receiver-server.js';
+import { type StoreServers, startStoreServers } from './support/store-servers.js';
+
+// Issue #18, item 5: session tokens at rest. The hosted session token alone completes a
+// session in the browser, so the service keeps it hashed; our stores kept it in clear, and
+// whoever read a backup, a replica or the Redis keyspace could complete every pending
+// session. The guarantee, as docs/security.md states it: a dump of any store holds no
+// session token in any encoding, while the session is open and after it closed; an open
+// session's token is held only sealed (AES-256-GCM), a closed one's not at all.
+
+const run = promisify(execFile);
+
+/** A kind of store, and everything it holds as text, as a backup or a replica would have it. */
+interface StoreKind {
+  name: string;
+  make(prefix: string): Promise<Store>;
+  dump(store: Store, prefix: string): Promise<string>;
+}
+
+let servers: StoreServers;
+let postgres: PostgresServer;
+let redisClient: Redis;
+let pool: pg.Pool;
+let pglite: PGlite;
+
+beforeAll(async () => {
+  servers = await startStoreServers();
+  ({ postgres, pglite } = servers);
+  redisClient = new Redis(servers.redis.url, { maxRetriesPerRequest: 2 });
+  pool = new pg.Pool({ connectionString: postgres.url() });
+  pool.on('error', () => undefined);
+});
+
+afterAll(async () => {
+  redisClient?.disconnect();
+  await pool?.end();
+  await servers?.stop();
+});
+
+/** Every key under `prefix`: its name, its DUMP bytes, and its value read as text. */
+async function dumpRedis(prefix: string): Promise<string> {
+  const parts: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, keys] = await redisClient.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    for (const key of keys) {
+      parts.push(key);
+      const dumped = await redisClient.dumpBuffer(key);
+      if (dumped) parts.push(dumped.toString('latin1'));
+      const type = await redisClient.type(key);
+      if (type === 'hash') parts.push(JSON.stringify(await redisClient.hgetall(key)));
+      if (type === 'zset')
+        parts.push((await redisClient.zrange(key, 0, -1, 'WITHSCORES')).join(' '));
+      if (type === 'set') parts.push((await redisClient.smembers(key)).join(' '));
+      if (type === 'string') parts.push((await redisClient.get(key)) ?? '');
+      if (type === 'list') parts.push((await redisClient.lrange(key, 0, -1)).join(' '));
+    }
+  } while (cursor !== '0');
+  expect(parts.length).toBeGreaterThan(0);
+  return parts.join('\n');
+}
+
+/** Every row of every table named with `prefix`, as JSON text. */
+async function dumpTables(
+  query: (sql: string) => Promise<{ rows: Record<string, unknown>[] }>,
+  prefix: string,
+): Promise<string> {
+  const { rows: tables } = await query(
+    `SELECT table_name FROM information_schema.tables WHERE table_name LIKE '${prefix}%'`,
+  );
+  expect(tables.length).toBeGreaterThan(0);
+  const parts: string[] = [];
+  for (const { table_name: table } of tables) {
+    const { rows } = await query(`SELECT row_to_json(t)::text AS row FROM "${table}" t`);
+    parts.push(String(table), ...rows.map((row) => String(row.row)));
+  }
+  return parts.join('\n');
+}
+
+const kinds: StoreKind[] = [
+  {
+    name: 'MemoryStore',
+    make: async () => new MemoryStore(),
+    // Its whole internal state, private fields included.
+    dump: async (store) =>
+      inspect(store, {
+        depth: Number.POSITIVE_INFINITY,
+        maxArrayLength: null,
+        maxStringLength: null,
+      }),
+  },
+  {
+    name: 'RedisStore',
+    make: async (prefix) => new RedisStore({ redis: redisClient, prefix: `${prefix}:` }),
+    dump: async (_store, prefix) => dumpRedis(`${prefix}:`),
+  },
+  {
+    name: 'PostgresStore',
+    make: async (prefix) => {
+      const store = new PostgresStore({ pool, prefix: `${prefix}_` });
+      await store.migrate();
+      return store;
+    },
+    // pg_dump, as a backup is taken, and every row as text besides.
+    dump: async (_store, prefix) => {
+      const { stdout } = await run(
+        'pg_dump',
+        ['--data-only', `--table=${prefix}_*`, postgres.url()],
+        {
+          maxBuffer: 64 * 1024 * 1024,
+        },
+      );
+      expect(stdout).toContain(`${prefix}_sessions`);
+      return `${stdout}\n${await dumpTables((sql) => pool.query(sql), prefix)}`;
+    },
+  },
+  {
+    name: 'PGliteStore',
+    make: async (prefix) => {
+      const store = new PGliteStore({ db: pglite, prefix: `${prefix}_` });
+      await store.migrate();
+      return store;
+    },
+    dump: async (_store, prefix) =>
+      dumpTables((sql) => pglite.query<Record<string, unknown>>(sql), prefix),
+  },
+];
+
+interface Setup {
+  emulator: Emulator;
+  receiver: Receiver;
+  app: ReceiverServer;
+  store: Store;
+  delivered: VerificationCompletedEvent[];
+  clock: ReturnType<typeof createTestClock>;
+}
+
+async function setUp(kind: StoreKind, prefix: string, store?: Store): Promise<Setup> {
+  const emulator = await startEmulator({ seed: `tokens-${prefix}` });
+  const clock = createTestClock(Date.now());
+  const used = store ?? (await kind.make(prefix));
+  const receiver = createReceiver({
+    secret: emulator.signingSecret,
+    client: { apiKey: emulator.apiKey, baseUrl: emulator.url },
+    store: used,
+    clock,
+    logger: false,
+  });
+  const delivered: VerificationCompletedEvent[] = [];
+  receiver.on('verification.completed', (event) => {
+    delivered.push(event);
+  });
+  const app = await startReceiverServer(receiver);
+  emulator.setCallbackUrl(app.webhookUrl);
+  return { emulator, receiver, app, store: used, delivered, clock };
+}
+
+async function tearDown({ emulator, receiver, app }: Setup) {
+  await receiver.stop();
+  await app.close();
+  await emulator.close();
+}
+
+describe.each(kinds)('session tokens at rest ($name)', (kind) => {
+  it('a dump after sessions were started holds no token; after they closed, not even sealed', async () => {
+    const prefix = `rest_${kind.name.toLowerCase()}`;
+    const setup = await setUp(kind, prefix);
+    const { emulator, receiver, store, delivered, clock } = setup;
+    try {
+      const started = await Promise.all(
+        ['alice', 'bob', 'carol'].map((user) =>
+          receiver.startVerification({ externalUserId: user }),
+        ),
+      );
+      const tokens = started.map(({ token }) => token);
+      const open = await kind.dump(store, prefix);
+      expect(tokenLeaks(open, tokens)).toEqual([]);
+      expect(sealedTokenCount(open)).toBe(3);
+
+      // Still worked on as before: confirm() finds each session, and results are delivered
+      // with the token the Receiver opened from the store.
+      expect((await receiver.confirm(tokens[0]!)).status).toBe('pending');
+      await emulator.completeSession(tokens[0]!, 'verified');
+      await emulator.completeSession(tokens[1]!, 'high_risk');
+      await emulator.webhooksSettled();
+      const outcomes = delivered.map((event) => `${event.sessionToken} ${event.data.status}`);
+      expect(outcomes.sort()).toEqual([`${tokens[0]} verified`, `${tokens[1]} failed`].sort());
+      // Past the time confirm() shares one answer, so this one reads the store again.
+      await clock.advance(2_001);
+      expect(await receiver.confirm(tokens[0]!)).toMatchObject({ status: 'verified' });
+
+      const partly = await kind.dump(store, prefix);
+      expect(tokenLeaks(partly, tokens)).toEqual([]);
+      // The closed sessions' sealed tokens were dropped; carol's is still there to poll.
+      expect(sealedTokenCount(partly)).toBe(1);
+
+      await emulator.completeSession(tokens[2]!, 'verified');
+      await emulator.webhooksSettled();
+      expect(delivered.map((event) => event.sessionToken).sort()).toEqual([...tokens].sort());
+      const closed = await kind.dump(store, prefix);
+      expect(tokenLeaks(closed, tokens)).toEqual([]);
+      expect(sealedTokenCount(closed)).toBe(0);
+    } finally {
+      await tearDown(setup);
+    }
+  });
+
+  it('a session recorded before tokens were protected (keyed by its token) is still found and delivered', async () => {
+    const prefix = `legacy_${kind.name.toLowerCase()}`;
+    const store = await kind.make(prefix);
+    const setup = await setUp(kind, prefix, store);
+    const { emulator, receiver, delivered, clock } = setup;
+    try {
+      // As the previous version wrote it: the token as the key and in clear.
+      const client = createClient({ apiKey: emulator.apiKey, baseUrl: emulator.url });
+      const { token } = await client.createSession({ externalUserId: 'dave' });
+      const now = Date.now();
+      await store.insert({
+        record: {
+          key: token,
+          token,
+          externalUserId: 'dave',
+          createdAt: now,
+          expiresAt: now + 30 * 60_000,
+          state: 'pending',
+          dueAt: now + 60_000,
+          attempts: 0,
+        },
+        now,
+      });
+
+      expect((await receiver.confirm(token)).status).toBe('pending');
+      await emulator.completeSession(token, 'verified');
+      await emulator.webhooksSettled();
+      expect(delivered.map((event) => [event.sessionToken, event.data.status])).toEqual([
+        [token, 'verified'],
+      ]);
+      const record = await store.get({ key: token, now: Date.now() });
+      expect(record?.state).toBe('completed');
+      // Closing drops the clear token field too; the key stays until its retention ends.
+      expect(record?.token).toBeUndefined();
+      await clock.advance(2_001);
+      expect(await receiver.confirm(token)).toMatchObject({ status: 'verified' });
+    } finally {
+      await tearDown(setup);
+    }
+  });
+});
