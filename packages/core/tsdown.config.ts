@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsdown';
 import { libraryBuild } from '../../build/library-config.ts';
 
-// `#hmac` stays an import so each runtime picks its own implementation through the
+// `#hmac` and `#aead` stay imports so each runtime picks its own implementation through the
 // package.json `imports` conditions: node:crypto on Node, Web Crypto on Workers and browsers.
 export default defineConfig(
   libraryBuild(
@@ -13,8 +13,10 @@ export default defineConfig(
       'opentelemetry/index': 'src/opentelemetry/index.ts',
       'hmac-node': 'src/signature/hmac-node.ts',
       'hmac-web': 'src/signature/hmac-web.ts',
+      'aead-node': 'src/token-protection/aead-node.ts',
+      'aead-web': 'src/token-protection/aead-web.ts',
     },
     // @opentelemetry/api is an optional peer: imported by the opentelemetry entry only.
-    { deps: { neverBundle: ['#hmac', '@opentelemetry/api'] } },
+    { deps: { neverBundle: ['#hmac', '#aead', '@opentelemetry/api'] } },
   ),
 );

@@ -1,3 +1,4 @@
+import { openAesGcm, sealAesGcm } from '#aead';
 import { fromBase64Url, toBase64Url } from './base64-url.js';
 import type { TokenKey } from './token-keys.js';
 
@@ -18,14 +19,11 @@ export function isSealed(stored: string): boolean {
  */
 export async function sealToken(key: TokenKey, token: string, recordKey: string): Promise<string> {
   const iv = globalThis.crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  const sealed = await globalThis.crypto.subtle.encrypt(
-    { name: 'AES-GCM', iv, additionalData: encoder.encode(recordKey) },
-    key.sealKey,
-    encoder.encode(token),
-  );
+  const sealing = sealAesGcm(key.sealKey, iv, encoder.encode(recordKey), encoder.encode(token));
+  const sealed = sealing instanceof Uint8Array ? sealing : await sealing;
   const out = new Uint8Array(IV_BYTES + sealed.byteLength);
   out.set(iv);
-  out.set(new Uint8Array(sealed), IV_BYTES);
+  out.set(sealed, IV_BYTES);
   return `${PREFIX}${key.id}.${toBase64Url(out)}`;
 }
 
@@ -43,12 +41,13 @@ export async function openToken(
   if (!key || body === undefined) return undefined;
   try {
     const bytes = fromBase64Url(body);
-    const plain = await globalThis.crypto.subtle.decrypt(
-      { name: 'AES-GCM', iv: bytes.slice(0, IV_BYTES), additionalData: encoder.encode(recordKey) },
+    const opening = openAesGcm(
       key.sealKey,
-      bytes.slice(IV_BYTES),
+      bytes.subarray(0, IV_BYTES),
+      encoder.encode(recordKey),
+      bytes.subarray(IV_BYTES),
     );
-    return decoder.decode(plain);
+    return decoder.decode(opening instanceof Uint8Array ? opening : await opening);
   } catch {
     return undefined;
   }

@@ -1,15 +1,18 @@
+import { hmacSha256 } from '#hmac';
 import { ConfigurationError } from '../errors.js';
 import { toBase64Url } from './base64-url.js';
 
 /**
  * One key protecting session tokens at rest, derived from one secret: an HMAC key that turns
- * a token into its record key, an AES-256-GCM key that seals the token, and a short public
- * id written into every sealed token, so the key that sealed it is found without trying all.
+ * a token into its record key (256 derived bits, as base64url text: `#hmac` takes its key as
+ * text, and is synchronous on Node, where every store operation pays it), an AES-256-GCM key
+ * that seals the token (raw bytes: `#aead` is synchronous node:crypto on Node), and a short public id written into every sealed token, so the key
+ * that sealed it is found without trying all.
  */
 export interface TokenKey {
   id: string;
-  recordKey: CryptoKey;
-  sealKey: CryptoKey;
+  recordSecret: string;
+  sealKey: Uint8Array;
 }
 
 /** Shortest dedicated token key accepted: 32 characters is 192 bits even in base64. */
@@ -37,21 +40,16 @@ export async function deriveTokenKey(secret: string): Promise<TokenKey> {
     salt: SALT,
     info: info(purpose),
   });
-  const [recordKey, sealKey, id] = await Promise.all([
-    subtle.deriveKey(
-      hkdf('record key'),
-      material,
-      { name: 'HMAC', hash: 'SHA-256', length: 256 },
-      false,
-      ['sign'],
-    ),
-    subtle.deriveKey(hkdf('seal key'), material, { name: 'AES-GCM', length: 256 }, false, [
-      'encrypt',
-      'decrypt',
-    ]),
+  const [recordBits, sealBits, id] = await Promise.all([
+    subtle.deriveBits(hkdf('record key'), material, 256),
+    subtle.deriveBits(hkdf('seal key'), material, 256),
     subtle.deriveBits(hkdf('key id'), material, 48),
   ]);
-  return { id: toBase64Url(new Uint8Array(id)), recordKey, sealKey };
+  return {
+    id: toBase64Url(new Uint8Array(id)),
+    recordSecret: toBase64Url(new Uint8Array(recordBits)),
+    sealKey: new Uint8Array(sealBits),
+  };
 }
 
 /** How every record key derived from a token begins. */
@@ -59,8 +57,9 @@ export const RECORD_KEY_PREFIX = 't1:';
 
 /** The record key of a token under one key: `t1:` and 256 bits of HMAC-SHA256, base64url. */
 export async function recordKeyOf(key: TokenKey, token: string): Promise<string> {
-  const mac = await globalThis.crypto.subtle.sign('HMAC', key.recordKey, encoder.encode(token));
-  return `${RECORD_KEY_PREFIX}${toBase64Url(new Uint8Array(mac))}`;
+  const digest = hmacSha256(key.recordSecret, encoder.encode(token));
+  const mac = digest instanceof Uint8Array ? digest : await digest;
+  return `${RECORD_KEY_PREFIX}${toBase64Url(mac)}`;
 }
 
 /**

@@ -38,8 +38,22 @@ import { deriveTokenKey, RECORD_KEY_PREFIX, recordKeyOf, type TokenKey } from '.
  * a lookup that misses every hashed key tries the token as it is, until those records close
  * and their retention ends.
  */
+/** Entries each cache below keeps; cleared when full, as tokens are short-lived. */
+const CACHE_LIMIT = 4096;
+
+function cacheEntry<K, V>(cache: Map<K, V>, key: K, value: V): V {
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(key, value);
+  return value;
+}
+
 export class TokenProtectingStore implements Store {
   private keys: Promise<TokenKey[]> | undefined;
+  // One webhook reads a record several times (find, lease, settle): each token is hashed and
+  // each sealed text opened once per process, not at every read. Both hold what this process
+  // already holds while it works on the session, and nothing a store dump reveals.
+  private readonly recordKeys = new Map<string, string[]>();
+  private readonly opened = new Map<string, string>();
   readonly onAlarm?: (listener: StoreAlarmListener) => () => void;
   readonly settleWith?: TransactionalStore['settleWith'];
 
@@ -128,8 +142,11 @@ export class TokenProtectingStore implements Store {
    */
   private async storedKeys(key: string): Promise<string[]> {
     if (key.startsWith(UNMATCHED_PREFIX) || key.startsWith(RECORD_KEY_PREFIX)) return [key];
+    const known = this.recordKeys.get(key);
+    if (known) return known;
     const keys = await this.tokenKeys();
-    return [...(await Promise.all(keys.map((tokenKey) => recordKeyOf(tokenKey, key)))), key];
+    const hashed = await Promise.all(keys.map((tokenKey) => recordKeyOf(tokenKey, key)));
+    return cacheEntry(this.recordKeys, key, [...hashed, key]);
   }
 
   /** `call` under each stored key in turn until `missed` says it found the record. */
@@ -181,7 +198,11 @@ export class TokenProtectingStore implements Store {
   /** A stored record with its token opened and the token as its key. */
   private async reveal(record: TrackedSession): Promise<TrackedSession> {
     if (record.token === undefined || !isSealed(record.token)) return record;
-    const token = await openToken(await this.tokenKeys(), record.token, record.key);
+    const cacheKey = `${record.key}\n${record.token}`;
+    const token =
+      this.opened.get(cacheKey) ??
+      (await openToken(await this.tokenKeys(), record.token, record.key));
+    if (token !== undefined) cacheEntry(this.opened, cacheKey, token);
     if (token === undefined) {
       this.onUnreadable(record.token.split('.')[1] ?? '');
       const { token: _sealed, ...rest } = record;
