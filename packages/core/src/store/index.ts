@@ -7,6 +7,10 @@ export type {
   AttachResultOptions,
   ClosedState,
   CountsOptions,
+  DeadLetterOptions,
+  DeadLetterPage,
+  DueSummary,
+  DueSummaryOptions,
   FindByUserOptions,
   ForgetOptions,
   GetOptions,
@@ -15,6 +19,7 @@ export type {
   Lease,
   LeaseDueOptions,
   LeaseOptions,
+  ListDeadLettersOptions,
   OpenState,
   RememberOptions,
   SettledWith,
@@ -27,5 +32,10 @@ export type {
   TransactionalStore,
   TransactionOf,
 } from './store.js';
+export {
+  type DeadLetterPosition,
+  decodeDeadLetterCursor,
+  encodeDeadLetterCursor,
+} from './dead-letter-cursor.js';
 export { isOpen } from './store.js';
 export { StoreAlarm, type StoreAlarmCode, type StoreAlarmListener } from './store-alarm.js';

@@ -1,9 +1,14 @@
+import { decodeDeadLetterCursor, encodeDeadLetterCursor, isAfter } from './dead-letter-cursor.js';
 import { MinHeap } from './min-heap.js';
 import { ReplayDigests } from './replay-digests.js';
 import {
   type AttachOutcome,
   type AttachResultOptions,
   type CountsOptions,
+  type DeadLetterOptions,
+  type DeadLetterPage,
+  type DueSummary,
+  type DueSummaryOptions,
   type FindByUserOptions,
   type ForgetOptions,
   type GetOptions,
@@ -12,6 +17,7 @@ import {
   isOpen,
   type LeaseDueOptions,
   type LeaseOptions,
+  type ListDeadLettersOptions,
   type RememberOptions,
   type SettleOptions,
   type Store,
@@ -55,6 +61,8 @@ export class MemoryStore implements Store {
   // costs in proportion to the due records, not to everything tracked.
   private readonly due = new MinHeap<Entry>();
   private readonly recordExpiries = new MinHeap<Entry>();
+  // Keys of the dead letters, so listing them reads them alone.
+  private readonly deadLetters = new Set<string>();
 
   async insert({
     record: session,
@@ -181,6 +189,60 @@ export class MemoryStore implements Store {
     return counts;
   }
 
+  async listDeadLetters({ now, limit, cursor }: ListDeadLettersOptions): Promise<DeadLetterPage> {
+    this.purge(now);
+    const after = cursor === undefined ? undefined : decodeDeadLetterCursor(cursor);
+    const letters = [...this.deadLetters]
+      .map((key) => this.records.get(key)!)
+      .filter((record) => !after || isAfter(record.purgeAt!, record.key, after))
+      .sort((a, b) => a.purgeAt! - b.purgeAt! || (a.key < b.key ? -1 : 1));
+    const page = letters.slice(0, Math.max(0, Math.floor(limit)));
+    const last = page.at(-1);
+    return {
+      records: page.map(copy),
+      ...(last && letters.length > page.length
+        ? { cursor: encodeDeadLetterCursor({ purgeAt: last.purgeAt!, key: last.key }) }
+        : {}),
+    };
+  }
+
+  async redeliverDeadLetter({ key, now }: DeadLetterOptions): Promise<boolean> {
+    this.purge(now);
+    const record = this.records.get(key);
+    if (!record || record.state !== 'failed') return false;
+    this.deadLetters.delete(key);
+    delete record.purgeAt;
+    record.state = 'delivering';
+    record.attempts = 0;
+    this.schedule(record, now);
+    return true;
+  }
+
+  async discardDeadLetter({ key, now }: DeadLetterOptions): Promise<boolean> {
+    this.purge(now);
+    const record = this.records.get(key);
+    if (!record || record.state !== 'failed') return false;
+    this.remove(record);
+    return true;
+  }
+
+  async dueSummary({ now }: DueSummaryOptions): Promise<DueSummary> {
+    this.purge(now);
+    const counted = new Set<string>();
+    let oldestDueAt: number | undefined;
+    // The heap yields its entries due at `now` without visiting the rest; stale ones are
+    // skipped as leaseDue skips them.
+    this.due.visitUpTo(now, (entry) => {
+      const record = this.records.get(entry.key);
+      if (!record || !isOpen(record.state) || record.dueAt !== entry.at) return;
+      if (this.isLeased(record, now) || counted.has(entry.key)) return;
+      counted.add(entry.key);
+      if (oldestDueAt === undefined || entry.at < oldestDueAt) oldestDueAt = entry.at;
+    });
+    const due = counted.size;
+    return oldestDueAt === undefined ? { due } : { due, oldestDueAt };
+  }
+
   /** Closes the user's oldest open records until at most `keep` remain open. */
   private displaceOldest(
     externalUserId: string,
@@ -208,6 +270,7 @@ export class MemoryStore implements Store {
     delete record.token;
     record.state = state;
     record.purgeAt = purgeAt;
+    if (state === 'failed') this.deadLetters.add(record.key);
     this.recordExpiries.push({ at: purgeAt, key: record.key });
   }
 
@@ -237,14 +300,17 @@ export class MemoryStore implements Store {
     for (let entry = this.recordExpiries.peek(); entry && entry.at <= now; ) {
       this.recordExpiries.pop();
       const record = this.records.get(entry.key);
-      if (record && record.purgeAt === entry.at) {
-        this.records.delete(entry.key);
-        const keys = this.byUser.get(record.externalUserId);
-        keys?.delete(entry.key);
-        if (keys?.size === 0) this.byUser.delete(record.externalUserId);
-      }
+      if (record && record.purgeAt === entry.at) this.remove(record);
       entry = this.recordExpiries.peek();
     }
     this.digests.purge(now);
+  }
+
+  private remove(record: Stored): void {
+    this.records.delete(record.key);
+    this.deadLetters.delete(record.key);
+    const keys = this.byUser.get(record.externalUserId);
+    keys?.delete(record.key);
+    if (keys?.size === 0) this.byUser.delete(record.externalUserId);
   }
 }

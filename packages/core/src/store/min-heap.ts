@@ -43,6 +43,20 @@ export class MinHeap<T extends { at: number }> {
     return top;
   }
 
+  /** Calls `visit` with every entry whose `at` is at most `limit`, in no particular order. */
+  visitUpTo(limit: number, visit: (item: T) => void): void {
+    // A parent is never later than its children: a subtree whose root is past `limit` is
+    // skipped whole, so this costs in proportion to the entries visited.
+    const stack = this.items.length > 0 ? [0] : [];
+    while (stack.length > 0) {
+      const index = stack.pop()!;
+      const item = this.items[index];
+      if (item === undefined || item.at > limit) continue;
+      visit(item);
+      stack.push(2 * index + 1, 2 * index + 2);
+    }
+  }
+
   /** Keeps only the entries `keep` approves, restoring heap order. */
   filter(keep: (item: T) => boolean): void {
     const kept = this.items.filter(keep);

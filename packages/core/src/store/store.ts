@@ -185,6 +185,41 @@ export interface CountsOptions {
   now: number;
 }
 
+/** Options of `Store.listDeadLetters`. */
+export interface ListDeadLettersOptions {
+  now: number;
+  /** At most this many records in the page. */
+  limit: number;
+  /** Where the previous page ended (its `cursor`); absent for the first page. */
+  cursor?: string;
+}
+
+/** One page of dead letters, oldest first. */
+export interface DeadLetterPage {
+  records: TrackedSession[];
+  /** Pass it to `listDeadLetters` for the next page; absent when this page is the last. */
+  cursor?: string;
+}
+
+/** Options of `Store.redeliverDeadLetter` and `Store.discardDeadLetter`. */
+export interface DeadLetterOptions {
+  key: string;
+  now: number;
+}
+
+/** Options of `Store.dueSummary`. */
+export interface DueSummaryOptions {
+  now: number;
+}
+
+/** Open records whose work is due and not leased: the backlog a sweep has to catch up on. */
+export interface DueSummary {
+  /** How many open records are due at `now`. */
+  due: number;
+  /** The earliest due time among them (ms since the epoch); absent when none is due. */
+  oldestDueAt?: number;
+}
+
 /**
  * Persistence for tracked sessions, deliveries and the replay window. Every method takes one
  * options object, and every time is passed in as `now` (ms since the epoch): a store never
@@ -211,6 +246,10 @@ export interface CountsOptions {
  * 8. Nothing is kept forever: open records may be dropped once they are a day past both
  *    their `expiresAt` and their `dueAt` (a durable store sets a TTL on everything it writes).
  * 9. `insert` keeps at most `maxOpenPerUser` open records per user, closing the oldest.
+ * 10. Dead letters (records closed as `failed`, still retained) are listed oldest closed
+ *     first; `redeliverDeadLetter` reopens one and `discardDeadLetter` removes one, each
+ *     only while it is still a dead letter, so of concurrent calls on one record exactly one
+ *     applies. `dueSummary` reads an index of due times, never every record.
  */
 export interface Store {
   /** Adds a record unless its key exists. */
@@ -230,6 +269,28 @@ export interface Store {
   settle(options: SettleOptions): Promise<boolean>;
   /** Counts records by state, for health checks and tests. */
   counts(options: CountsOptions): Promise<Record<TrackedState, number>>;
+  /**
+   * Dead letters: records closed as `failed` and still retained, oldest closed first, at
+   * most `limit` per page. Records keep their stored result and attempts, never a token.
+   *
+   * @example
+   * let page = await store.listDeadLetters({ now: Date.now(), limit: 100 });
+   * while (page.cursor) page = await store.listDeadLetters({ now: Date.now(), limit: 100, cursor: page.cursor });
+   */
+  listDeadLetters(options: ListDeadLettersOptions): Promise<DeadLetterPage>;
+  /**
+   * Reopens a dead letter for delivery, atomically and only while it is still `failed`:
+   * `delivering`, due at `now`, attempts back to 0, its result kept. `true` when this call
+   * reopened it; of concurrent calls on one record, exactly one is `true`.
+   */
+  redeliverDeadLetter(options: DeadLetterOptions): Promise<boolean>;
+  /**
+   * Removes a dead letter for good, atomically and only while it is still `failed`. `true`
+   * when this call removed it.
+   */
+  discardDeadLetter(options: DeadLetterOptions): Promise<boolean>;
+  /** How many open records are due at `now` and not leased, and the earliest due time. */
+  dueSummary(options: DueSummaryOptions): Promise<DueSummary>;
   /**
    * Optional, for stores that can lose data behind their own back (Redis without
    * persistence, or with an eviction policy): calls `listener` once per finding that the

@@ -57,6 +57,19 @@ export function storeContractCases(createStore: () => Store | Promise<Store>): S
   });
   const insert = async (store: Store, record: TrackedSession) =>
     (await store.insert({ record, now: T0 })).inserted;
+  // A record whose handlers failed on every attempt: closed as failed at T0 with its result.
+  const deadLetter = async (store: Store, retainMs = 60_000): Promise<TrackedSession> => {
+    const { token: _token, ...record } = session();
+    await insert(store, record);
+    await store.attachResult({ key: record.key, result: result(), now: T0 });
+    await store.lease({ key: record.key, owner: 'dl', now: T0, leaseMs: 1000 });
+    const update = { state: 'failed' as const, retainMs, attempts: 5 };
+    expect(
+      await store.settle({ key: record.key, owner: 'dl', update, now: T0 }),
+      'closed as failed',
+    );
+    return record;
+  };
   return [
     withStore('insert adds once, get returns a copy', async (store) => {
       const record = session();
@@ -528,6 +541,133 @@ export function storeContractCases(createStore: () => Store | Promise<Store>): S
         listed.every((record) => record.state === 'pending' || record.token === undefined),
         'findByUser shows no token on closed records',
       );
+    }),
+    withStore('dead letters are listed oldest closed first, a page at a time', async (store) => {
+      const letters: TrackedSession[] = [];
+      for (let i = 0; i < 3; i++) letters.push(await deadLetter(store, 60_000 + i));
+      const done = session();
+      await insert(store, done);
+      await store.lease({ key: done.key, owner: 'w', now: T0, leaseMs: 1000 });
+      await store.settle({ key: done.key, owner: 'w', update: completed(), now: T0 });
+      const first = await store.listDeadLetters({ now: T0 + 1, limit: 2 });
+      expect(
+        first.records.map((r) => r.key).join() === [letters[0]!.key, letters[1]!.key].join(),
+        `the two oldest first, got ${first.records.map((r) => r.key).join()}`,
+      );
+      const listed = first.records[0]!;
+      expect(listed.state === 'failed' && listed.attempts === 5, 'listed as failed, attempts kept');
+      expect(listed.result?.payload.status === 'verified', 'a dead letter keeps its result');
+      expect(listed.token === undefined, 'a dead letter has no token');
+      expect(typeof first.cursor === 'string', 'a cursor while more remain');
+      const second = await store.listDeadLetters({ now: T0 + 1, limit: 2, cursor: first.cursor });
+      expect(
+        second.records.length === 1 && second.records[0]!.key === letters[2]!.key,
+        'the next page holds the rest',
+      );
+      expect(second.cursor === undefined, 'no cursor after the last page');
+      const later = await store.listDeadLetters({ now: T0 + 60_000, limit: 10 });
+      expect(
+        later.records.length === 2 && later.records[0]!.key === letters[1]!.key,
+        'a dead letter past its retention is no longer listed',
+      );
+    }),
+    withStore('redeliverDeadLetter reopens a dead letter exactly once', async (store) => {
+      const letter = await deadLetter(store);
+      const now = T0 + 10;
+      const reopened = await Promise.all(
+        Array.from({ length: 10 }, () => store.redeliverDeadLetter({ key: letter.key, now })),
+      );
+      expect(reopened.filter(Boolean).length === 1, 'one of concurrent redeliveries applies');
+      const read = await store.get({ key: letter.key, now });
+      expect(
+        read?.state === 'delivering' && read.attempts === 0 && read.dueAt === now,
+        `delivering, due now, attempts reset, got ${JSON.stringify(read)}`,
+      );
+      expect(read.result?.payload.status === 'verified', 'the stored result is kept');
+      expect(
+        (await store.listDeadLetters({ now, limit: 10 })).records.length === 0,
+        'no longer listed',
+      );
+      const leased = await store.leaseDue({ owner: 'w', now, leaseMs: 1000, limit: 10 });
+      expect(leased.length === 1 && leased[0]!.key === letter.key, 'the next sweep leases it');
+      expect(
+        !(await store.redeliverDeadLetter({ key: letter.key, now })),
+        'an open record is not redelivered again',
+      );
+      const counts = await store.counts({ now });
+      expect(counts.failed === 0 && counts.delivering === 1, JSON.stringify(counts));
+    }),
+    withStore('discardDeadLetter removes a dead letter exactly once', async (store) => {
+      const letter = await deadLetter(store);
+      const now = T0 + 10;
+      const discarded = await Promise.all(
+        Array.from({ length: 10 }, () => store.discardDeadLetter({ key: letter.key, now })),
+      );
+      expect(discarded.filter(Boolean).length === 1, 'one of concurrent discards applies');
+      expect(
+        (await store.listDeadLetters({ now, limit: 10 })).records.length === 0,
+        'no longer listed',
+      );
+      expect(
+        !(await store.redeliverDeadLetter({ key: letter.key, now })),
+        'a discarded letter is not redelivered',
+      );
+      expect(
+        (await store.leaseDue({ owner: 'w', now, leaseMs: 1000, limit: 10 })).length === 0,
+        'nothing is due',
+      );
+      expect((await store.counts({ now })).failed === 0, 'not counted as failed');
+    }),
+    withStore('redelivery and discard race: exactly one applies', async (store) => {
+      const letter = await deadLetter(store);
+      const now = T0 + 10;
+      const outcomes = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          i % 2 === 0
+            ? store.redeliverDeadLetter({ key: letter.key, now })
+            : store.discardDeadLetter({ key: letter.key, now }),
+        ),
+      );
+      expect(outcomes.filter(Boolean).length === 1, `one applies, got ${outcomes.join()}`);
+    }),
+    withStore('redeliver and discard leave anything but a dead letter alone', async (store) => {
+      const open = session();
+      await insert(store, open);
+      const done = session();
+      await insert(store, done);
+      await store.lease({ key: done.key, owner: 'w', now: T0, leaseMs: 1000 });
+      await store.settle({ key: done.key, owner: 'w', update: completed(), now: T0 });
+      for (const key of [open.key, done.key, 'absent']) {
+        expect(!(await store.redeliverDeadLetter({ key, now: T0 })), `${key} not redelivered`);
+        expect(!(await store.discardDeadLetter({ key, now: T0 })), `${key} not discarded`);
+      }
+      expect((await store.get({ key: open.key, now: T0 }))?.state === 'pending', 'open kept');
+      expect((await store.get({ key: done.key, now: T0 }))?.state === 'completed', 'closed kept');
+    }),
+    withStore('dueSummary counts open records due and not leased', async (store) => {
+      expect(
+        JSON.stringify(await store.dueSummary({ now: T0 })) === JSON.stringify({ due: 0 }),
+        'an empty store has no backlog',
+      );
+      const a = session({ dueAt: T0 + 10 });
+      const b = session({ dueAt: T0 + 20 });
+      await insert(store, a);
+      await insert(store, b);
+      await insert(store, session({ dueAt: T0 + 100 }));
+      await deadLetter(store);
+      const summary = await store.dueSummary({ now: T0 + 50 });
+      expect(
+        summary.due === 2 && summary.oldestDueAt === T0 + 10,
+        `two due, the oldest at +10, got ${JSON.stringify(summary)}`,
+      );
+      await store.lease({ key: a.key, owner: 'w', now: T0 + 50, leaseMs: 1000 });
+      const leased = await store.dueSummary({ now: T0 + 50 });
+      expect(
+        leased.due === 1 && leased.oldestDueAt === T0 + 20,
+        `a leased record is not backlog, got ${JSON.stringify(leased)}`,
+      );
+      const lapsed = await store.dueSummary({ now: T0 + 1050 });
+      expect(lapsed.due === 3, `a lapsed lease is due again, got ${JSON.stringify(lapsed)}`);
     }),
     withStore('counts reports records by state', async (store) => {
       await insert(store, session());

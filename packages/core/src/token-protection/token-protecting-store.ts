@@ -3,6 +3,10 @@ import type {
   AttachOutcome,
   AttachResultOptions,
   CountsOptions,
+  DeadLetterOptions,
+  DeadLetterPage,
+  DueSummary,
+  DueSummaryOptions,
   FindByUserOptions,
   ForgetOptions,
   GetOptions,
@@ -10,6 +14,7 @@ import type {
   InsertOutcome,
   LeaseDueOptions,
   LeaseOptions,
+  ListDeadLettersOptions,
   RememberOptions,
   SettledWith,
   SettleOptions,
@@ -127,6 +132,31 @@ export class TokenProtectingStore implements Store {
 
   counts(options: CountsOptions): Promise<Record<TrackedState, number>> {
     return this.inner.counts(options);
+  }
+
+  /** Dead letters are closed: listed by their stored key, which redelivers or discards them. */
+  listDeadLetters(options: ListDeadLettersOptions): Promise<DeadLetterPage> {
+    return this.inner.listDeadLetters(options);
+  }
+
+  redeliverDeadLetter(options: DeadLetterOptions): Promise<boolean> {
+    return this.firstHit(
+      options.key,
+      (key) => this.inner.redeliverDeadLetter({ ...options, key }),
+      (done) => !done,
+    );
+  }
+
+  discardDeadLetter(options: DeadLetterOptions): Promise<boolean> {
+    return this.firstHit(
+      options.key,
+      (key) => this.inner.discardDeadLetter({ ...options, key }),
+      (done) => !done,
+    );
+  }
+
+  dueSummary(options: DueSummaryOptions): Promise<DueSummary> {
+    return this.inner.dueSummary(options);
   }
 
   private tokenKeys(): Promise<TokenKey[]> {
