@@ -17,6 +17,8 @@ export interface StoreKeys {
   openIndex(externalUserId: string): string;
   digest(digest: string): string;
   readonly due: string;
+  /** `n:failed`: the dead letters, scored by the end of their retention. */
+  readonly deadLetters: string;
   readonly marker: string;
   /** The keys every record script may touch: `due` and the five state sets. */
   readonly shared: readonly string[];
@@ -36,6 +38,7 @@ export function storeKeys(prefix: string, clientKeyPrefix: string): StoreKeys {
     openIndex: (externalUserId) => `${prefix}uo:${externalUserId}`,
     digest: (digest) => `${prefix}d:${digest}`,
     due: `${prefix}due`,
+    deadLetters: `${prefix}n:failed`,
     marker: `${prefix}marker`,
     shared: [`${prefix}due`, ...STATES.map((state) => `${prefix}n:${state}`)],
     closedIndex: (externalUserId) => `${prefix}uc:${externalUserId}`,

@@ -1,10 +1,14 @@
-import type {
-  AttachOutcome,
-  SettleUpdate,
-  Store,
-  StoreAlarmListener,
-  TrackedSession,
-  TrackedState,
+import {
+  type AttachOutcome,
+  type DeadLetterPage,
+  type DueSummary,
+  decodeDeadLetterCursor,
+  encodeDeadLetterCursor,
+  type SettleUpdate,
+  type Store,
+  type StoreAlarmListener,
+  type TrackedSession,
+  type TrackedState,
 } from '@faceverify/core/store';
 import { clientKeyPrefix, clientSecrets, type RedisClient } from './client.js';
 import { storeError } from './errors.js';
@@ -15,6 +19,11 @@ import { type RedisStoreOptions, resolveRedisStoreOptions } from './options.js';
 import { PerUserQueue } from './per-user-queue.js';
 import { ATTACH_RESULT } from './scripts/attach-result.js';
 import { COUNTS } from './scripts/counts.js';
+import {
+  DISCARD_DEAD_LETTER,
+  DUE_SUMMARY,
+  REDELIVER_DEAD_LETTER,
+} from './scripts/dead-letters.js';
 import { NEEDS_KEYS } from './scripts/declared-keys.js';
 import { FIND_BY_USER } from './scripts/find-by-user.js';
 import { INSERT } from './scripts/insert.js';
@@ -270,6 +279,87 @@ export class RedisStore implements Store {
       const [pending = 0, delivering = 0, completed = 0, expired = 0, failed = 0] =
         reply as number[];
       return { pending, delivering, completed, expired, failed };
+    });
+  }
+
+  /**
+   * Reads the dead-letter set by score (the end of each one's retention) from the cursor on,
+   * then the records themselves; a record reopened or removed between the two reads is left
+   * out. Costs in proportion to the page, not to the records kept.
+   */
+  async listDeadLetters({
+    now,
+    limit,
+    cursor,
+  }: Options<'listDeadLetters'>): Promise<DeadLetterPage> {
+    const count = Math.max(0, Math.floor(limit));
+    const after = cursor === undefined ? undefined : decodeDeadLetterCursor(cursor);
+    // Members past their retention are gone at `now`; from the cursor's score on, members of
+    // that same score up to its key were on the previous page (Redis orders ties by member).
+    const min = after && after.purgeAt > now ? String(after.purgeAt) : `(${formatNumber(now)}`;
+    const entries: { key: string; purgeAt: number }[] = [];
+    for (let offset = 0; entries.length <= count; ) {
+      const batch = count + 1 - entries.length;
+      const reply = await this.run('listDeadLetters', () =>
+        this.redis.zrangebyscore(
+          this.keys.deadLetters,
+          min,
+          '+inf',
+          'WITHSCORES',
+          'LIMIT',
+          offset,
+          batch,
+        ),
+      );
+      for (let i = 0; i + 1 < reply.length; i += 2) {
+        const key = reply[i]!;
+        const purgeAt = Number(reply[i + 1]);
+        if (after && purgeAt === after.purgeAt && key <= after.key) continue;
+        entries.push({ key, purgeAt });
+      }
+      offset += reply.length / 2;
+      if (reply.length / 2 < batch) break;
+    }
+    const page = entries.slice(0, count);
+    const records = await Promise.all(page.map(({ key }) => this.get({ key, now })));
+    const last = page.at(-1);
+    return {
+      records: records.filter((record) => record?.state === 'failed') as TrackedSession[],
+      ...(last && entries.length > count ? { cursor: encodeDeadLetterCursor(last) } : {}),
+    };
+  }
+
+  async redeliverDeadLetter({ key, now }: Options<'redeliverDeadLetter'>): Promise<boolean> {
+    const reply = await this.script(
+      'redeliverDeadLetter',
+      REDELIVER_DEAD_LETTER,
+      [this.keys.record(key)],
+      [this.keys.scriptPrefix, key, formatNumber(now)],
+    );
+    return reply === 1;
+  }
+
+  async discardDeadLetter({ key, now }: Options<'discardDeadLetter'>): Promise<boolean> {
+    const reply = await this.script(
+      'discardDeadLetter',
+      DISCARD_DEAD_LETTER,
+      [this.keys.record(key)],
+      [this.keys.scriptPrefix, key, formatNumber(now)],
+    );
+    return reply === 1;
+  }
+
+  async dueSummary({ now }: Options<'dueSummary'>): Promise<DueSummary> {
+    const reply = await this.script('dueSummary', DUE_SUMMARY, [this.keys.due], [
+      this.keys.scriptPrefix,
+      formatNumber(now),
+    ]);
+    return this.read('dueSummary', () => {
+      if (!Array.isArray(reply) || typeof reply[0] !== 'number') {
+        throw new TypeError('dueSummary came back malformed');
+      }
+      const oldest = reply[1] === null || reply[1] === false ? undefined : Number(reply[1]);
+      return oldest === undefined ? { due: reply[0] } : { due: reply[0], oldestDueAt: oldest };
     });
   }
 
