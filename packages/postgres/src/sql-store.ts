@@ -2,6 +2,10 @@ import type {
   AttachOutcome,
   AttachResultOptions,
   CountsOptions,
+  DeadLetterOptions,
+  DeadLetterPage,
+  DueSummary,
+  DueSummaryOptions,
   FindByUserOptions,
   ForgetOptions,
   GetOptions,
@@ -9,6 +13,7 @@ import type {
   InsertOutcome,
   LeaseDueOptions,
   LeaseOptions,
+  ListDeadLettersOptions,
   RememberOptions,
   SettledWith,
   SettleOptions,
@@ -16,6 +21,7 @@ import type {
   TrackedState,
   TransactionalStore,
 } from '@faceverify/core/store';
+import { decodeDeadLetterCursor, encodeDeadLetterCursor } from '@faceverify/core/store';
 import { storeError } from './errors.js';
 import { MIGRATIONS, migrationsTableSql } from './migrations.js';
 import { type TableNames, tableNames } from './names.js';
@@ -286,6 +292,56 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
         counts[row.state as TrackedState] = Number(row.n);
       }
       return counts;
+    });
+  }
+
+  async listDeadLetters({ now, limit, cursor }: ListDeadLettersOptions): Promise<DeadLetterPage> {
+    const count = Math.max(0, Math.floor(limit));
+    const after = cursor === undefined ? { purgeAt: now, key: '' } : decodeDeadLetterCursor(cursor);
+    return this.run('listDeadLetters', async () => {
+      // One row more than the page tells whether another page follows.
+      const rows = await this.db.query(this.sql.listDeadLetters, [
+        now,
+        after.purgeAt,
+        after.key,
+        count + 1,
+      ]);
+      const page = rows.slice(0, count);
+      const last = page.at(-1);
+      return {
+        records: page.map(sessionOf),
+        ...(last && rows.length > count
+          ? {
+              cursor: encodeDeadLetterCursor({
+                purgeAt: Number(last.purge_at),
+                key: last.key as string,
+              }),
+            }
+          : {}),
+      };
+    });
+  }
+
+  async redeliverDeadLetter({ key, now }: DeadLetterOptions): Promise<boolean> {
+    return this.run('redeliverDeadLetter', async () => {
+      return (await this.db.query(this.sql.redeliverDeadLetter, [key, now])).length === 1;
+    });
+  }
+
+  async discardDeadLetter({ key, now }: DeadLetterOptions): Promise<boolean> {
+    return this.run('discardDeadLetter', async () => {
+      return (await this.db.query(this.sql.discardDeadLetter, [key, now])).length === 1;
+    });
+  }
+
+  async dueSummary({ now }: DueSummaryOptions): Promise<DueSummary> {
+    return this.run('dueSummary', async () => {
+      const [row] = await this.db.query(this.sql.dueSummary, [now]);
+      const due = Number(row?.due ?? 0);
+      const oldest = row?.oldest;
+      return oldest === null || oldest === undefined
+        ? { due }
+        : { due, oldestDueAt: Number(oldest) };
     });
   }
 

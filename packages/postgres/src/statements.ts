@@ -137,6 +137,29 @@ export function statements({ sessions, digests }: TableNames) {
       WHERE s.key = $1::text AND s.lease_owner = $2::text AND s.state IN ${OPEN}
         AND s.drop_at > $3::bigint
       RETURNING s.key`,
+    /**
+     * Dead letters after the position (`$2` retention end, `$3` key), oldest first, read
+     * through the partial index on failed records alone.
+     */
+    listDeadLetters: `SELECT ${s}, s.purge_at FROM ${sessions} s
+      WHERE s.state = 'failed' AND s.purge_at > $1::bigint
+        AND (s.purge_at, s.key) > ($2::bigint, $3::text)
+      ORDER BY s.purge_at, s.key LIMIT $4::integer`,
+    /**
+     * Reopens a dead letter: the row lock makes a concurrent call wait and then find it no
+     * longer `failed`, so exactly one applies.
+     */
+    redeliverDeadLetter: `UPDATE ${sessions} s SET state = 'delivering', due_at = $2::bigint,
+        attempts = 0, purge_at = NULL, lease_owner = NULL, lease_until = NULL
+      WHERE s.key = $1::text AND s.state = 'failed' AND s.drop_at > $2::bigint
+      RETURNING s.key`,
+    discardDeadLetter: `DELETE FROM ${sessions} s
+      WHERE s.key = $1::text AND s.state = 'failed' AND s.drop_at > $2::bigint
+      RETURNING s.key`,
+    /** Open records due and not leased, read through the partial index on due times. */
+    dueSummary: `SELECT count(*)::integer AS due, min(s.due_at) AS oldest FROM ${sessions} s
+      WHERE s.state IN ${OPEN} AND s.due_at <= $1::bigint AND s.drop_at > $1::bigint
+        AND (s.lease_until IS NULL OR s.lease_until <= $1::bigint)`,
     counts: `SELECT s.state, count(*)::integer AS n FROM ${sessions} s
       WHERE s.drop_at > $1::bigint GROUP BY s.state`,
     /** Deletes up to `$2` records and digests whose time is over, oldest first. */

@@ -31,7 +31,11 @@ describe('migrations', () => {
     const prefix = uniquePrefix('migrate');
     const store = new PostgresStore({ pool, prefix });
     expect(await store.migrate()).toEqual({
-      applied: ['0001_create_tables.sql', '0002_result_as_text.sql'],
+      applied: [
+        '0001_create_tables.sql',
+        '0002_result_as_text.sql',
+        '0003_dead_letters_index.sql',
+      ],
     });
     expect(await store.migrate()).toEqual({ applied: [] });
     const { rows } = await pool.query(
@@ -40,6 +44,7 @@ describe('migrations', () => {
     expect(rows).toEqual([
       { version: 1, name: '0001_create_tables.sql' },
       { version: 2, name: '0002_result_as_text.sql' },
+      { version: 3, name: '0003_dead_letters_index.sql' },
     ]);
   });
 
@@ -53,6 +58,7 @@ describe('migrations', () => {
     expect(reports.flatMap((report) => report.applied)).toEqual([
       '0001_create_tables.sql',
       '0002_result_as_text.sql',
+      '0003_dead_letters_index.sql',
     ]);
   });
 
