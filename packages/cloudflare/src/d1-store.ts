@@ -2,6 +2,12 @@ import type { AttachOutcome, Store, TrackedSession, TrackedState } from '@faceve
 import {
   type AttachResultOptions,
   type CountsOptions,
+  type DeadLetterOptions,
+  type DeadLetterPage,
+  type DueSummary,
+  type DueSummaryOptions,
+  decodeDeadLetterCursor,
+  encodeDeadLetterCursor,
   type FindByUserOptions,
   type ForgetOptions,
   type GetOptions,
@@ -10,6 +16,7 @@ import {
   isOpen,
   type LeaseDueOptions,
   type LeaseOptions,
+  type ListDeadLettersOptions,
   type RememberOptions,
   type SettleOptions,
 } from '@faceverify/core/store';
@@ -21,16 +28,20 @@ import {
   ATTACH,
   ATTACH_REFUSAL,
   COUNTS,
+  DISCARD_DEAD_LETTER,
   DISPLACE,
+  DUE_SUMMARY,
   FIND_BY_USER,
   FORGET,
   GET,
   INSERT,
   LEASE,
   LEASE_DUE,
+  LIST_DEAD_LETTERS,
   OPEN_RECORD_GRACE_MS,
   PURGE_DIGESTS,
   PURGE_RECORDS,
+  REDELIVER_DEAD_LETTER,
   REMEMBER,
   SELECT_DISPLACED,
   SELECT_DUE,
@@ -261,6 +272,51 @@ export class D1Store implements Store {
     };
     for (const row of rows) if (row.state in counts) counts[row.state] = row.count;
     return counts;
+  }
+
+  async listDeadLetters({ now, limit, cursor }: ListDeadLettersOptions): Promise<DeadLetterPage> {
+    const count = Math.max(0, Math.floor(limit));
+    const after = cursor === undefined ? { purgeAt: now, key: '' } : decodeDeadLetterCursor(cursor);
+    // One row more than the page tells whether another page follows.
+    const rows = await this.run('listDeadLetters', async () => {
+      const statement = this.db
+        .prepare(LIST_DEAD_LETTERS)
+        .bind(now, after.purgeAt, after.key, count + 1);
+      return (await statement.all<RecordRow>()).results;
+    });
+    const page = rows.slice(0, count);
+    const last = page.at(-1);
+    return {
+      records: page.map((row) => recordFromRow('listDeadLetters', row)),
+      ...(last && rows.length > count
+        ? { cursor: encodeDeadLetterCursor({ purgeAt: last.purge_at, key: last.key }) }
+        : {}),
+    };
+  }
+
+  async redeliverDeadLetter({ key, now }: DeadLetterOptions): Promise<boolean> {
+    return this.run('redeliverDeadLetter', async () => {
+      const statement = this.db.prepare(REDELIVER_DEAD_LETTER).bind(key, now);
+      return (await statement.all()).results.length > 0;
+    });
+  }
+
+  async discardDeadLetter({ key, now }: DeadLetterOptions): Promise<boolean> {
+    return this.run('discardDeadLetter', async () => {
+      const statement = this.db.prepare(DISCARD_DEAD_LETTER).bind(key, now);
+      return (await statement.all()).results.length > 0;
+    });
+  }
+
+  async dueSummary({ now }: DueSummaryOptions): Promise<DueSummary> {
+    const row = await this.run('dueSummary', async () => {
+      const statement = this.db.prepare(DUE_SUMMARY).bind(now);
+      return (await statement.all<{ due: number; oldest: number | null }>()).results[0];
+    });
+    const due = row?.due ?? 0;
+    return row?.oldest === null || row?.oldest === undefined
+      ? { due }
+      : { due, oldestDueAt: row.oldest };
   }
 
   private async run<T>(operation: string, body: () => Promise<T>): Promise<T> {

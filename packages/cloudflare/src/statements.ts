@@ -149,3 +149,30 @@ RETURNING key`;
 /** ?1 now. */
 export const COUNTS = `SELECT state, COUNT(*) AS count FROM ${RECORDS}
 WHERE purge_at > ?1 GROUP BY state`;
+
+/**
+ * ?1 now, ?2 ?3 the position after which to list (retention end, key), ?4 limit. Dead letters
+ * oldest first, read through the partial index on failed records alone.
+ */
+export const LIST_DEAD_LETTERS = `SELECT ${RECORD_COLUMNS} FROM ${RECORDS}
+WHERE state = 'failed' AND purge_at > ?1 AND (purge_at > ?2 OR (purge_at = ?2 AND key > ?3))
+ORDER BY purge_at, key LIMIT ?4`;
+
+/**
+ * ?1 key, ?2 now. Reopens a dead letter, due at once with its attempts reset; D1 runs one
+ * statement at a time, so of concurrent calls the first applies and the rest find it open.
+ */
+export const REDELIVER_DEAD_LETTER = `UPDATE ${RECORDS} SET
+  state = 'delivering', due_at = ?2, attempts = 0, lease_owner = NULL, lease_until = NULL,
+  purge_at = ${openPurgeAt('?2')}
+WHERE key = ?1 AND state = 'failed' AND purge_at > ?2
+RETURNING key`;
+
+/** ?1 key, ?2 now. Removes a dead letter. */
+export const DISCARD_DEAD_LETTER = `DELETE FROM ${RECORDS}
+WHERE key = ?1 AND state = 'failed' AND purge_at > ?2
+RETURNING key`;
+
+/** ?1 now. Open records due and not leased, through the due index (its condition verbatim). */
+export const DUE_SUMMARY = `SELECT COUNT(*) AS due, MIN(due_at) AS oldest FROM ${RECORDS}
+WHERE ${OPEN} AND due_at <= ?1 AND purge_at > ?1 AND (lease_owner IS NULL OR lease_until <= ?1)`;

@@ -37,7 +37,10 @@ describe('D1Store in workerd', () => {
       '/migrations',
     );
     expect(report.second).toEqual([]);
-    expect(report.recorded).toEqual([{ name: '0001_faceverify_store.sql' }]);
+    expect(report.recorded).toEqual([
+      { name: '0001_faceverify_store.sql' },
+      { name: '0002_faceverify_dead_letters.sql' },
+    ]);
   });
 
   it('leaseDue reads the due records through the partial index, not every record', async () => {
