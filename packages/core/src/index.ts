@@ -53,9 +53,16 @@ export type {
   VerificationExpiredEvent,
   VerificationUndeliverableEvent,
 } from './receiver/events.js';
+export {
+  createDeadLetters,
+  type DeadLetter,
+  type DeadLetterList,
+  type DeadLetters,
+  type ListDeadLetterOptions,
+} from './receiver/dead-letters.js';
 export type { HandlerOptions } from './receiver/handler-registry.js';
 export type { HeadersLike } from './receiver/headers.js';
-export type { ReceiverHealth } from './receiver/health.js';
+export type { ReceiverHealth, StoreBacklog } from './receiver/health.js';
 export type { ReceiverErrorCode, ReceiverResponse } from './receiver/http-response.js';
 export type { ReceiverOptions } from './receiver/options.js';
 export { SIGNATURE_HEADER, type WebhookRequest } from './receiver/receive-webhook.js';

@@ -4,6 +4,7 @@ import {
   isSpanContextValid,
   type MeterProvider,
   metrics,
+  type BatchObservableResult,
   type ObservableResult,
   SpanStatusCode,
   type TracerProvider,
@@ -131,6 +132,14 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ReceiverTelem
     description: "The store's records by state, read at each collection.",
     unit: '{record}',
   });
+  const backlog = meter.createObservableGauge('faceverify.store.backlog', {
+    description: 'Open records due now and not yet taken by a sweep, read at each collection.',
+    unit: '{record}',
+  });
+  const oldestDueAge = meter.createObservableGauge('faceverify.store.oldest_due_age', {
+    description: 'How long the earliest due record has waited for a sweep (0 when none).',
+    unit: 's',
+  });
 
   // A webhook's attributes take a few values only: each set is built once.
   const byAnswer = new Map<number, Map<string, Attributes>>();
@@ -160,6 +169,20 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ReceiverTelem
         }
         for (const state of STATES) result.observe(counts[state], BY_STATE[state]);
       });
+      // Both gauges come from one store read per collection.
+      meter.addBatchObservableCallback(
+        async (result: BatchObservableResult) => {
+          let read: Awaited<ReturnType<TelemetrySource['readBacklog']>>;
+          try {
+            read = await source.readBacklog();
+          } catch {
+            return;
+          }
+          result.observe(backlog, read.due);
+          result.observe(oldestDueAge, (read.oldestDueAgeMs ?? 0) / MS_PER_S);
+        },
+        [backlog, oldestDueAge],
+      );
     },
     span(name, work, describe) {
       const parent = context.active();

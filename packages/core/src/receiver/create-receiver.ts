@@ -18,9 +18,10 @@ export type { ConfirmedSession };
 import { type ActivityKind, ActivityWindow } from './activity-window.js';
 import { Alarms } from './alarms.js';
 import { createOwnerFactory, type ReceiverContext, requireClient } from './context.js';
+import { createDeadLetters, type DeadLetters } from './dead-letters.js';
 import type { ReceiverEventMap, ReceiverEventName, VerificationCompletedEvent } from './events.js';
 import { type HandlerOptions, HandlerRegistry } from './handler-registry.js';
-import { type ReceiverHealth, readHealth } from './health.js';
+import { type ReceiverHealth, readHealth, type StoreBacklog } from './health.js';
 import { errorResponse, type ReceiverResponse } from './http-response.js';
 import { type ReceiverOptions, resolveReceiverOptions } from './options.js';
 import { receiveWebhook, type WebhookRequest } from './receive-webhook.js';
@@ -100,6 +101,15 @@ export interface Receiver<Transaction = never> {
    * });
    */
   health(): Promise<ReceiverHealth>;
+  /**
+   * Results given up after `maxDeliveryAttempts` failed handler runs: list them, deliver
+   * them again once the handler is fixed (exactly once, by the next sweep), or discard them.
+   *
+   * @example
+   * const { deadLetters } = await receiver.deadLetters.list();
+   * for (const letter of deadLetters) await receiver.deadLetters.redeliver(letter.key);
+   */
+  readonly deadLetters: DeadLetters;
   /** Polls due sessions and retries failed deliveries once; call it from a cron trigger. */
   sweep(): Promise<SweepReport>;
   /**
@@ -173,6 +183,19 @@ export function createReceiver<S extends Store = Store>(
       ? context.telemetry.span('sweep', () => sweep(context), describeSweep)
       : sweep(context);
   const confirm = createConfirmSession(context);
+  const readBacklog = async (): Promise<StoreBacklog> => {
+    const now = context.now();
+    const { due, oldestDueAt } = await context.store.dueSummary({ now });
+    return { due, oldestDueAgeMs: oldestDueAt === undefined ? null : now - oldestDueAt };
+  };
+  const readStore = async () => {
+    const now = context.now();
+    const [records, backlog] = await Promise.all([
+      context.store.counts({ now }),
+      readBacklog(),
+    ]);
+    return { records, backlog };
+  };
 
   const receiver: Receiver<TransactionOf<S>> = {
     maxBodyBytes: context.maxBodyBytes,
@@ -237,13 +260,8 @@ export function createReceiver<S extends Store = Store>(
         ? context.telemetry.span('confirm', () => confirm(token), describeConfirmed)
         : confirm(token),
     sweep: runSweep,
-    health: () =>
-      readHealth(
-        context.activity,
-        alarms,
-        () => context.store.counts({ now: context.now() }),
-        context.now(),
-      ),
+    health: () => readHealth(context.activity, alarms, readStore, context.now()),
+    deadLetters: createDeadLetters(context.store, context.clock),
     start() {
       if (started) return;
       // Polling is what start() is for; only an explicit webhook-only Receiver sweeps without it.
@@ -266,7 +284,10 @@ export function createReceiver<S extends Store = Store>(
       await running;
     },
   };
-  context.telemetry?.attach({ readCounts: () => context.store.counts({ now: context.now() }) });
+  context.telemetry?.attach({
+    readCounts: () => context.store.counts({ now: context.now() }),
+    readBacklog,
+  });
   attachReceiverInternals(receiver, { activity: context.activity, telemetry: context.telemetry });
   return receiver;
 }

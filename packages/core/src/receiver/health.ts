@@ -2,6 +2,14 @@ import type { TrackedState } from '../store/store.js';
 import type { ActivityWindow } from './activity-window.js';
 import type { AlarmCode, Alarms } from './alarms.js';
 
+/** Open records whose work is due now and waits for a sweep. */
+export interface StoreBacklog {
+  /** Records due now and not leased: polls and delivery retries a sweep has yet to take. */
+  due: number;
+  /** How long the earliest of them has been due, in ms; `null` when none is. */
+  oldestDueAgeMs: number | null;
+}
+
 /** What `receiver.health()` reports: a snapshot a health endpoint can serve as JSON. */
 export interface ReceiverHealth {
   /**
@@ -20,6 +28,12 @@ export interface ReceiverHealth {
      * Records by state now, when the store answered.
      */
     records?: Record<TrackedState, number>;
+    /**
+     * Work due now and not yet taken, when the store answered. A `due` count that keeps
+     * growing, or an `oldestDueAgeMs` far above `sweepIntervalMs`, means sweeps do not keep
+     * up (or do not run: call `receiver.start()` or `sweep()` from a cron trigger).
+     */
+    backlog?: StoreBacklog;
   };
   webhooks: {
     lastAcceptedAt: string | null;
@@ -43,16 +57,16 @@ export interface ReceiverHealth {
   };
 }
 
-/** Builds the health snapshot from the activity window, the alarms and one store read. */
+/** Builds the health snapshot from the activity window, the alarms and the store's counts. */
 export async function readHealth(
   activity: ActivityWindow,
   alarms: Alarms,
-  readCounts: () => Promise<Record<TrackedState, number>>,
+  readStore: () => Promise<{ records: Record<TrackedState, number>; backlog: StoreBacklog }>,
   now: number,
 ): Promise<ReceiverHealth> {
   let store: ReceiverHealth['store'];
   try {
-    store = { reachable: true, records: await readCounts() };
+    store = { reachable: true, ...(await readStore()) };
   } catch {
     store = { reachable: false };
   }

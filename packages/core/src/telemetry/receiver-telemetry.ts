@@ -1,3 +1,4 @@
+import type { StoreBacklog } from '../receiver/health.js';
 import type { TrackedState } from '../store/store.js';
 
 /** The units of work the Receiver reports as spans. */
@@ -32,6 +33,8 @@ export type RateLimitAction = 'retried' | 'rescheduled';
 export interface TelemetrySource {
   /** The store's records by state, now. Rejects when the store is unreachable. */
   readCounts(): Promise<Record<TrackedState, number>>;
+  /** The due backlog, now. Rejects when the store is unreachable. */
+  readBacklog(): Promise<StoreBacklog>;
 }
 
 /**

@@ -1,0 +1,124 @@
+import { type Clock, systemClock } from '../clock/clock.js';
+import type { VerificationPayload } from '../payload/types.js';
+import type { Store } from '../store/store.js';
+
+/** A result whose handlers failed on every one of `maxDeliveryAttempts` attempts. */
+export interface DeadLetter {
+  /**
+   * What `redeliver` and `discard` take. The store's key of the record: an HMAC of the
+   * session token (`t1:…`), never the token itself, or `webhook:<digest>` for a delivery
+   * matched to no session.
+   */
+  key: string;
+  externalUserId: string;
+  /** Handler runs made before it was given up. */
+  attempts: number;
+  /** How the result arrived. */
+  source: 'webhook' | 'poll';
+  /** When the result arrived. */
+  receivedAt: Date;
+  /** The result itself, as handlers receive it in `event.data`. */
+  data: VerificationPayload;
+}
+
+/** One page of dead letters, oldest first. */
+export interface DeadLetterList {
+  deadLetters: DeadLetter[];
+  /** Pass it to `list` for the next page; absent on the last page. */
+  cursor?: string;
+}
+
+/** Options of `DeadLetters.list`. */
+export interface ListDeadLetterOptions {
+  /** At most this many per page. Default 50, at most 1000. */
+  limit?: number;
+  /** The `cursor` of the previous page. */
+  cursor?: string;
+}
+
+/**
+ * Results given up after `maxDeliveryAttempts` failed handler runs (each was passed to the
+ * `verification.undeliverable` handlers), kept for the replay window: list them, deliver
+ * them again once the handler is fixed, or discard them.
+ */
+export interface DeadLetters {
+  /**
+   * A page of dead letters, the longest given up first.
+   *
+   * @example
+   * let page = await receiver.deadLetters.list({ limit: 100 });
+   * for (;;) {
+   *   for (const letter of page.deadLetters) console.log(letter.key, letter.data.status);
+   *   if (!page.cursor) break;
+   *   page = await receiver.deadLetters.list({ limit: 100, cursor: page.cursor });
+   * }
+   */
+  list(options?: ListDeadLetterOptions): Promise<DeadLetterList>;
+  /**
+   * Hands a dead letter back for delivery: the next sweep (of any instance sharing the
+   * store) runs the `verification.completed` handlers with its stored result, with
+   * `maxDeliveryAttempts` attempts again. Atomic: of concurrent calls for one key, from any
+   * process, one resolves `true` and the result is delivered once; the others, and calls for
+   * a key that is no dead letter (any more), resolve `false`. The redelivered event has
+   * `attempt` 1 and no `sessionToken` (the store no longer holds it).
+   *
+   * @example
+   * if (!(await receiver.deadLetters.redeliver(key))) console.log('not a dead letter (any more)');
+   * await receiver.sweep(); // or let receiver.start()'s timer deliver it
+   */
+  redeliver(key: string): Promise<boolean>;
+  /**
+   * Removes a dead letter for good: it is neither listed nor delivered again. Atomic as
+   * `redeliver`; `false` when `key` is no dead letter (any more).
+   *
+   * @example
+   * await receiver.deadLetters.discard(key);
+   */
+  discard(key: string): Promise<boolean>;
+}
+
+const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 1000;
+
+/**
+ * Dead-letter operations on a store, as `receiver.deadLetters` offers them; for tools that
+ * work on the store without a Receiver (the `faceverify dead-letters` command).
+ *
+ * @example
+ * import { createDeadLetters } from '@faceverify/core';
+ * const letters = createDeadLetters(new RedisStore({ redis }));
+ * const { deadLetters } = await letters.list();
+ */
+export function createDeadLetters(store: Store, clock: Clock = systemClock): DeadLetters {
+  return {
+    async list({ limit = DEFAULT_LIMIT, cursor } = {}) {
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+        throw new RangeError(
+          `deadLetters.list: limit must be a whole number from 1 to ${MAX_LIMIT}, got ${limit}; page through more with the cursor.`,
+        );
+      }
+      const page = await store.listDeadLetters({
+        now: clock.now(),
+        limit,
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      const deadLetters = page.records.flatMap((record): DeadLetter[] =>
+        record.result
+          ? [
+              {
+                key: record.key,
+                externalUserId: record.externalUserId,
+                attempts: record.attempts,
+                source: record.result.source,
+                receivedAt: new Date(record.result.receivedAt),
+                data: record.result.payload,
+              },
+            ]
+          : [],
+      );
+      return page.cursor === undefined ? { deadLetters } : { deadLetters, cursor: page.cursor };
+    },
+    redeliver: (key) => store.redeliverDeadLetter({ key, now: clock.now() }),
+    discard: (key) => store.discardDeadLetter({ key, now: clock.now() }),
+  };
+}
