@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { type CliIO, EXIT } from './cli-io.js';
+import { DEAD_LETTERS_HELP, deadLetters } from './commands/dead-letters.js';
 import { DOCTOR_HELP, doctor } from './commands/doctor.js';
 import { TRIGGER_HELP, trigger } from './commands/trigger.js';
 
@@ -9,6 +10,9 @@ commands:
   trigger   send a signed verification.completed to your receiver and explain its answer
   doctor    check the secret, the API key and the callback URL; or say why a captured
             signature does not match its body
+  dead-letters
+            list, redeliver or discard the results your receiver gave up (REDIS_URL or
+            DATABASE_URL)
   help      this text; \`faceverify <command> --help\` for a command's own
 
 The secret and the API key come from the environment (FACEVERIFY_WEBHOOK_SECRET,
@@ -19,8 +23,13 @@ exit codes: 0 success, 1 a check or the receiver failed, 2 a usage error.`;
 const COMMANDS: Record<string, (args: string[], io: CliIO) => Promise<number>> = {
   trigger,
   doctor,
+  'dead-letters': deadLetters,
 };
-export const COMMAND_HELP: Record<string, string> = { trigger: TRIGGER_HELP, doctor: DOCTOR_HELP };
+export const COMMAND_HELP: Record<string, string> = {
+  trigger: TRIGGER_HELP,
+  doctor: DOCTOR_HELP,
+  'dead-letters': DEAD_LETTERS_HELP,
+};
 
 /** The process's own environment and console. */
 export const processIO: CliIO = {

@@ -1,0 +1,140 @@
+import { parseArgs } from 'node:util';
+import { createDeadLetters, type DeadLetter } from '@faceverify/core';
+import { type CliIO, EXIT } from '../cli-io.js';
+import { type OpenedStore, openStore, StoreChoiceError } from '../open-store.js';
+
+export const DEAD_LETTERS_HELP = `usage: faceverify dead-letters <list|redeliver KEY|discard KEY> [options]
+
+Works on the results your receiver gave up after maxDeliveryAttempts failed handler runs
+(each one was passed to your verification.undeliverable handlers), in your receiver's store:
+  list            print them, the longest given up first, one per line:
+                  KEY  USER  STATUS  ATTEMPTS  RECEIVED-AT
+  redeliver KEY   hand one back for delivery: your receiver's next sweep runs the
+                  verification.completed handlers with it, once, whichever instance sweeps
+  discard KEY     remove one for good: it is neither listed nor delivered again
+
+The store is REDIS_URL (RedisStore) or DATABASE_URL (PostgresStore), from the environment.
+
+options:
+  --store redis|postgres   which one, when both variables are set
+  --prefix PREFIX          the store's prefix, when your receiver sets one
+                           (RedisStore default faceverify:, PostgresStore default faceverify_)
+  --schema SCHEMA          PostgresStore's schema (default public)
+  --limit N                list: at most N per page (default 50, at most 1000)
+  --cursor CURSOR          list: the page after the one that printed this cursor
+  --json                   list: one JSON object per line, with the whole result
+  -h, --help               this text
+
+exit codes: 0 done (list: printed, even none), 1 KEY is no dead letter (any more), or the
+store could not be reached, 2 a usage error (this text is printed).`;
+
+const ACTIONS = ['list', 'redeliver', 'discard'] as const;
+type Action = (typeof ACTIONS)[number];
+
+function isAction(value: string | undefined): value is Action {
+  return ACTIONS.some((action) => action === value);
+}
+
+export async function deadLetters(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      store: { type: 'string' },
+      prefix: { type: 'string' },
+      schema: { type: 'string' },
+      limit: { type: 'string', default: '50' },
+      cursor: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    io.out(DEAD_LETTERS_HELP);
+    return EXIT.ok;
+  }
+  const [action, key, ...extra] = positionals;
+  const usage = (message: string) => {
+    io.err(`faceverify dead-letters: ${message}\n`);
+    io.err(DEAD_LETTERS_HELP);
+    return EXIT.usage;
+  };
+  if (!isAction(action)) {
+    return usage(
+      action === undefined
+        ? 'say what to do: list, redeliver KEY or discard KEY'
+        : `unknown action "${action}"`,
+    );
+  }
+  if (action === 'list' ? key !== undefined : key === undefined || extra.length > 0) {
+    return usage(
+      action === 'list'
+        ? 'list takes no KEY'
+        : `${action} takes one KEY, as \`faceverify dead-letters list\` prints it`,
+    );
+  }
+  const limit = Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+    return usage(`--limit must be a whole number from 1 to 1000, not "${values.limit}"`);
+  }
+  let opened: OpenedStore;
+  try {
+    opened = await openStore(io, { kind: values.store, prefix: values.prefix, schema: values.schema });
+  } catch (error) {
+    if (error instanceof StoreChoiceError && error.usage) return usage(error.message);
+    io.err(`faceverify dead-letters: ${(error as Error).message}`);
+    return EXIT.failed;
+  }
+  const letters = createDeadLetters(opened.store);
+  try {
+    if (action === 'list') {
+      const page = await letters.list({
+        limit,
+        ...(values.cursor === undefined ? {} : { cursor: values.cursor }),
+      });
+      for (const letter of page.deadLetters) io.out(values.json ? asJson(letter) : asLine(letter));
+      if (page.cursor !== undefined) {
+        io.err(`more: faceverify dead-letters list --cursor '${page.cursor}'`);
+      } else if (page.deadLetters.length === 0 && values.cursor === undefined) {
+        io.err(`No dead letters in ${opened.name}.`);
+      }
+      return EXIT.ok;
+    }
+    const applied =
+      action === 'redeliver' ? await letters.redeliver(key!) : await letters.discard(key!);
+    if (!applied) {
+      io.err(
+        `faceverify dead-letters: ${key} is no dead letter in ${opened.name} (any more): it was redelivered or discarded already, its retention ended, or the key is not one \`faceverify dead-letters list\` printed (check --prefix).`,
+      );
+      return EXIT.failed;
+    }
+    io.out(
+      action === 'redeliver'
+        ? `${key}: handed back for delivery; your receiver's next sweep delivers it.`
+        : `${key}: discarded.`,
+    );
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof RangeError) return usage(error.message);
+    io.err(
+      `faceverify dead-letters: ${opened.name} failed: ${(error as Error).message}. Check that ${opened.name === 'Redis' ? 'REDIS_URL' : 'DATABASE_URL'} points at your receiver's store and that it is reachable.`,
+    );
+    return EXIT.failed;
+  } finally {
+    await opened.close();
+  }
+}
+
+function asLine(letter: DeadLetter): string {
+  return [
+    letter.key,
+    letter.externalUserId,
+    letter.data.status,
+    letter.attempts,
+    letter.receivedAt.toISOString(),
+  ].join('\t');
+}
+
+function asJson(letter: DeadLetter): string {
+  return JSON.stringify({ ...letter, receivedAt: letter.receivedAt.toISOString() });
+}

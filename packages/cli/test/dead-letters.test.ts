@@ -1,0 +1,214 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { createReceiver, type Receiver, type Store } from '@faceverify/core';
+import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
+import { PostgresStore } from '@faceverify/postgres';
+import { RedisStore } from '@faceverify/redis';
+import { startPostgresServer, startRedisServer } from '@faceverify/test-support';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../src/index.js';
+import { capturingIO } from './support.js';
+
+const SECRET = 'whsec_cli_dead_letters';
+const BIN = fileURLToPath(new URL('../bin/faceverify.js', import.meta.url));
+
+interface StoreUnderTest {
+  env: Record<string, string>;
+  /** A new store with its own prefix, and the flags that name it on the command line. */
+  create(): Promise<{ store: Store; flags: string[] }>;
+  stop(): Promise<void>;
+}
+
+let sequence = 0;
+
+async function redisStores(): Promise<StoreUnderTest> {
+  const server = await startRedisServer();
+  const redis = new Redis(server.url);
+  return {
+    env: { REDIS_URL: server.url },
+    async create() {
+      const prefix = `cli${++sequence}:`;
+      return { store: new RedisStore({ redis, prefix }), flags: ['--prefix', prefix] };
+    },
+    async stop() {
+      redis.disconnect();
+      await server.stop();
+    },
+  };
+}
+
+async function postgresStores(): Promise<StoreUnderTest> {
+  const server = await startPostgresServer();
+  const url = server.url(await server.createDatabase('faceverify_cli'));
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  return {
+    env: { DATABASE_URL: url },
+    async create() {
+      const prefix = `cli${++sequence}_`;
+      const store = new PostgresStore({ pool, prefix });
+      await store.migrate();
+      return { store, flags: ['--prefix', prefix] };
+    },
+    async stop() {
+      await pool.end();
+      await server.stop();
+    },
+  };
+}
+
+/**
+ * A receiver of the application whose handler fails until `fixed` is set, with one attempt
+ * per result: each webhook's result is given up at once and becomes a dead letter.
+ */
+async function receiverWithDeadLetters(store: Store, users: string[]) {
+  const receiver: Receiver = createReceiver({
+    secret: SECRET,
+    client: false,
+    store,
+    logger: false,
+    maxDeliveryAttempts: 1,
+  });
+  const state = { fixed: false, delivered: [] as string[] };
+  receiver.on('verification.completed', (event) => {
+    if (!state.fixed) throw new Error('the users table is locked');
+    state.delivered.push(event.data.external_user_id);
+  });
+  receiver.on('verification.undeliverable', () => undefined);
+  receiver.on('error', () => undefined);
+  for (const user of users) {
+    const payload = fixturePayload({ external_user_id: user });
+    await receiver.receive(await signedDelivery(payload, { secret: SECRET }));
+  }
+  return { receiver, state };
+}
+
+describe.each([
+  ['Redis', redisStores],
+  ['PostgreSQL', postgresStores],
+])('faceverify dead-letters against %s', (_name, start) => {
+  let stores: StoreUnderTest;
+  beforeAll(async () => {
+    stores = await start();
+  });
+  afterAll(() => stores?.stop());
+
+  const cli = async (args: string[]) => {
+    const captured = capturingIO(stores.env);
+    const code = await runCli(['dead-letters', ...args], captured.io);
+    return { code, ...captured };
+  };
+
+  it('lists the results that exhausted their attempts, a page at a time', async () => {
+    const { store, flags } = await stores.create();
+    await receiverWithDeadLetters(store, ['u_first', 'u_second']);
+    const all = await cli(['list', ...flags]);
+    expect(all.code).toBe(0);
+    expect(all.out).toHaveLength(2);
+    expect(all.out[0]).toMatch(/^\S+\tu_first\tverified\t1\t\d{4}-\d\d-\d\dT/);
+    expect(all.out[1]).toContain('\tu_second\t');
+
+    const first = await cli(['list', '--limit', '1', ...flags]);
+    expect(first.out).toEqual([all.out[0]]);
+    const more = first.err.find((line) => line.startsWith('more: '));
+    const cursor = more?.match(/--cursor '(.*)'$/)?.[1];
+    expect(cursor).toBeDefined();
+    const second = await cli(['list', '--limit', '1', '--cursor', cursor!, ...flags]);
+    expect(second.out).toEqual([all.out[1]]);
+    expect(second.err.some((line) => line.startsWith('more: '))).toBe(false);
+
+    const json = await cli(['list', '--json', ...flags]);
+    expect(JSON.parse(json.out[0]!)).toMatchObject({
+      externalUserId: 'u_first',
+      attempts: 1,
+      data: { status: 'verified' },
+    });
+  });
+
+  it('concurrent redeliveries hand a result back once, and the next sweep delivers it once', async () => {
+    const { store, flags } = await stores.create();
+    const { receiver, state } = await receiverWithDeadLetters(store, ['u_redeliver']);
+    const key = (await cli(['list', ...flags])).out[0]!.split('\t')[0]!;
+    state.fixed = true;
+    const runs = await Promise.all([1, 2, 3].map(() => cli(['redeliver', key, ...flags])));
+    expect(runs.map((run) => run.code).sort()).toEqual([0, 1, 1]);
+    expect(runs.find((run) => run.code === 0)?.out[0]).toContain('next sweep delivers it');
+    expect(runs.find((run) => run.code === 1)?.err[0]).toContain('is no dead letter');
+    expect((await cli(['list', ...flags])).out).toEqual([]);
+
+    const sweeps = await Promise.all([receiver.sweep(), receiver.sweep()]);
+    expect(sweeps.reduce((sum, report) => sum + report.delivered, 0)).toBe(1);
+    expect(state.delivered).toEqual(['u_redeliver']);
+    expect(await receiver.sweep()).toMatchObject({ leased: 0 });
+    expect(state.delivered).toEqual(['u_redeliver']);
+  });
+
+  it('a discarded result is neither listed nor delivered, and cannot be discarded twice', async () => {
+    const { store, flags } = await stores.create();
+    const { receiver, state } = await receiverWithDeadLetters(store, ['u_discard']);
+    const key = (await cli(['list', ...flags])).out[0]!.split('\t')[0]!;
+    state.fixed = true;
+    const discarded = await cli(['discard', key, ...flags]);
+    expect(discarded.code).toBe(0);
+    expect(discarded.out).toEqual([`${key}: discarded.`]);
+    expect((await cli(['list', ...flags])).out).toEqual([]);
+    expect(await receiver.sweep()).toMatchObject({ leased: 0 });
+    expect(state.delivered).toEqual([]);
+    expect((await cli(['discard', key, ...flags])).code).toBe(1);
+    expect((await cli(['redeliver', key, ...flags])).code).toBe(1);
+  });
+
+  it('the installed command redelivers, with exit code 0 then 1', async () => {
+    const { store, flags } = await stores.create();
+    await receiverWithDeadLetters(store, ['u_bin']);
+    const key = (await cli(['list', ...flags])).out[0]!.split('\t')[0]!;
+    const run = (args: string[]) =>
+      promisify(execFile)(process.execPath, [BIN, 'dead-letters', ...args], {
+        env: { PATH: process.env.PATH ?? '', ...stores.env },
+      }).then(
+        ({ stdout }) => ({ code: 0, stdout }),
+        (error: { code: number; stdout: string }) => error,
+      );
+    const first = await run(['redeliver', key, ...flags]);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('handed back for delivery');
+    expect((await run(['redeliver', key, ...flags])).code).toBe(1);
+  });
+});
+
+describe('faceverify dead-letters, usage', () => {
+  const cli = async (args: string[], env: Record<string, string>) => {
+    const captured = capturingIO(env);
+    return { code: await runCli(['dead-letters', ...args], captured.io), ...captured };
+  };
+
+  it('--help prints the command help and exits 0', async () => {
+    const help = await cli(['--help'], {});
+    expect(help.code).toBe(0);
+    expect(help.out[0]).toContain('usage: faceverify dead-letters <list|redeliver KEY|discard KEY>');
+  });
+
+  it('exits 2 on a missing action, a missing key, a bad limit, or no store to use', async () => {
+    const env = { REDIS_URL: 'redis://127.0.0.1:1' };
+    expect((await cli([], env)).code).toBe(2);
+    expect((await cli(['redeliver'], env)).err[0]).toContain('takes one KEY');
+    expect((await cli(['list', '--limit', '0'], env)).code).toBe(2);
+    const none = await cli(['list'], {});
+    expect(none.code).toBe(2);
+    expect(none.err[0]).toContain('set REDIS_URL or DATABASE_URL');
+    const both = await cli(['list'], { ...env, DATABASE_URL: 'postgres://127.0.0.1:1/x' });
+    expect(both.code).toBe(2);
+    expect(both.err[0]).toContain('pass --store redis or --store postgres');
+  });
+
+  it('exits 1 when the store cannot be reached, without printing the password', async () => {
+    const unreachable = await cli(['list'], {
+      DATABASE_URL: 'postgres://app:s3cret-password@127.0.0.1:1/app',
+    });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.all()).toContain('Check that DATABASE_URL points at');
+    expect(unreachable.all()).not.toContain('s3cret-password');
+  });
+});
