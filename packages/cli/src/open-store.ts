@@ -48,8 +48,9 @@ export async function openStore(io: CliIO, choice: StoreChoice): Promise<OpenedS
     if (!redisUrl) throw new StoreChoiceError('--store redis needs REDIS_URL to be set.', true);
     const [{ Redis }, { RedisStore }] = await Promise.all([
       importPeer<typeof import('ioredis')>('ioredis', () => import('ioredis')),
-      importPeer<typeof import('@faceverify/redis')>('@faceverify/redis', () =>
-        import('@faceverify/redis'),
+      importPeer<typeof import('@faceverify/redis')>(
+        '@faceverify/redis',
+        () => import('@faceverify/redis'),
       ),
     ]);
     // One retry: a command line reports an unreachable Redis instead of waiting for it.
@@ -74,8 +75,9 @@ export async function openStore(io: CliIO, choice: StoreChoice): Promise<OpenedS
     }
     const [pg, { PostgresStore }] = await Promise.all([
       importPeer<typeof import('pg')>('pg', () => import('pg')),
-      importPeer<typeof import('@faceverify/postgres')>('@faceverify/postgres', () =>
-        import('@faceverify/postgres'),
+      importPeer<typeof import('@faceverify/postgres')>(
+        '@faceverify/postgres',
+        () => import('@faceverify/postgres'),
       ),
     ]);
     const pool = new (pg.default ?? pg).Pool({ connectionString: databaseUrl, max: 2 });

@@ -187,7 +187,9 @@ describe('faceverify dead-letters, usage', () => {
   it('--help prints the command help and exits 0', async () => {
     const help = await cli(['--help'], {});
     expect(help.code).toBe(0);
-    expect(help.out[0]).toContain('usage: faceverify dead-letters <list|redeliver KEY|discard KEY>');
+    expect(help.out[0]).toContain(
+      'usage: faceverify dead-letters <list|redeliver KEY|discard KEY>',
+    );
   });
 
   it('exits 2 on a missing action, a missing key, a bad limit, or no store to use', async () => {

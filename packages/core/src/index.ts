@@ -43,6 +43,13 @@ export {
   type Receiver,
   type StartedVerification,
 } from './receiver/create-receiver.js';
+export {
+  createDeadLetters,
+  type DeadLetter,
+  type DeadLetterList,
+  type DeadLetters,
+  type ListDeadLetterOptions,
+} from './receiver/dead-letters.js';
 export type {
   HandlerContext,
   ReceiverErrorContext,
@@ -53,13 +60,6 @@ export type {
   VerificationExpiredEvent,
   VerificationUndeliverableEvent,
 } from './receiver/events.js';
-export {
-  createDeadLetters,
-  type DeadLetter,
-  type DeadLetterList,
-  type DeadLetters,
-  type ListDeadLetterOptions,
-} from './receiver/dead-letters.js';
 export type { HandlerOptions } from './receiver/handler-registry.js';
 export type { HeadersLike } from './receiver/headers.js';
 export type { ReceiverHealth, StoreBacklog } from './receiver/health.js';

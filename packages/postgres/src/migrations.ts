@@ -69,7 +69,10 @@ ALTER TABLE ${sessions} ALTER COLUMN result TYPE text USING result::text;
   {
     version: 3,
     name: '0003_dead_letters_index.sql',
-    sql: ({ prefix, sessions }) => `-- Dead letters (records closed as failed) in listing order: a page reads its own rows only.
+    sql: ({
+      prefix,
+      sessions,
+    }) => `-- Dead letters (records closed as failed) in listing order: a page reads its own rows only.
 CREATE INDEX ${prefix}sessions_dead_letters ON ${sessions} (purge_at, key) WHERE state = 'failed';
 `,
   },

@@ -31,11 +31,7 @@ describe('migrations', () => {
     const prefix = uniquePrefix('migrate');
     const store = new PostgresStore({ pool, prefix });
     expect(await store.migrate()).toEqual({
-      applied: [
-        '0001_create_tables.sql',
-        '0002_result_as_text.sql',
-        '0003_dead_letters_index.sql',
-      ],
+      applied: ['0001_create_tables.sql', '0002_result_as_text.sql', '0003_dead_letters_index.sql'],
     });
     expect(await store.migrate()).toEqual({ applied: [] });
     const { rows } = await pool.query(

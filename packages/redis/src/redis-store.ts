@@ -19,11 +19,7 @@ import { type RedisStoreOptions, resolveRedisStoreOptions } from './options.js';
 import { PerUserQueue } from './per-user-queue.js';
 import { ATTACH_RESULT } from './scripts/attach-result.js';
 import { COUNTS } from './scripts/counts.js';
-import {
-  DISCARD_DEAD_LETTER,
-  DUE_SUMMARY,
-  REDELIVER_DEAD_LETTER,
-} from './scripts/dead-letters.js';
+import { DISCARD_DEAD_LETTER, DUE_SUMMARY, REDELIVER_DEAD_LETTER } from './scripts/dead-letters.js';
 import { NEEDS_KEYS } from './scripts/declared-keys.js';
 import { FIND_BY_USER } from './scripts/find-by-user.js';
 import { INSERT } from './scripts/insert.js';
@@ -350,10 +346,12 @@ export class RedisStore implements Store {
   }
 
   async dueSummary({ now }: Options<'dueSummary'>): Promise<DueSummary> {
-    const reply = await this.script('dueSummary', DUE_SUMMARY, [this.keys.due], [
-      this.keys.scriptPrefix,
-      formatNumber(now),
-    ]);
+    const reply = await this.script(
+      'dueSummary',
+      DUE_SUMMARY,
+      [this.keys.due],
+      [this.keys.scriptPrefix, formatNumber(now)],
+    );
     return this.read('dueSummary', () => {
       if (!Array.isArray(reply) || typeof reply[0] !== 'number') {
         throw new TypeError('dueSummary came back malformed');

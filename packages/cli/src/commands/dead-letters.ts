@@ -79,7 +79,11 @@ export async function deadLetters(args: string[], io: CliIO): Promise<number> {
   }
   let opened: OpenedStore;
   try {
-    opened = await openStore(io, { kind: values.store, prefix: values.prefix, schema: values.schema });
+    opened = await openStore(io, {
+      kind: values.store,
+      prefix: values.prefix,
+      schema: values.schema,
+    });
   } catch (error) {
     if (error instanceof StoreChoiceError && error.usage) return usage(error.message);
     io.err(`faceverify dead-letters: ${(error as Error).message}`);

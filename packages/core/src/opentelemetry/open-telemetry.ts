@@ -1,10 +1,10 @@
 import {
   type Attributes,
+  type BatchObservableResult,
   context,
   isSpanContextValid,
   type MeterProvider,
   metrics,
-  type BatchObservableResult,
   type ObservableResult,
   SpanStatusCode,
   type TracerProvider,

@@ -190,10 +190,7 @@ export function createReceiver<S extends Store = Store>(
   };
   const readStore = async () => {
     const now = context.now();
-    const [records, backlog] = await Promise.all([
-      context.store.counts({ now }),
-      readBacklog(),
-    ]);
+    const [records, backlog] = await Promise.all([context.store.counts({ now }), readBacklog()]);
     return { records, backlog };
   };
 

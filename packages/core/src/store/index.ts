@@ -2,6 +2,11 @@
 // records it keeps, and the contract cases every Store must pass.
 
 export { type StoreContractCase, storeContractCases } from '../testing/store-contract.js';
+export {
+  type DeadLetterPosition,
+  decodeDeadLetterCursor,
+  encodeDeadLetterCursor,
+} from './dead-letter-cursor.js';
 export type {
   AttachOutcome,
   AttachResultOptions,
@@ -32,10 +37,5 @@ export type {
   TransactionalStore,
   TransactionOf,
 } from './store.js';
-export {
-  type DeadLetterPosition,
-  decodeDeadLetterCursor,
-  encodeDeadLetterCursor,
-} from './dead-letter-cursor.js';
 export { isOpen } from './store.js';
 export { StoreAlarm, type StoreAlarmCode, type StoreAlarmListener } from './store-alarm.js';

@@ -209,7 +209,7 @@ export class MemoryStore implements Store {
   async redeliverDeadLetter({ key, now }: DeadLetterOptions): Promise<boolean> {
     this.purge(now);
     const record = this.records.get(key);
-    if (!record || record.state !== 'failed') return false;
+    if (record?.state !== 'failed') return false;
     this.deadLetters.delete(key);
     delete record.purgeAt;
     record.state = 'delivering';
@@ -221,7 +221,7 @@ export class MemoryStore implements Store {
   async discardDeadLetter({ key, now }: DeadLetterOptions): Promise<boolean> {
     this.purge(now);
     const record = this.records.get(key);
-    if (!record || record.state !== 'failed') return false;
+    if (record?.state !== 'failed') return false;
     this.remove(record);
     return true;
   }
