@@ -11,7 +11,9 @@ export type ActivityKind =
   | 'handler_failed'
   | 'delivered_by_webhook'
   | 'delivered_by_poll'
-  | 'undeliverable';
+  | 'undeliverable'
+  /** A sweep left work due for longer than `BACKLOG_ALARM_AGE_MS`. */
+  | 'backlog_growing';
 
 const BUCKET_MS = 60_000;
 

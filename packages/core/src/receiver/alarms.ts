@@ -9,6 +9,10 @@ export type AlarmCode =
   | 'store_unavailable'
   | 'results_undeliverable'
   /**
+   * Sweeps leave due work behind for longer than 5 minutes: they do not keep up.
+   */
+  | 'backlog_growing'
+  /**
    * Raised by the store: it lost what it held (a Redis restarted without persistence).
    */
   | 'store_reset'
@@ -96,6 +100,13 @@ export const ALARM_RULES: readonly Rule[] = [
     measure: (w) => w.count('undeliverable'),
     message: (count, minutes) =>
       `${count} results were given up as undeliverable in the last ${minutes} minutes after maxDeliveryAttempts failed handler runs; they were passed to verification.undeliverable handlers. Fix the handler, then deliver them again from your dead-letter store.`,
+  },
+  {
+    code: 'backlog_growing',
+    severity: 'degraded',
+    measure: (w) => w.count('backlog_growing'),
+    message: (count, minutes, window) =>
+      `Sweeps left results and polls waiting ${count} times in the last ${minutes} minutes (${window.detailOf('backlog_growing') ?? 'records are due'}): sweeps do not keep up. Raise sweepBatchSize or sweepConcurrency, sweep more often or from more instances, and check receiver.health().store.backlog.`,
   },
 ];
 

@@ -17,6 +17,7 @@ export type { ConfirmedSession };
 
 import { type ActivityKind, ActivityWindow } from './activity-window.js';
 import { Alarms } from './alarms.js';
+import { checkBacklog } from './backlog-check.js';
 import { createOwnerFactory, type ReceiverContext, requireClient } from './context.js';
 import { createDeadLetters, type DeadLetters } from './dead-letters.js';
 import type { ReceiverEventMap, ReceiverEventName, VerificationCompletedEvent } from './events.js';
@@ -178,10 +179,15 @@ export function createReceiver<S extends Store = Store>(
     telemetry.webhookAnswered(answer.status, answerName(answer));
     return answer;
   };
+  const sweepAndCheck = async (): Promise<SweepReport> => {
+    const report = await sweep(context);
+    await checkBacklog(context);
+    return report;
+  };
   const runSweep = (): Promise<SweepReport> =>
     context.telemetry
-      ? context.telemetry.span('sweep', () => sweep(context), describeSweep)
-      : sweep(context);
+      ? context.telemetry.span('sweep', sweepAndCheck, describeSweep)
+      : sweepAndCheck();
   const confirm = createConfirmSession(context);
   const readBacklog = async (): Promise<StoreBacklog> => {
     const now = context.now();
