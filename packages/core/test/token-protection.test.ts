@@ -60,6 +60,44 @@ describe('sealed tokens', () => {
 });
 
 describe('TokenProtectingStore over a MemoryStore', () => {
+  it('a dead letter is listed, redelivered and settled by its stored key, without its token', async () => {
+    const memory = new MemoryStore();
+    const store = new TokenProtectingStore(memory, [OLD_SECRET]);
+    const result = { payload: fixturePayload(), source: 'poll' as const, receivedAt: T0 };
+    await store.insert({ record: pending('tok_dead_1'), now: T0 });
+    await store.attachResult({ key: 'tok_dead_1', result, now: T0 });
+    await store.lease({ key: 'tok_dead_1', owner: 'w', now: T0, leaseMs: 1000 });
+    const update = { state: 'failed' as const, retainMs: 60_000, attempts: 3 };
+    expect(await store.settle({ key: 'tok_dead_1', owner: 'w', update, now: T0 })).toBe(true);
+
+    const { records } = await store.listDeadLetters({ now: T0, limit: 10 });
+    expect(records).toHaveLength(1);
+    const key = records[0]!.key;
+    expect(key).toMatch(/^t1:/);
+    expect(records[0]!.token).toBeUndefined();
+    expect(JSON.stringify(records)).not.toContain('tok_dead_1');
+
+    expect(await store.redeliverDeadLetter({ key, now: T0 + 1 })).toBe(true);
+    const [due] = await store.leaseDue({ owner: 'w2', now: T0 + 1, leaseMs: 1000, limit: 10 });
+    expect(due).toMatchObject({ key, state: 'delivering', attempts: 0, result });
+    expect(due!.token).toBeUndefined();
+    const completed = { state: 'completed' as const, retainMs: 0 };
+    expect(await store.settle({ key, owner: 'w2', update: completed, now: T0 + 2 })).toBe(true);
+    expect(everything(memory)).not.toContain('tok_dead_1');
+  });
+
+  it('a dead letter can also be named by its session token', async () => {
+    const store = new TokenProtectingStore(new MemoryStore(), [NEW_SECRET, OLD_SECRET]);
+    const result = { payload: fixturePayload(), source: 'poll' as const, receivedAt: T0 };
+    await store.insert({ record: pending('tok_dead_2'), now: T0 });
+    await store.attachResult({ key: 'tok_dead_2', result, now: T0 });
+    await store.lease({ key: 'tok_dead_2', owner: 'w', now: T0, leaseMs: 1000 });
+    const update = { state: 'failed' as const, retainMs: 60_000 };
+    await store.settle({ key: 'tok_dead_2', owner: 'w', update, now: T0 });
+    expect(await store.discardDeadLetter({ key: 'tok_dead_2', now: T0 })).toBe(true);
+    expect((await store.listDeadLetters({ now: T0, limit: 10 })).records).toEqual([]);
+  });
+
   it('stores no token, answers in tokens, and drops the sealed token on close', async () => {
     const memory = new MemoryStore();
     const store = new TokenProtectingStore(memory, [OLD_SECRET]);
