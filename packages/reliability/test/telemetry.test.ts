@@ -270,6 +270,31 @@ describe('OpenTelemetry metrics and traces', () => {
     ]);
   });
 
+  it('the backlog gauges: records due and not yet swept, and how long the oldest has waited', async () => {
+    const setup = await setUp();
+    const { clock, emulator, receiver } = setup;
+    emulator.setCallbackUrl(null);
+    receiver.on('verification.completed', () => undefined);
+    await receiver.startVerification({ externalUserId: 'dora' });
+    await clock.advance(10_000);
+    await receiver.startVerification({ externalUserId: 'erin' });
+    const idle = await setup.collect();
+    expect(idle('faceverify.store.backlog')).toBe(0);
+    expect(idle('faceverify.store.oldest_due_age')).toBe(0);
+
+    // dora's first poll has been due for 30 s, erin's for 20 s; no sweep has run.
+    await clock.advance(POLL_AFTER_MS + 20_000);
+    const waiting = await setup.collect();
+    expect(waiting('faceverify.store.backlog')).toBe(2);
+    expect(waiting('faceverify.store.oldest_due_age')).toBe(30);
+    expect((await receiver.health()).store.backlog).toEqual({ due: 2, oldestDueAgeMs: 30_000 });
+
+    expect(await receiver.sweep()).toMatchObject({ leased: 2, pending: 2 });
+    const swept = await setup.collect();
+    expect(swept('faceverify.store.backlog')).toBe(0);
+    expect(swept('faceverify.store.oldest_due_age')).toBe(0);
+  });
+
   it('a 429 waited out inside the poll counts as retried', async () => {
     const setup = await setUp();
     const { clock, emulator, receiver } = setup;
