@@ -31,9 +31,11 @@ it('a sweep that leaves work due for over 5 minutes raises backlog_growing, once
     alerts.push(alert);
   });
   for (const user of ['u1', 'u2', 'u3']) {
-    await receiver.receive(await signedDelivery(fixturePayload({ external_user_id: user }), {
-      secret: SECRET,
-    }));
+    await receiver.receive(
+      await signedDelivery(fixturePayload({ external_user_id: user }), {
+        secret: SECRET,
+      }),
+    );
   }
   failing = false;
   // Due 10 s later, and nothing swept for 6 minutes; a sweep of one leaves two behind.
