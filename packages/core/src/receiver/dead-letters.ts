@@ -10,6 +10,7 @@ export interface DeadLetter {
    * matched to no session.
    */
   key: string;
+  /** The user the result is about (`data.external_user_id`, as the session was started). */
   externalUserId: string;
   /** Handler runs made before it was given up. */
   attempts: number;
@@ -23,6 +24,7 @@ export interface DeadLetter {
 
 /** One page of dead letters, oldest first. */
 export interface DeadLetterList {
+  /** This page's dead letters, the longest given up first. */
   deadLetters: DeadLetter[];
   /** Pass it to `list` for the next page; absent on the last page. */
   cursor?: string;
