@@ -128,29 +128,3 @@ describe('dead letters through the Receiver', () => {
     );
   });
 });
-
-describe('the due backlog in health()', () => {
-  it('counts what is due and how long the oldest has waited', async () => {
-    const clock = createTestClock();
-    const receiver = createReceiver({
-      secret: SECRET,
-      client: false,
-      store: new MemoryStore(),
-      clock,
-      retryScheduleMs: [RETRY_MS],
-    });
-    receiver.on('verification.completed', () => {
-      throw new Error('down for maintenance');
-    });
-    expect((await receiver.health()).store.backlog).toEqual({ due: 0, oldestDueAgeMs: null });
-    for (const user of ['u1', 'u2']) {
-      const payload = fixturePayload({ external_user_id: user });
-      await receiver.receive(await signedDelivery(payload, { secret: SECRET }));
-      await clock.advance(1000);
-    }
-    // Both failed once and wait for their retry; neither is due yet.
-    expect((await receiver.health()).store.backlog).toEqual({ due: 0, oldestDueAgeMs: null });
-    await clock.advance(RETRY_MS + 5000);
-    expect((await receiver.health()).store.backlog).toEqual({ due: 2, oldestDueAgeMs: 7000 });
-  });
-});

@@ -325,24 +325,12 @@ export class RedisStore implements Store {
     };
   }
 
-  async redeliverDeadLetter({ key, now }: Options<'redeliverDeadLetter'>): Promise<boolean> {
-    const reply = await this.script(
-      'redeliverDeadLetter',
-      REDELIVER_DEAD_LETTER,
-      [this.keys.record(key)],
-      [this.keys.scriptPrefix, key, formatNumber(now)],
-    );
-    return reply === 1;
+  redeliverDeadLetter(options: Options<'redeliverDeadLetter'>): Promise<boolean> {
+    return this.onDeadLetter('redeliverDeadLetter', REDELIVER_DEAD_LETTER, options);
   }
 
-  async discardDeadLetter({ key, now }: Options<'discardDeadLetter'>): Promise<boolean> {
-    const reply = await this.script(
-      'discardDeadLetter',
-      DISCARD_DEAD_LETTER,
-      [this.keys.record(key)],
-      [this.keys.scriptPrefix, key, formatNumber(now)],
-    );
-    return reply === 1;
+  discardDeadLetter(options: Options<'discardDeadLetter'>): Promise<boolean> {
+    return this.onDeadLetter('discardDeadLetter', DISCARD_DEAD_LETTER, options);
   }
 
   async dueSummary({ now }: Options<'dueSummary'>): Promise<DueSummary> {
@@ -359,6 +347,22 @@ export class RedisStore implements Store {
       const oldest = reply[1] === null || reply[1] === false ? undefined : Number(reply[1]);
       return oldest === undefined ? { due: reply[0] } : { due: reply[0], oldestDueAt: oldest };
     });
+  }
+
+  /** Runs a dead-letter script on one record; `true` when it applied. */
+  private async onDeadLetter(
+    operation: string,
+    script: LuaScript,
+    { key, now }: Options<'redeliverDeadLetter'>,
+  ): Promise<boolean> {
+    const keys = [this.keys.record(key)];
+    return (
+      (await this.script(operation, script, keys, [
+        this.keys.scriptPrefix,
+        key,
+        formatNumber(now),
+      ])) === 1
+    );
   }
 
   /**
