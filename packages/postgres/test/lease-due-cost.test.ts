@@ -17,6 +17,45 @@ function nodes(plan: PlanNode): PlanNode[] {
 }
 
 describe('leaseDue cost', () => {
+  it('dueSummary and a page of dead letters read their own rows only, through partial indexes', async () => {
+    const pool = connect();
+    const prefix = uniquePrefix('backlog');
+    const store = new PostgresStore({ pool, prefix });
+    await store.migrate();
+    const now = 10_000_000;
+    const { sessions } = store.tables;
+    // 20,000 open records, 10 of them due; 5,000 dead letters; 5,000 completed records.
+    await pool.query(
+      `INSERT INTO ${sessions} (key, token, external_user_id, created_at, expires_at, state, due_at, attempts, purge_at)
+       SELECT 'k' || n, NULL, 'u' || n, 0, $1::bigint + 600000,
+         CASE WHEN n <= 20000 THEN 'pending' WHEN n <= 25000 THEN 'failed' ELSE 'completed' END,
+         CASE WHEN n % 2000 = 0 AND n <= 20000 THEN $1::bigint - n ELSE $1::bigint + 60000 + n END,
+         0, CASE WHEN n > 20000 THEN $1::bigint + 600000 + n END
+       FROM generate_series(1, 30000) AS n`,
+      [now],
+    );
+    await pool.query(`ANALYZE ${sessions}`);
+    const sql = statements(store.tables);
+    const planOf = async (statement: string, params: unknown[]) => {
+      const { rows } = await pool.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement}`, params);
+      const plan = nodes(rows[0]['QUERY PLAN'][0].Plan as PlanNode);
+      expect(plan.some((node) => node['Node Type'] === 'Seq Scan')).toBe(false);
+      return plan;
+    };
+
+    const due = await planOf(sql.dueSummary, [now]);
+    const dueScan = due.find((node) => node['Index Name'] === `${prefix}sessions_due`);
+    expect(dueScan?.['Actual Rows']).toBe(10);
+    expect(await store.dueSummary({ now })).toEqual({ due: 10, oldestDueAt: now - 20_000 });
+
+    const page = await planOf(sql.listDeadLetters, [now, now, '', 51]);
+    const pageScan = page.find((node) => node['Index Name'] === `${prefix}sessions_dead_letters`);
+    expect(pageScan?.['Actual Rows']).toBe(51);
+    const { records, cursor } = await store.listDeadLetters({ now, limit: 50 });
+    expect(records.map((record) => record.key).slice(0, 2)).toEqual(['k20001', 'k20002']);
+    expect(cursor).toBeDefined();
+  });
+
   it('reads the due records only, through the partial index: 10 due among 20,000', async () => {
     const pool = connect();
     const prefix = uniquePrefix('scale');
