@@ -52,8 +52,13 @@ describe('D1Store in workerd', () => {
       statements: number;
       roundTrips: number;
       plan: string[];
+      dueSummary: { due: number; rowsRead: number; plan: string[] };
     }>('/scaling');
     expect(report.leased).toBe(report.due);
+    // dueSummary, read first, counts the same 5 through the same index.
+    expect(report.dueSummary.due).toBe(report.due);
+    expect(report.dueSummary.plan.join('\n')).toMatch(/USING INDEX faceverify_records_due/);
+    expect(report.dueSummary.rowsRead).toBeLessThanOrEqual(10 * report.due);
     expect(report.plan.join('\n')).toMatch(/USING INDEX faceverify_records_due/);
     // Four statements in one round trip; the rows read follow the 5 due records, where a scan
     // would read all 5005.
