@@ -52,8 +52,10 @@ export interface VerificationExpiredEvent {
 
 /**
  * A result whose handlers failed on every one of `maxDeliveryAttempts` attempts, or an
- * undelivered result displaced by newer ones of the same user. It is not retried again:
- * store it somewhere you will look (a dead-letter table) and replay it by hand.
+ * undelivered result displaced by newer ones of the same user. It is not retried again. One
+ * given up after its attempts stays in the store as a dead letter for the replay window:
+ * `receiver.deadLetters` (or `faceverify dead-letters`) delivers it again once the handler is
+ * fixed. A displaced one is not kept: store it somewhere you will look to replay it by hand.
  */
 export interface VerificationUndeliverableEvent {
   type: 'verification.undeliverable';
