@@ -99,7 +99,7 @@ export const ALARM_RULES: readonly Rule[] = [
     severity: 'degraded',
     measure: (w) => w.count('undeliverable'),
     message: (count, minutes) =>
-      `${count} results were given up as undeliverable in the last ${minutes} minutes after maxDeliveryAttempts failed handler runs; they were passed to verification.undeliverable handlers. Fix the handler, then deliver them again with receiver.deadLetters.redeliver(key) or `faceverify dead-letters redeliver KEY` (list them with receiver.deadLetters.list()).`,
+      `${count} results were given up as undeliverable in the last ${minutes} minutes after maxDeliveryAttempts failed handler runs; they were passed to verification.undeliverable handlers. Fix the handler, then deliver them again with receiver.deadLetters.redeliver(key) or 'faceverify dead-letters redeliver KEY' (list them with receiver.deadLetters.list()).`,
   },
   {
     code: 'backlog_growing',
