@@ -36,6 +36,10 @@ export type StoreModelStep =
   | { op: 'leaseDue'; owner: string; leaseMs: number }
   | { op: 'settle'; key: string; owner: string; update: SettleSpec }
   | { op: 'counts' }
+  | { op: 'listDeadLetters' }
+  | { op: 'redeliverDeadLetter'; key: string }
+  | { op: 'discardDeadLetter'; key: string }
+  | { op: 'dueSummary' }
   | { op: 'advance'; ms: number };
 
 /** What a generated `settle` step writes, relative to the model's clock. */
@@ -76,6 +80,10 @@ const WEIGHTS: [StoreModelStep['op'], number][] = [
   ['leaseDue', 3],
   ['settle', 6],
   ['counts', 1],
+  ['listDeadLetters', 1],
+  ['redeliverDeadLetter', 2],
+  ['discardDeadLetter', 1],
+  ['dueSummary', 1],
   ['advance', 2],
 ];
 const TOTAL_WEIGHT = WEIGHTS.reduce((sum, [, weight]) => sum + weight, 0);
@@ -105,6 +113,8 @@ export function storeModelSteps(seed: number, length: number): StoreModelStep[] 
         };
       case 'get':
       case 'attachResult':
+      case 'redeliverDeadLetter':
+      case 'discardDeadLetter':
         return { op, key: r.pick(KEYS) };
       case 'findByUser':
         return { op, user: r.pick(USERS) };
@@ -135,6 +145,8 @@ export function storeModelSteps(seed: number, length: number): StoreModelStep[] 
               },
         };
       case 'counts':
+      case 'listDeadLetters':
+      case 'dueSummary':
         return { op };
       case 'advance':
         return { op, ms: r.int(0, 15_000) };
@@ -214,6 +226,15 @@ async function apply(store: Store, step: StoreModelStep, now: number, index: num
       });
     case 'counts':
       return store.counts({ now });
+    case 'listDeadLetters':
+      // In listing order (retention end, then key), which every store must keep.
+      return (await store.listDeadLetters({ now, limit: 100 })).records;
+    case 'redeliverDeadLetter':
+      return store.redeliverDeadLetter({ key: step.key, now });
+    case 'discardDeadLetter':
+      return store.discardDeadLetter({ key: step.key, now });
+    case 'dueSummary':
+      return store.dueSummary({ now });
     case 'advance':
       return undefined;
   }
