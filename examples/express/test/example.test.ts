@@ -77,6 +77,9 @@ it('configured from the emulator’s variables: starts a session, records its we
   expect(lines).toContain(
     `faceverify_store_records{faceverify_record_state="completed",${scope}} 1`,
   );
+  // Nothing waits for a sweep: the backlog gauges read the store's due index.
+  expect(lines).toContain(`faceverify_store_backlog{${scope}} 0`);
+  expect(lines).toContain(`faceverify_store_oldest_due_age{${scope}} 0`);
 });
 
 it('records a result whose webhook never arrives, by polling', async () => {
