@@ -16,14 +16,18 @@ function nodes(plan: PlanNode): PlanNode[] {
   return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
 }
 
+/** A store with its own tables, and the instant the tests seed records around. */
+async function migratedStore(name: string) {
+  const pool = connect();
+  const prefix = uniquePrefix(name);
+  const store = new PostgresStore({ pool, prefix });
+  await store.migrate();
+  return { pool, prefix, store, now: 10_000_000, sessions: store.tables.sessions };
+}
+
 describe('leaseDue cost', () => {
   it('dueSummary and a page of dead letters read their own rows only, through partial indexes', async () => {
-    const pool = connect();
-    const prefix = uniquePrefix('backlog');
-    const store = new PostgresStore({ pool, prefix });
-    await store.migrate();
-    const now = 10_000_000;
-    const { sessions } = store.tables;
+    const { pool, prefix, store, now, sessions } = await migratedStore('backlog');
     // 20,000 open records, 10 of them due; 5,000 dead letters; 5,000 completed records.
     await pool.query(
       `INSERT INTO ${sessions} (key, token, external_user_id, created_at, expires_at, state, due_at, attempts, purge_at)
@@ -57,12 +61,7 @@ describe('leaseDue cost', () => {
   });
 
   it('reads the due records only, through the partial index: 10 due among 20,000', async () => {
-    const pool = connect();
-    const prefix = uniquePrefix('scale');
-    const store = new PostgresStore({ pool, prefix });
-    await store.migrate();
-    const now = 10_000_000;
-    const { sessions } = store.tables;
+    const { pool, prefix, store, now, sessions } = await migratedStore('scale');
     // 20,000 open records, 10 of them due; plus 5,000 closed ones, which the index leaves out.
     await pool.query(
       `INSERT INTO ${sessions} (key, token, external_user_id, created_at, expires_at, state, due_at, attempts, purge_at)
