@@ -42,7 +42,7 @@ async function wholeBody(request: Request, signal: AbortSignal): Promise<Uint8Ar
   const reading = request.arrayBuffer().then((buffer) => new Uint8Array(buffer));
   // A read that fails after the deadline answered has no one left to tell.
   reading.catch(() => undefined);
-  let onAbort = () => undefined as void;
+  let onAbort: () => void = () => undefined;
   const aborted = new Promise<undefined>((resolve) => {
     onAbort = () => resolve(undefined);
     signal.addEventListener('abort', onAbort, { once: true });
