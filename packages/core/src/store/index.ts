@@ -5,6 +5,7 @@ export { type StoreContractCase, storeContractCases } from '../testing/store-con
 export type {
   AttachOutcome,
   AttachResultOptions,
+  ClosedRecordListener,
   ClosedState,
   CountsOptions,
   FindByUserOptions,
