@@ -1,6 +1,7 @@
 import { createReceiver, type Receiver } from '@faceverify/core';
 import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
 import { waitFor } from '@faceverify/test-support';
+import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { PostgresStore } from '../src/index.js';
 import { connect, uniquePrefix } from './support/pools.js';
@@ -10,7 +11,7 @@ const SECRET = 'whsec_postgres_wait_for_result_8c2d';
 const CLIENT = { apiKey: 'fv_test_pg_wait', baseUrl: 'http://127.0.0.1:9' };
 const observer = connect();
 
-async function instance(prefix: string): Promise<Receiver> {
+async function instance(prefix: string): Promise<Receiver<pg.PoolClient>> {
   const store = new PostgresStore({ pool: connect(), prefix });
   await store.migrate();
   return createReceiver({
