@@ -1,4 +1,4 @@
-import { ApiError, type Receiver } from '@faceverify/core';
+import { ApiError, type Receiver, sendResultEvents } from '@faceverify/core';
 import { verificationWebhook } from '@faceverify/express';
 import express, { type Express } from 'express';
 import type { PrometheusMetrics } from './metrics.js';
@@ -61,7 +61,7 @@ export function createApp({ receiver, verifications, publicUrl, metrics }: AppOp
         res.status(404).type('text').send('This verification is not known.');
         return;
       }
-      res.type('html').send(returnPage(confirmed));
+      res.type('html').send(returnPage(confirmed, token));
     } catch (error) {
       const unknown = error instanceof ApiError && error.serviceStatus === 404;
       res
@@ -69,6 +69,12 @@ export function createApp({ receiver, verifications, publicUrl, metrics }: AppOp
         .type('text')
         .send(unknown ? 'This verification is not known.' : 'Try again in a moment.');
     }
+  });
+
+  // The return page's live state: Server-Sent Events that end with the result, whichever
+  // instance of this app records it (the store tells the others).
+  app.get('/verification/events/:token', (req, res) => {
+    void sendResultEvents(receiver, req.params.token, res);
   });
 
   // What the handler recorded, from the webhook or from polling.

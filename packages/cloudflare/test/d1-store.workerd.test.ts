@@ -31,6 +31,14 @@ describe('D1Store keeps the Store contract in workerd with a real D1', () => {
   }
 });
 
+describe('D1Store against the reference MemoryStore, in workerd', () => {
+  it('answers every random sequence of operations the same way', async () => {
+    const outcome = await worker.call<{ ok: boolean; error?: string }>('/model?runs=20');
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.ok).toBe(true);
+  }, 120_000);
+});
+
 describe('D1Store in workerd', () => {
   it('applies its migrations once and records them as wrangler does', async () => {
     const report = await worker.call<{ second: string[]; recorded: { name: string }[] }>(

@@ -66,6 +66,13 @@ export type { ReceiverHealth, StoreBacklog } from './receiver/health.js';
 export type { ReceiverErrorCode, ReceiverResponse } from './receiver/http-response.js';
 export type { ReceiverOptions } from './receiver/options.js';
 export { SIGNATURE_HEADER, type WebhookRequest } from './receiver/receive-webhook.js';
+export {
+  type EventStreamTarget,
+  type ResultEventsOptions,
+  resultEvents,
+  sendResultEvents,
+} from './receiver/result-events.js';
+export type { WaitedResult, WaitForResultOptions } from './receiver/wait-for-result.js';
 export type { LabeledSecret, WebhookSecrets } from './signature/secrets.js';
 export { matchSignature, type SecretMatch, sign, verify } from './signature/verify.js';
 export { verifyWebhook } from './signature/verify-webhook.js';

@@ -90,7 +90,7 @@ const WARM_UP = 20;
 // Cases run before the memory baseline, drawn from another seed and numbered apart from the
 // run's own: every path (refusals, framework errors, lazy imports) has been taken once, so
 // growth after the baseline is what requests retain, not code warming up.
-const WARM_UP_CASES = 100;
+const WARM_UP_CASES = 60;
 const WARM_UP_FIRST_INDEX = 1_000_000_000;
 
 function matches(outcome: Outcome, allowed: readonly string[]): boolean {

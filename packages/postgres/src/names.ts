@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ConfigurationError } from '@faceverify/core';
 
 /** Where the store's tables live. */
@@ -37,4 +38,13 @@ export function tableNames(schema = DEFAULT_SCHEMA, prefix = DEFAULT_PREFIX): Ta
     digests: `${schema}.${prefix}digests`,
     migrations: `${schema}.${prefix}migrations`,
   };
+}
+
+/**
+ * The LISTEN/NOTIFY channel of the store whose tables are `tables`: channels are shared by
+ * the whole database, and at most 63 bytes, so the schema and prefix are hashed into it.
+ */
+export function closedChannel(tables: TableNames): string {
+  const digest = createHash('sha256').update(`${tables.schema}.${tables.prefix}`).digest('hex');
+  return `faceverify_closed_${digest.slice(0, 16)}`;
 }

@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
+import { PgClosedNotices } from './closed-notices.js';
 import type { Row, SqlDatabase, SqlQueryable, TransactionOutcome } from './sql-database.js';
 
 function queryableOf(client: Pool | PoolClient): SqlQueryable {
@@ -50,6 +51,7 @@ export function pgDatabase(pool: Pool): SqlDatabase<PoolClient> {
   return {
     query: direct.query,
     secrets: secretsOf(pool),
+    closedNotices: (channel) => new PgClosedNotices(pool, channel),
     async transaction<T>(
       body: (queryable: SqlQueryable, transaction: PoolClient) => Promise<TransactionOutcome<T>>,
     ): Promise<T> {

@@ -1,3 +1,5 @@
+import type { ClosedNoticeChannel } from './closed-notices.js';
+
 /** A row as the driver returns it: int8 columns may come as strings or bigints. */
 export type Row = Record<string, unknown>;
 
@@ -22,4 +24,6 @@ export interface SqlDatabase<Transaction> extends SqlQueryable {
   ): Promise<T>;
   /** Credentials the driver was given, removed from every error message. */
   readonly secrets: readonly string[];
+  /** Where the driver can, a channel telling other processes which records closed. */
+  closedNotices?(channel: string): ClosedNoticeChannel;
 }

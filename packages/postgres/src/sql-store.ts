@@ -1,30 +1,34 @@
-import type {
-  AttachOutcome,
-  AttachResultOptions,
-  CountsOptions,
-  DeadLetterOptions,
-  DeadLetterPage,
-  DueSummary,
-  DueSummaryOptions,
-  FindByUserOptions,
-  ForgetOptions,
-  GetOptions,
-  InsertOptions,
-  InsertOutcome,
-  LeaseDueOptions,
-  LeaseOptions,
-  ListDeadLettersOptions,
-  RememberOptions,
-  SettledWith,
-  SettleOptions,
-  TrackedSession,
-  TrackedState,
-  TransactionalStore,
+import {
+  type AttachOutcome,
+  type AttachResultOptions,
+  type ClosedRecordListener,
+  type CountsOptions,
+  type DeadLetterOptions,
+  type DeadLetterPage,
+  type DueSummary,
+  type DueSummaryOptions,
+  decodeDeadLetterCursor,
+  encodeDeadLetterCursor,
+  type FindByUserOptions,
+  type ForgetOptions,
+  type GetOptions,
+  type InsertOptions,
+  type InsertOutcome,
+  isOpen,
+  type LeaseDueOptions,
+  type LeaseOptions,
+  type ListDeadLettersOptions,
+  type RememberOptions,
+  type SettledWith,
+  type SettleOptions,
+  type TrackedSession,
+  type TrackedState,
+  type TransactionalStore,
 } from '@faceverify/core/store';
-import { decodeDeadLetterCursor, encodeDeadLetterCursor } from '@faceverify/core/store';
+import type { ClosedNoticeChannel } from './closed-notices.js';
 import { storeError } from './errors.js';
 import { MIGRATIONS, migrationsTableSql } from './migrations.js';
-import { type TableNames, tableNames } from './names.js';
+import { closedChannel, type TableNames, tableNames } from './names.js';
 import { sessionOf } from './rows.js';
 import type { SqlDatabase, SqlQueryable } from './sql-database.js';
 import { type Statements, statements } from './statements.js';
@@ -77,6 +81,13 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
   readonly tables: TableNames;
   private readonly sql: Statements;
   private readonly pruneBatch: number;
+  private readonly notices: ClosedNoticeChannel | undefined;
+  /**
+   * Calls `listener` with the key of each record any instance sharing these tables closes
+   * (PostgreSQL LISTEN/NOTIFY; one pooled connection is held while anyone listens).
+   * Present where the driver supports it (`PostgresStore`). `waitForResult` uses it.
+   */
+  readonly watchClosed?: (listener: ClosedRecordListener) => () => void;
 
   protected constructor(
     private readonly db: SqlDatabase<Transaction>,
@@ -86,6 +97,9 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
     this.tables = tableNames(options.schema, options.prefix);
     this.sql = statements(this.tables);
     this.pruneBatch = Math.max(1, Math.floor(options.pruneBatch ?? 500));
+    this.notices = db.closedNotices?.(closedChannel(this.tables));
+    const notices = this.notices;
+    if (notices) this.watchClosed = (listener) => notices.watch(listener);
   }
 
   /**
@@ -154,20 +168,25 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
         const rows = await this.db.query(this.sql.insert, params);
         return { inserted: rows.length === 1, displaced: [] };
       }
-      return this.db.transaction<InsertOutcome>(async (queryable) => {
-        await queryable.query(this.sql.lockUser, [this.tables.sessions, record.externalUserId]);
-        const inserted = (await queryable.query(this.sql.insert, params)).length === 1;
-        if (!inserted) return { commit: true, value: { inserted, displaced: [] } };
-        const displaced = await queryable.query(this.sql.displace, [
-          record.externalUserId,
-          record.key,
-          now,
-          Math.max(0, maxOpenPerUser - 1),
-          displacedRetainMs,
-        ]);
-        const before = displaced.map(sessionOf).sort((a, b) => a.createdAt - b.createdAt);
-        return { commit: true, value: { inserted, displaced: before } };
-      });
+      return this.db
+        .transaction<InsertOutcome>(async (queryable) => {
+          await queryable.query(this.sql.lockUser, [this.tables.sessions, record.externalUserId]);
+          const inserted = (await queryable.query(this.sql.insert, params)).length === 1;
+          if (!inserted) return { commit: true, value: { inserted, displaced: [] } };
+          const displaced = await queryable.query(this.sql.displace, [
+            record.externalUserId,
+            record.key,
+            now,
+            Math.max(0, maxOpenPerUser - 1),
+            displacedRetainMs,
+          ]);
+          const before = displaced.map(sessionOf).sort((a, b) => a.createdAt - b.createdAt);
+          return { commit: true, value: { inserted, displaced: before } };
+        })
+        .then((outcome) => {
+          for (const record of outcome.displaced) this.notices?.publish(record.key);
+          return outcome;
+        });
     });
   }
 
@@ -234,6 +253,7 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
   async settle(options: SettleOptions): Promise<boolean> {
     return this.run('settle', async () => {
       const rows = await this.db.query(this.sql.settle, this.settleParams(options));
+      if (rows.length === 1 && !isOpen(options.update.state)) this.notices?.publish(options.key);
       return rows.length === 1;
     });
   }
@@ -260,19 +280,24 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
     const { key, owner, now } = options;
     let workFailed = false;
     try {
-      return await this.db.transaction<SettledWith<T>>(async (queryable, transaction) => {
-        const locked = await queryable.query(this.sql.lockLeased, [key, owner, now]);
-        if (locked.length === 0) return { commit: false, value: { settled: false } };
-        let value: T;
-        try {
-          value = await work(transaction);
-        } catch (error) {
-          workFailed = true;
-          throw error;
-        }
-        await queryable.query(this.sql.settle, this.settleParams(options));
-        return { commit: true, value: { settled: true, value } };
-      });
+      return await this.db
+        .transaction<SettledWith<T>>(async (queryable, transaction) => {
+          const locked = await queryable.query(this.sql.lockLeased, [key, owner, now]);
+          if (locked.length === 0) return { commit: false, value: { settled: false } };
+          let value: T;
+          try {
+            value = await work(transaction);
+          } catch (error) {
+            workFailed = true;
+            throw error;
+          }
+          await queryable.query(this.sql.settle, this.settleParams(options));
+          return { commit: true, value: { settled: true, value } };
+        })
+        .then((outcome) => {
+          if (outcome.settled && !isOpen(options.update.state)) this.notices?.publish(key);
+          return outcome;
+        });
     } catch (error) {
       if (workFailed) throw error;
       throw storeError('settleWith', error, this.db.secrets, this.storeName);

@@ -1,5 +1,6 @@
 import {
   type AttachOutcome,
+  type ClosedRecordListener,
   type DeadLetterPage,
   type DueSummary,
   decodeDeadLetterCursor,
@@ -11,6 +12,7 @@ import {
   type TrackedState,
 } from '@faceverify/core/store';
 import { clientKeyPrefix, clientSecrets, type RedisClient } from './client.js';
+import { ClosedNotices } from './closed-notices.js';
 import { storeError } from './errors.js';
 import { type StoreKeys, storeKeys } from './keys.js';
 import type { LuaScript } from './lua-script.js';
@@ -88,6 +90,7 @@ export class RedisStore implements Store {
   private readonly alarms = new StoreAlarms();
   private readonly memory: MemoryWatch;
   private readonly insertQueue = new PerUserQueue();
+  private readonly closed: ClosedNotices;
 
   constructor(options: RedisStoreOptions) {
     const { redis, prefix, allowEviction } = resolveRedisStoreOptions(options);
@@ -101,6 +104,7 @@ export class RedisStore implements Store {
       this.alarms,
       this.secrets,
     );
+    this.closed = new ClosedNotices(redis, `${this.keys.scriptPrefix}closed`);
   }
 
   /**
@@ -121,6 +125,15 @@ export class RedisStore implements Store {
    */
   onAlarm(listener: StoreAlarmListener): () => void {
     return this.alarms.subscribe(listener);
+  }
+
+  /**
+   * Calls `listener` with the key of each record any instance sharing this store closes
+   * (Redis pub/sub on the store's prefix). The first listener opens one subscriber
+   * connection (`redis.duplicate()`); removing the last closes it. `waitForResult` uses it.
+   */
+  watchClosed(listener: ClosedRecordListener): () => void {
+    return this.closed.watch(listener);
   }
 
   async insert({
@@ -170,7 +183,9 @@ export class RedisStore implements Store {
       if (!Array.isArray(reply) || (reply[0] !== 0 && reply[0] !== 1)) {
         throw new TypeError('insert came back malformed');
       }
-      return { inserted: reply[0] === 1, displaced: recordsFromReply(reply[1]) };
+      const displaced = recordsFromReply(reply[1]);
+      for (const record of displaced) this.closed.publish(record.key);
+      return { inserted: reply[0] === 1, displaced };
     });
   }
 
@@ -258,6 +273,7 @@ export class RedisStore implements Store {
       [this.keys.record(key)],
       [this.keys.scriptPrefix, key, owner, formatNumber(now), ...settleArgs(update, now)],
     );
+    if (reply === 1 && !OPEN_STATES.includes(update.state)) this.closed.publish(key);
     return reply === 1;
   }
 

@@ -1,6 +1,7 @@
 // The Worker the host tests run in workerd: each route runs checks of D1Store against the real
 // local D1 bound as DB, and answers with what happened, so the host decides pass or fail.
 import { storeContractCases } from '@faceverify/core/store';
+import { checkStoreAgainstModel } from '@faceverify/core/testing';
 import { applyMigrations, type D1Database, D1Store, D1StoreError } from '../../src/index.js';
 import { deliveryCost } from './delivery-cost.js';
 import { measureSweep } from './measure-sweep.js';
@@ -77,6 +78,17 @@ async function route(url: URL, env: Env): Promise<unknown> {
       }
     case '/dump':
       return tableDump(env.DB);
+    case '/model': {
+      // The model shipped in @faceverify/core/testing, as the other stores run it.
+      const runs = Number(url.searchParams.get('runs'));
+      if (!(runs > 0)) return { ok: false, error: 'runs must be a positive number' };
+      try {
+        await checkStoreAgainstModel({ createStore: () => emptyStore(env.DB), runs });
+        return { ok: true };
+      } catch (error) {
+        return { ok: false, error: error instanceof Error ? error.message : String(error) };
+      }
+    }
     case '/scaling':
       await emptyStore(env.DB);
       return scalingReport(env.DB);

@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import type { ConformanceCase } from '../case.js';
 import { createFixture, SECRET } from '../fixture.js';
 import { assertAccepted, assertError, withApp } from '../harness.js';
-import { postWithheldBody } from '../http/headers-only-request.js';
+import { postInPieces, postWithheldBody } from '../http/headers-only-request.js';
 import type { ConformanceTarget, MountStyle } from '../target.js';
 
 /**
@@ -33,6 +33,18 @@ export function bodyTimeoutCases(target: ConformanceTarget, mount: MountStyle): 
           expect(message.includes('bodyTimeoutMs'), `names the option: ${message}`).toBeTruthy();
           await closed;
           expect(fixture.events.length).toBe(0);
+        });
+      },
+    },
+    {
+      name: 'a body under its Content-Length that arrives in several pieces is read whole',
+      async run() {
+        const fixture = createFixture();
+        await withApp(target, { mount }, fixture, async (app) => {
+          const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
+          const url = `${app.url}${app.webhookPath}`;
+          assertAccepted(app.record(await postInPieces(url, delivery.headers, delivery.body, 4)));
+          expect(fixture.events.length).toBe(1);
         });
       },
     },

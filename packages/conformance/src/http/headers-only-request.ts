@@ -1,25 +1,24 @@
-import { request } from 'node:http';
+import { type ClientRequest, request } from 'node:http';
 import { type Answer, answerFromParts } from './answer.js';
 
 export interface WithheldBodyAnswer {
   answer: Answer;
-  /** Resolves when the server closed the connection, rejects after `timeoutMs` without. */
+  /** Resolves when the server closed the connection. */
   closed: Promise<void>;
   /** Drops the connection from this side. */
   abort(): void;
 }
 
 /**
- * Sends the request head of a POST whose Content-Length says `declaredLength`, then only
- * `sentPart` of its body (nothing by default), never the rest, and resolves with the answer.
- * A server that waits for the whole body never answers: that rejects after `timeoutMs`.
- * (fetch cannot do this: it computes Content-Length itself.)
+ * Sends a POST whose Content-Length says `declaredLength` and resolves with the answer and
+ * the connection's end. No deadline of its own: a server that never answers fails the case
+ * by the test's timeout. (fetch cannot do this: it computes Content-Length itself.)
  */
-export function postWithheldBody(
+function post(
   url: string,
   headers: Record<string, string>,
   declaredLength: number,
-  { sentPart = new Uint8Array(0) as Uint8Array, timeoutMs = 3000 } = {},
+  send: (outgoing: ClientRequest) => void,
 ): Promise<WithheldBodyAnswer> {
   return new Promise((resolve, reject) => {
     let settled = false;
@@ -27,31 +26,14 @@ export function postWithheldBody(
       method: 'POST',
       headers: { ...headers, 'content-length': String(declaredLength) },
     });
-    const timer = setTimeout(() => {
-      settled = true;
-      outgoing.destroy();
-      reject(new Error(`no answer within ${timeoutMs} ms while the body was withheld`));
-    }, timeoutMs);
     outgoing.on('socket', (socket) => {
-      const closed = new Promise<void>((resolveClosed, rejectClosed) => {
-        const waiting = setTimeout(
-          () => rejectClosed(new Error(`the server kept the connection open for ${timeoutMs} ms`)),
-          timeoutMs,
-        );
-        socket.once('close', () => {
-          clearTimeout(waiting);
-          resolveClosed();
-        });
-      });
-      // Only a case that asks for it waits on this; the others must not see it reject.
-      closed.catch(() => undefined);
+      const closed = new Promise<void>((resolveClosed) => socket.once('close', resolveClosed));
       outgoing.on('response', (incoming) => {
         const chunks: Buffer[] = [];
         incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
         incoming.on('end', () => {
           if (settled) return;
           settled = true;
-          clearTimeout(timer);
           const received = new Headers();
           for (const [name, value] of Object.entries(incoming.headers)) {
             if (typeof value === 'string') received.set(name, value);
@@ -68,10 +50,24 @@ export function postWithheldBody(
     outgoing.on('error', (error) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
       reject(error);
     });
     outgoing.flushHeaders();
+    send(outgoing);
+  });
+}
+
+/**
+ * Sends the request head of a POST whose Content-Length says `declaredLength`, then only
+ * `sentPart` of its body (nothing by default), never the rest, and resolves with the answer.
+ */
+export function postWithheldBody(
+  url: string,
+  headers: Record<string, string>,
+  declaredLength: number,
+  { sentPart = new Uint8Array(0) as Uint8Array } = {},
+): Promise<WithheldBodyAnswer> {
+  return post(url, headers, declaredLength, (outgoing) => {
     if (sentPart.byteLength > 0) outgoing.write(sentPart);
   });
 }
@@ -81,9 +77,32 @@ export async function postHeadOnly(
   url: string,
   headers: Record<string, string>,
   declaredLength: number,
-  timeoutMs = 3000,
 ): Promise<Answer> {
-  const { answer, abort } = await postWithheldBody(url, headers, declaredLength, { timeoutMs });
+  const { answer, abort } = await postWithheldBody(url, headers, declaredLength);
   abort();
+  return answer;
+}
+
+/**
+ * Sends `body` under its Content-Length in `pieces` writes, a few milliseconds apart, so the
+ * server receives it in several reads: how large bodies and slow links arrive. Any split is
+ * a valid one; the pauses only make several likely.
+ */
+export async function postInPieces(
+  url: string,
+  headers: Record<string, string>,
+  body: Uint8Array,
+  pieces: number,
+): Promise<Answer> {
+  const size = Math.ceil(body.byteLength / pieces);
+  const { answer } = await post(url, headers, body.byteLength, (outgoing) => {
+    void (async () => {
+      for (let start = 0; start < body.byteLength; start += size) {
+        outgoing.write(body.subarray(start, start + size));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      outgoing.end();
+    })();
+  });
   return answer;
 }

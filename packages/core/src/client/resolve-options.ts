@@ -30,7 +30,9 @@ function resolveApiKey(option: string | undefined): string {
   const source = option === undefined ? ENV.apiKey : 'the apiKey option';
   const apiKey = option ?? readEnv(ENV.apiKey);
   if (apiKey === undefined || apiKey === '') {
-    throw new ConfigurationError(`No API key: pass the apiKey option or set ${ENV.apiKey}.`);
+    throw new ConfigurationError(
+      `No API key: pass the apiKey option or set ${ENV.apiKey}. Without a process environment (Cloudflare Workers), pass it from the bindings: \`client: { apiKey: env.${ENV.apiKey} }\`.`,
+    );
   }
   assertApiKey(apiKey, source);
   return apiKey;
@@ -58,7 +60,9 @@ function isLoopback(hostname: string): boolean {
 function resolveBaseUrl(option: string | undefined, allowInsecureHttp: boolean): string {
   const value = option ?? readEnv(ENV.baseUrl);
   if (value === undefined || value === '') {
-    throw new ConfigurationError(`No base URL: pass the baseUrl option or set ${ENV.baseUrl}.`);
+    throw new ConfigurationError(
+      `No base URL: pass the baseUrl option or set ${ENV.baseUrl}. Without a process environment (Cloudflare Workers), pass it from the bindings: \`client: { baseUrl: env.${ENV.baseUrl} }\`.`,
+    );
   }
   const url = parseHttpUrl(value);
   if (!url) {

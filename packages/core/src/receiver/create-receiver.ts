@@ -28,6 +28,7 @@ import { type ReceiverOptions, resolveReceiverOptions } from './options.js';
 import { receiveWebhook, type WebhookRequest } from './receive-webhook.js';
 import { attachReceiverInternals } from './receiver-internals.js';
 import { reportStoreAlarms } from './report-store-alarms.js';
+import { type WaitedResult, type WaitForResultOptions, waitForResult } from './wait-for-result.js';
 import { answerName } from './webhook-outcomes.js';
 
 /** A started verification: send only `verifyUrl` to the browser. */
@@ -91,6 +92,21 @@ export interface Receiver<Transaction = never> {
    * of holding the request.
    */
   confirm(token: string): Promise<ConfirmedSession>;
+  /**
+   * Waits for the session's result: resolves as soon as any instance sharing the store has
+   * delivered it (webhook, poll or `confirm()`: the handlers succeeded), with
+   * `{ state: 'completed', result }`; with `expired` or `failed` when the session ended
+   * otherwise; with `pending` once `timeoutMs` (30 s) passed; with `unknown` for a token
+   * this Receiver's store does not track. It reads the store, never the service: when the
+   * store says a record of this token closed (`Store.watchClosed`: Redis pub/sub, or this
+   * process on MemoryStore), and every few seconds otherwise. For a return page that shows
+   * the result the moment it is known (see `resultEvents` for Server-Sent Events).
+   *
+   * @example
+   * const outcome = await receiver.waitForResult(token, { timeoutMs: 20_000 });
+   * if (outcome.state === 'completed') show(outcome.result.status);
+   */
+  waitForResult(token: string, options?: WaitForResultOptions): Promise<WaitedResult>;
   /**
    * What the Receiver saw over the last 15 minutes, and whether it is `ok`, `degraded` or
    * `failing`, with the alarms that say why: JSON a health endpoint can serve.
@@ -262,6 +278,7 @@ export function createReceiver<S extends Store = Store>(
       context.telemetry
         ? context.telemetry.span('confirm', () => confirm(token), describeConfirmed)
         : confirm(token),
+    waitForResult: (token, options) => waitForResult(context, token, options),
     sweep: runSweep,
     health: () => readHealth(context.activity, alarms, readStore, context.now()),
     deadLetters: createDeadLetters(context.store, context.clock),

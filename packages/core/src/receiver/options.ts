@@ -166,7 +166,8 @@ const CLIENT_OPTIONS_MOVED = {
 export interface ResolvedReceiverOptions {
   secrets: LabeledSecret[];
   client: Client | undefined;
-  store: Store;
+  /** Every store, wrapped: tokens never reach it in clear (see TokenProtectingStore). */
+  store: TokenProtectingStore;
   maxBodyBytes: number;
   replayWindowMs: number;
   ackAfterMs: number;

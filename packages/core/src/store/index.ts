@@ -10,6 +10,7 @@ export {
 export type {
   AttachOutcome,
   AttachResultOptions,
+  ClosedRecordListener,
   ClosedState,
   CountsOptions,
   DeadLetterOptions,

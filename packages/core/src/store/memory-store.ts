@@ -4,6 +4,7 @@ import { ReplayDigests } from './replay-digests.js';
 import {
   type AttachOutcome,
   type AttachResultOptions,
+  type ClosedRecordListener,
   type CountsOptions,
   type DeadLetterOptions,
   type DeadLetterPage,
@@ -53,6 +54,7 @@ function copy(record: Stored): TrackedSession {
  */
 export class MemoryStore implements Store {
   private readonly records = new Map<string, Stored>();
+  private readonly closedListeners = new Set<ClosedRecordListener>();
   private readonly byUser = new Map<string, Set<string>>();
   // A day of webhooks is remembered here: see ReplayDigests for how it stays small.
   private readonly digests = new ReplayDigests();
@@ -272,6 +274,18 @@ export class MemoryStore implements Store {
     record.purgeAt = purgeAt;
     if (state === 'failed') this.deadLetters.add(record.key);
     this.recordExpiries.push({ at: purgeAt, key: record.key });
+    const { key } = record;
+    // After the operation that closed it has returned, as a store across a network tells.
+    for (const listener of this.closedListeners) queueMicrotask(() => listener(key));
+  }
+
+  /** In this process only: the records this MemoryStore closes. */
+  watchClosed(listener: ClosedRecordListener): () => void {
+    const own = (key: string) => listener(key);
+    this.closedListeners.add(own);
+    return () => {
+      this.closedListeners.delete(own);
+    };
   }
 
   private isLeased(record: Stored, now: number): boolean {

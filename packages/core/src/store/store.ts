@@ -44,6 +44,9 @@ export function isConfirmed(result: StoredResult): boolean {
   return result.source === 'poll' || result.confirmed === true;
 }
 
+/** Told the key of a record a store closed (see `Store.watchClosed`). */
+export type ClosedRecordListener = (key: string) => void;
+
 /** A lease: who may work on a record, and until when (ms since the epoch). */
 export interface Lease {
   owner: string;
@@ -299,6 +302,15 @@ export interface Store {
    * that removes the listener.
    */
   onAlarm?(listener: StoreAlarmListener): () => void;
+  /**
+   * Optional: calls `listener` with the key of each record this store closes (`completed`,
+   * `expired`, `failed`), from this process and, where the store can (Redis pub/sub),
+   * from every process sharing it. A hint to read the record again, never the record
+   * itself: a notice may be lost (a connection dropped) or arrive twice, so a reader also
+   * reads on its own now and then. `waitForResult` rides on it. Returns a function that
+   * removes the listener; the last one removed releases what the subscription held.
+   */
+  watchClosed?(listener: ClosedRecordListener): () => void;
 }
 
 /** What `settleWith` came to. */

@@ -60,6 +60,8 @@ export class TokenProtectingStore implements Store {
   private readonly recordKeys = new Map<string, string[]>();
   private readonly opened = new Map<string, string>();
   readonly onAlarm?: (listener: StoreAlarmListener) => () => void;
+  /** The inner store's notices, with the keys it stores (see `keysOf`). */
+  readonly watchClosed?: (listener: (storedKey: string) => void) => () => void;
   readonly settleWith?: TransactionalStore['settleWith'];
 
   /**
@@ -74,6 +76,7 @@ export class TokenProtectingStore implements Store {
     private readonly onUnreadable: (keyId: string) => void = () => undefined,
   ) {
     if (inner.onAlarm) this.onAlarm = (listener) => inner.onAlarm!(listener);
+    if (inner.watchClosed) this.watchClosed = (listener) => inner.watchClosed!(listener);
     if (isTransactional(inner)) {
       this.settleWith = (options, work) =>
         this.firstHit(
@@ -157,6 +160,11 @@ export class TokenProtectingStore implements Store {
 
   dueSummary(options: DueSummaryOptions): Promise<DueSummary> {
     return this.inner.dueSummary(options);
+  }
+
+  /** Every key a record of `token` may be stored under, as `watchClosed` names them. */
+  keysOf(token: string): Promise<string[]> {
+    return this.storedKeys(token);
   }
 
   private tokenKeys(): Promise<TokenKey[]> {

@@ -34,6 +34,17 @@ describe('createClient configuration', () => {
     expect(error.message).toContain('FACEVERIFY_BASE_URL');
   });
 
+  it('says how to pass each setting where no process environment exists (Workers)', () => {
+    vi.stubEnv('FACEVERIFY_API_KEY', '');
+    vi.stubEnv('FACEVERIFY_BASE_URL', '');
+    expect(configurationError(() => createClient({ apiKey: API_KEY })).message).toContain(
+      '`client: { baseUrl: env.FACEVERIFY_BASE_URL }`',
+    );
+    expect(configurationError(() => createClient({ baseUrl: BASE_URL })).message).toContain(
+      '`client: { apiKey: env.FACEVERIFY_API_KEY }`',
+    );
+  });
+
   it.each(['not a url', 'ftp://files.example.com', 'javascript:alert(1)'])(
     'names FACEVERIFY_BASE_URL when the base URL is %j',
     (baseUrl) => {

@@ -1,4 +1,5 @@
 import {
+  framedByNodeHttp,
   lazyWaitUntil,
   readFetchBody,
   toFetchResponse,
@@ -45,7 +46,8 @@ export const verificationWebhook = webhookMiddleware<
   // The platform's router chose this request: the handler is mounted on its route.
   isRouted: () => true,
   path: () => undefined,
-  readBody: (limit, signal) => readFetchBody(request, limit, signal, BODY_CONSUMED_HINT),
+  readBody: (limit, signal) =>
+    readFetchBody(request, limit, signal, BODY_CONSUMED_HINT, framedByNodeHttp(context)),
   waitUntil: lazyWaitUntil(() => context),
   keep: () => undefined,
   // Never called: the handler is always on its route and has no passThrough.

@@ -1,5 +1,10 @@
 import type { BodyRead, BodyReader } from '@faceverify/core/adapter';
-import { readFetchBody, textAsSent, UNREADABLE_BODY } from '@faceverify/core/adapter';
+import {
+  framedByNodeHttp,
+  readFetchBody,
+  textAsSent,
+  UNREADABLE_BODY,
+} from '@faceverify/core/adapter';
 import type { Context, HonoRequest } from 'hono';
 import { bodyCacheOf } from './body-cache.js';
 import { HINTS } from './hints.js';
@@ -24,14 +29,20 @@ async function fromBodyCache(req: HonoRequest): Promise<BodyRead | undefined> {
 
 /**
  * The exact bytes of the request body, read at most once and never past `limit`, through
- * the Fetch API. The bytes are left in Hono's body cache, so later `c.req.json()` or
+ * the Fetch API (on `@hono/node-server`, straight from Node's request). The bytes are left in Hono's body cache, so later `c.req.json()` or
  * `c.req.text()` still work.
  */
 export const readWebhookBody: BodyReader<Context> = async (c, limit, signal) => {
   const req = c.req;
   const cached = await fromBodyCache(req);
   if (cached) return cached;
-  const read = await readFetchBody(req.raw, limit, signal, HINTS.rawConsumed);
+  const read = await readFetchBody(
+    req.raw,
+    limit,
+    signal,
+    HINTS.rawConsumed,
+    framedByNodeHttp(c.env),
+  );
   if (read.kind === 'bytes')
     bodyCacheOf(req).arrayBuffer = Promise.resolve(new Uint8Array(read.bytes).buffer);
   return read;

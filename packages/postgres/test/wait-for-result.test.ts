@@ -1,0 +1,60 @@
+import { createReceiver, type Receiver } from '@faceverify/core';
+import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
+import { waitFor } from '@faceverify/test-support';
+import type pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { PostgresStore } from '../src/index.js';
+import { connect, uniquePrefix } from './support/pools.js';
+
+const SECRET = 'whsec_postgres_wait_for_result_8c2d';
+// track() needs a client; nothing here asks the service (webhooks are not confirmed).
+const CLIENT = { apiKey: 'fv_test_pg_wait', baseUrl: 'http://127.0.0.1:9' };
+const observer = connect();
+
+async function instance(prefix: string): Promise<Receiver<pg.PoolClient>> {
+  const store = new PostgresStore({ pool: connect(), prefix });
+  await store.migrate();
+  return createReceiver({
+    secret: SECRET,
+    client: CLIENT,
+    confirmWebhooks: false,
+    store,
+    logger: false,
+  }).on('verification.completed', () => undefined);
+}
+
+/** Sessions of this database whose last statement was a LISTEN: the held connections. */
+async function listening(): Promise<number> {
+  const { rows } = await observer.query<{ n: string }>(
+    "SELECT count(*) AS n FROM pg_stat_activity WHERE query LIKE 'LISTEN faceverify_closed_%'",
+  );
+  return Number(rows[0]?.n);
+}
+
+describe('waitForResult on PostgresStore: a result delivered by another instance', () => {
+  it('reaches a waiter on instance A when instance B delivers it, through LISTEN/NOTIFY, and the connection held for it is released', async () => {
+    const prefix = uniquePrefix('wait');
+    const a = await instance(prefix);
+    const b = await instance(prefix);
+    await b.track('tok_pg_wait_1', 'petra');
+    const before = await listening();
+
+    const waiting = a.waitForResult('tok_pg_wait_1', { timeoutMs: 60_000 });
+    await waitFor(async () => (await listening()) === before + 1, 'A listens');
+    const sentAt = performance.now();
+    const answer = await b.receive(
+      await signedDelivery(fixturePayload({ external_user_id: 'petra' }), { secret: SECRET }),
+    );
+    expect(answer.status).toBe(200);
+    await expect(waiting).resolves.toMatchObject({
+      state: 'completed',
+      result: { external_user_id: 'petra' },
+    });
+    const latencyMs = performance.now() - sentAt;
+    // Through the notice, not the 5 s reread: reported, not bounded (the machine decides).
+    console.log(
+      `waitForResult on PostgresStore: webhook on B to waiter on A in ${latencyMs.toFixed(1)} ms`,
+    );
+    await waitFor(async () => (await listening()) === before, 'the LISTEN connection released');
+  });
+});
