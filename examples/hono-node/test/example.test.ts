@@ -35,6 +35,29 @@ async function recorded(appUrl: string, userId: string): Promise<unknown> {
   return response.status === 200 ? response.json() : undefined;
 }
 
+const PENDING = 'event: state\ndata: {"state":"pending"}';
+const COMPLETED = 'event: state\ndata: {"state":"completed","status":"verified"}';
+
+/** The events of a Server-Sent Events response as they arrive; the test's timeout bounds each wait. */
+function eventStream(response: Response) {
+  if (!response.body) throw new Error('The events response has no body.');
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  return {
+    response,
+    /** Reads until what arrived contains `expected`, or the stream ends; resolves with it all. */
+    async until(expected: string): Promise<string> {
+      while (!text.includes(expected)) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value, { stream: true });
+      }
+      return text;
+    },
+  };
+}
+
 it('configured from the emulator’s variables: starts a session, records its webhook, confirms the redirect', async () => {
   vi.stubEnv('FACEVERIFY_BASE_URL', emulator.url);
   vi.stubEnv('FACEVERIFY_API_KEY', emulator.apiKey);
@@ -59,7 +82,9 @@ it('configured from the emulator’s variables: starts a session, records its we
   expect(completion.redirect_url?.startsWith(`${running.url}/verification/return?`)).toBe(true);
   const page = await fetch(completion.redirect_url ?? '');
   expect(page.status).toBe(200);
-  expect(await page.text()).toContain('<h1>Verification verified</h1>');
+  const html = await page.text();
+  expect(html).toContain('<h1>Verification verified</h1>');
+  expect(html).not.toContain('EventSource');
   expect(confirm).toHaveBeenCalledWith(token);
 
   const health = await fetch(`${running.url}/health`);
@@ -126,4 +151,25 @@ it('answers a bogus or unknown return token with a plain 404 page', async () => 
     expect(page.headers.get('content-type'), token).toMatch(/^text\/plain/);
     expect(await page.text(), token).toBe('This verification is not known.');
   }
+});
+
+it('while pending, the return page listens, and its events end with the result', async () => {
+  vi.stubEnv('FACEVERIFY_BASE_URL', emulator.url);
+  vi.stubEnv('FACEVERIFY_API_KEY', emulator.apiKey);
+  vi.stubEnv('FACEVERIFY_WEBHOOK_SECRET', emulator.signingSecret);
+  const running = await startServer({ port: 0 });
+  server = running;
+  emulator.setCallbackUrl(`${running.url}/webhooks/verification`);
+  const { token } = await startVerification(running.url, 'dave');
+
+  const page = await fetch(`${running.url}/verification/return?token=${token}`);
+  const pending = await page.text();
+  expect(pending).toContain('<h1>Verification pending</h1>');
+  expect(pending).toContain('new EventSource(');
+
+  const events = eventStream(await fetch(`${running.url}/verification/events/${token}`));
+  expect(events.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  expect(await events.until(PENDING)).toContain(PENDING);
+  await emulator.completeSession(token, 'verified');
+  expect(await events.until(COMPLETED)).toContain(COMPLETED);
 });

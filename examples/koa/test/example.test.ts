@@ -33,6 +33,29 @@ async function recorded(appUrl: string, userId: string): Promise<unknown> {
   return response.status === 200 ? response.body : undefined;
 }
 
+const PENDING = 'event: state\ndata: {"state":"pending"}';
+const COMPLETED = 'event: state\ndata: {"state":"completed","status":"verified"}';
+
+/** The events of a Server-Sent Events response as they arrive; the test's timeout bounds each wait. */
+function eventStream(response: Response) {
+  if (!response.body) throw new Error('The events response has no body.');
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  return {
+    response,
+    /** Reads until what arrived contains `expected`, or the stream ends; resolves with it all. */
+    async until(expected: string): Promise<string> {
+      while (!text.includes(expected)) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value, { stream: true });
+      }
+      return text;
+    },
+  };
+}
+
 it('configured from the emulator’s variables: starts a session, records its webhook, confirms the redirect', async () => {
   vi.stubEnv('FACEVERIFY_BASE_URL', emulator.url);
   vi.stubEnv('FACEVERIFY_API_KEY', emulator.apiKey);
@@ -58,6 +81,7 @@ it('configured from the emulator’s variables: starts a session, records its we
   const page = await request(completion.redirect_url ?? '').get('');
   expect(page.status).toBe(200);
   expect(page.text).toContain('<h1>Verification verified</h1>');
+  expect(page.text).not.toContain('EventSource');
   expect(confirm).toHaveBeenCalledWith(token);
 
   const health = await request(running.url).get('/health');
@@ -138,4 +162,24 @@ it('answers a bogus or unknown return token with a plain 404 page', async () => 
     expect(page.headers['content-type'], token).toMatch(/^text\/plain/);
     expect(page.text, token).toBe('This verification is not known.');
   }
+});
+
+it('while pending, the return page listens, and its events end with the result', async () => {
+  vi.stubEnv('FACEVERIFY_BASE_URL', emulator.url);
+  vi.stubEnv('FACEVERIFY_API_KEY', emulator.apiKey);
+  vi.stubEnv('FACEVERIFY_WEBHOOK_SECRET', emulator.signingSecret);
+  const running = await startServer({ port: 0 });
+  server = running;
+  emulator.setCallbackUrl(`${running.url}/webhooks/verification`);
+  const { token } = await startVerification(running.url, 'dave');
+
+  const page = await request(running.url).get('/verification/return').query({ token });
+  expect(page.text).toContain('<h1>Verification pending</h1>');
+  expect(page.text).toContain('new EventSource(');
+
+  const events = eventStream(await fetch(`${running.url}/verification/events/${token}`));
+  expect(events.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  expect(await events.until(PENDING)).toContain(PENDING);
+  await emulator.completeSession(token, 'verified');
+  expect(await events.until(COMPLETED)).toContain(COMPLETED);
 });
