@@ -41,6 +41,29 @@ async function recorded(userId: string): Promise<unknown> {
   return response.status === 200 ? response.json() : undefined;
 }
 
+const PENDING = 'event: state\ndata: {"state":"pending"}';
+const COMPLETED = 'event: state\ndata: {"state":"completed","status":"verified"}';
+
+/** The events of a Server-Sent Events response as they arrive; the test's timeout bounds each wait. */
+function eventStream(response: Response) {
+  if (!response.body) throw new Error('The events response has no body.');
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  return {
+    response,
+    /** Reads until what arrived contains `expected`, or the stream ends; resolves with it all. */
+    async until(expected: string): Promise<string> {
+      while (!text.includes(expected)) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value, { stream: true });
+      }
+      return text;
+    },
+  };
+}
+
 it('a completed session’s signed webhook reaches the route handler, and the return page shows the confirmed status', async () => {
   const { verifyUrl, token } = await startVerification('alice');
   expect(verifyUrl.startsWith(`${emulator.url}/verify/`)).toBe(true);
@@ -57,7 +80,10 @@ it('a completed session’s signed webhook reaches the route handler, and the re
   expect(completion.redirect_url?.startsWith(`${app.url}/verification/return?`)).toBe(true);
   const page = await fetch(completion.redirect_url ?? '');
   expect(page.status).toBe(200);
-  expect(await page.text()).toContain('<h1>Verification verified</h1>');
+  const html = await page.text();
+  expect(html).toContain('<h1>Verification verified</h1>');
+  // Only a pending page listens for the result, in the live region it updates.
+  expect(html).not.toContain('aria-live');
 
   const health = await fetch(`${app.url}/api/health`);
   expect(health.status).toBe(200);
@@ -98,4 +124,18 @@ it('a bogus, unknown or missing return token is a 404 page that says only that',
     expect(page.status, `${address}\n${app.output()}`).toBe(404);
     expect(await page.text(), address).toContain('This verification is not known.');
   }
+});
+
+it('while pending, the return page listens, and its events end with the result', async () => {
+  const { token } = await startVerification('dave');
+  const page = await fetch(`${app.url}/verification/return?token=${token}`);
+  const pending = await page.text();
+  expect(pending).toContain('<h1>Verification pending</h1>');
+  expect(pending).toContain('aria-live="polite"');
+
+  const events = eventStream(await fetch(`${app.url}/verification/events/${token}`));
+  expect(events.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  expect(await events.until(PENDING), app.output()).toContain(PENDING);
+  await emulator.completeSession(token, 'verified');
+  expect(await events.until(COMPLETED), app.output()).toContain(COMPLETED);
 });
