@@ -6,6 +6,7 @@ import { fixturePayload, tamperedDelivery } from '@faceverify/core/testing';
 import { type Emulator, startEmulator } from '@faceverify/emulator';
 import {
   bundleForWorkerd,
+  eventStreamReader,
   type MiniflareConfig,
   type MiniflareRuntime,
   provisionMiniflare,
@@ -125,26 +126,6 @@ function sweptSince(from: number): { sweeps: number; leased: number; delivered: 
 const PENDING = 'event: state\ndata: {"state":"pending"}';
 const COMPLETED = 'event: state\ndata: {"state":"completed","status":"verified"}';
 
-/** The events of a Server-Sent Events response as they arrive; the test's timeout bounds each wait. */
-function eventStream(response: Response) {
-  if (!response.body) throw new Error('The events response has no body.');
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  return {
-    response,
-    /** Reads until what arrived contains `expected`, or the stream ends; resolves with it all. */
-    async until(expected: string): Promise<string> {
-      while (!text.includes(expected)) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        text += decoder.decode(value, { stream: true });
-      }
-      return text;
-    },
-  };
-}
-
 describe('the Worker in workerd with D1', () => {
   it('ships the migration of @faceverify/cloudflare unchanged', () => {
     expect(readFileSync(join(MIGRATIONS_DIR, '0001_faceverify_store.sql'), 'utf8')).toBe(
@@ -200,7 +181,9 @@ describe('the Worker in workerd with D1', () => {
     expect(pending).toContain('new EventSource(');
 
     // The webhook reaches alpha; beta's wait sees the result in D1 (reread every second).
-    const events = eventStream(await fetch(`${workers.urls.beta}/verification/events/${token}`));
+    const events = eventStreamReader(
+      await fetch(`${workers.urls.beta}/verification/events/${token}`),
+    );
     expect(events.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(await events.until(PENDING)).toContain(PENDING);
     await emulator.completeSession(token, 'verified');

@@ -1,5 +1,6 @@
 import { createReceiver, MemoryStore } from '@faceverify/core';
 import { type Emulator, startEmulator } from '@faceverify/emulator';
+import { eventStreamReader } from '@faceverify/test-support';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { type RunningServer, startServer } from '../src/server.js';
 
@@ -37,26 +38,6 @@ async function recorded(appUrl: string, userId: string): Promise<unknown> {
 
 const PENDING = 'event: state\ndata: {"state":"pending"}';
 const COMPLETED = 'event: state\ndata: {"state":"completed","status":"verified"}';
-
-/** The events of a Server-Sent Events response as they arrive; the test's timeout bounds each wait. */
-function eventStream(response: Response) {
-  if (!response.body) throw new Error('The events response has no body.');
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  return {
-    response,
-    /** Reads until what arrived contains `expected`, or the stream ends; resolves with it all. */
-    async until(expected: string): Promise<string> {
-      while (!text.includes(expected)) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        text += decoder.decode(value, { stream: true });
-      }
-      return text;
-    },
-  };
-}
 
 it('configured from the emulator’s variables: starts a session, records its webhook, confirms the redirect', async () => {
   vi.stubEnv('FACEVERIFY_BASE_URL', emulator.url);
@@ -167,7 +148,7 @@ it('while pending, the return page listens, and its events end with the result',
   expect(pending).toContain('<h1>Verification pending</h1>');
   expect(pending).toContain('new EventSource(');
 
-  const events = eventStream(await fetch(`${running.url}/verification/events/${token}`));
+  const events = eventStreamReader(await fetch(`${running.url}/verification/events/${token}`));
   expect(events.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
   expect(await events.until(PENDING)).toContain(PENDING);
   await emulator.completeSession(token, 'verified');

@@ -1,6 +1,7 @@
 import { createReceiver, MemoryStore } from '@faceverify/core';
 import { fixturePayload, tamperedDelivery } from '@faceverify/core/testing';
 import { type Emulator, startEmulator } from '@faceverify/emulator';
+import { eventStreamReader } from '@faceverify/test-support';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { type RunningServer, startServer } from '../src/server.js';
 
@@ -47,26 +48,6 @@ function emulatorReceiver() {
 
 const PENDING = 'event: state\ndata: {"state":"pending"}';
 const COMPLETED = 'event: state\ndata: {"state":"completed","status":"verified"}';
-
-/** The events of a Server-Sent Events response as they arrive; the test's timeout bounds each wait. */
-function eventStream(response: Response) {
-  if (!response.body) throw new Error('The events response has no body.');
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  return {
-    response,
-    /** Reads until what arrived contains `expected`, or the stream ends; resolves with it all. */
-    async until(expected: string): Promise<string> {
-      while (!text.includes(expected)) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        text += decoder.decode(value, { stream: true });
-      }
-      return text;
-    },
-  };
-}
 
 it('configured from the emulator’s variables: a signed webhook reaches the Nest handler, the redirect is confirmed', async () => {
   vi.stubEnv('FACEVERIFY_BASE_URL', emulator.url);
@@ -155,7 +136,7 @@ it('while pending, the return page listens, and its events end with the result',
   expect(pending).toContain('<h1>Verification pending</h1>');
   expect(pending).toContain('new EventSource(');
 
-  const events = eventStream(await fetch(`${running.url}/verification/events/${token}`));
+  const events = eventStreamReader(await fetch(`${running.url}/verification/events/${token}`));
   expect(events.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
   expect(await events.until(PENDING)).toContain(PENDING);
   await emulator.completeSession(token, 'verified');

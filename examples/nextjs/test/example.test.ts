@@ -1,5 +1,6 @@
 import { fixturePayload, tamperedDelivery } from '@faceverify/core/testing';
 import { type Emulator, startEmulator } from '@faceverify/emulator';
+import { eventStreamReader } from '@faceverify/test-support';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApp, type RunningNext, startApp } from './next-server.js';
 
@@ -43,26 +44,6 @@ async function recorded(userId: string): Promise<unknown> {
 
 const PENDING = 'event: state\ndata: {"state":"pending"}';
 const COMPLETED = 'event: state\ndata: {"state":"completed","status":"verified"}';
-
-/** The events of a Server-Sent Events response as they arrive; the test's timeout bounds each wait. */
-function eventStream(response: Response) {
-  if (!response.body) throw new Error('The events response has no body.');
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  return {
-    response,
-    /** Reads until what arrived contains `expected`, or the stream ends; resolves with it all. */
-    async until(expected: string): Promise<string> {
-      while (!text.includes(expected)) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        text += decoder.decode(value, { stream: true });
-      }
-      return text;
-    },
-  };
-}
 
 it('a completed session’s signed webhook reaches the route handler, and the return page shows the confirmed status', async () => {
   const { verifyUrl, token } = await startVerification('alice');
@@ -133,7 +114,7 @@ it('while pending, the return page listens, and its events end with the result',
   expect(pending).toContain('<h1>Verification pending</h1>');
   expect(pending).toContain('aria-live="polite"');
 
-  const events = eventStream(await fetch(`${app.url}/verification/events/${token}`));
+  const events = eventStreamReader(await fetch(`${app.url}/verification/events/${token}`));
   expect(events.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
   expect(await events.until(PENDING), app.output()).toContain(PENDING);
   await emulator.completeSession(token, 'verified');
