@@ -36,16 +36,22 @@ async function recorded(appUrl: string, userId: string): Promise<unknown> {
   return response.status === 200 ? response.json() : undefined;
 }
 
-const PENDING = 'event: state\ndata: {"state":"pending"}';
-const COMPLETED = 'event: state\ndata: {"state":"completed","status":"verified"}';
-
-it('configured from the emulator’s variables: starts a session, records its webhook, confirms the redirect', async () => {
+/** The app configured from the emulator's variables, as in production, and the emulator's webhooks sent to it. */
+async function startFromEmulatorVariables(): Promise<RunningServer> {
   vi.stubEnv('FACEVERIFY_BASE_URL', emulator.url);
   vi.stubEnv('FACEVERIFY_API_KEY', emulator.apiKey);
   vi.stubEnv('FACEVERIFY_WEBHOOK_SECRET', emulator.signingSecret);
   const running = await startServer({ port: 0 });
   server = running;
   emulator.setCallbackUrl(`${running.url}/webhooks/verification`);
+  return running;
+}
+
+const PENDING = 'event: state\ndata: {"state":"pending"}';
+const COMPLETED = 'event: state\ndata: {"state":"completed","status":"verified"}';
+
+it('configured from the emulator’s variables: starts a session, records its webhook, confirms the redirect', async () => {
+  const running = await startFromEmulatorVariables();
 
   const { verifyUrl, token } = await startVerification(running.url, 'alice');
   expect(verifyUrl.startsWith(`${emulator.url}/verify/`)).toBe(true);
@@ -135,12 +141,7 @@ it('answers a bogus or unknown return token with a plain 404 page', async () => 
 });
 
 it('while pending, the return page listens, and its events end with the result', async () => {
-  vi.stubEnv('FACEVERIFY_BASE_URL', emulator.url);
-  vi.stubEnv('FACEVERIFY_API_KEY', emulator.apiKey);
-  vi.stubEnv('FACEVERIFY_WEBHOOK_SECRET', emulator.signingSecret);
-  const running = await startServer({ port: 0 });
-  server = running;
-  emulator.setCallbackUrl(`${running.url}/webhooks/verification`);
+  const running = await startFromEmulatorVariables();
   const { token } = await startVerification(running.url, 'dave');
 
   const page = await fetch(`${running.url}/verification/return?token=${token}`);
