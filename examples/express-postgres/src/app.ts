@@ -1,4 +1,4 @@
-import { ApiError, type Receiver } from '@faceverify/core';
+import { ApiError, type Receiver, sendResultEvents } from '@faceverify/core';
 import { verificationWebhook } from '@faceverify/express';
 import express, { type Express } from 'express';
 import type { PoolClient } from 'pg';
@@ -56,7 +56,7 @@ export function createApp({ receiver, users, publicUrl }: AppOptions): Express {
         res.status(404).type('text').send('This verification is not known.');
         return;
       }
-      res.type('html').send(returnPage(confirmed));
+      res.type('html').send(returnPage(confirmed, token));
     } catch (error) {
       const unknown = error instanceof ApiError && error.serviceStatus === 404;
       res
@@ -64,6 +64,12 @@ export function createApp({ receiver, users, publicUrl }: AppOptions): Express {
         .type('text')
         .send(unknown ? 'This verification is not known.' : 'Try again in a moment.');
     }
+  });
+
+  // The return page's live state: Server-Sent Events that end with the result, whichever
+  // instance of this app records it (PostgreSQL's notices tell the others).
+  app.get('/verification/events/:token', (req, res) => {
+    void sendResultEvents(receiver, req.params.token, res);
   });
 
   // What the handler wrote to the users table, from the webhook or from polling.

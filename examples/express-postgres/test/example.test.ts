@@ -1,5 +1,9 @@
 import { type Emulator, startEmulator } from '@faceverify/emulator';
-import { type PostgresServer, startPostgresServer } from '@faceverify/test-support';
+import {
+  eventStreamReader,
+  type PostgresServer,
+  startPostgresServer,
+} from '@faceverify/test-support';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it, vi } from 'vitest';
 import { type RunningServer, startServer } from '../src/server.js';
@@ -53,6 +57,9 @@ async function recorded(appUrl: string, userId: string): Promise<unknown> {
   return response.status === 200 ? response.json() : undefined;
 }
 
+const PENDING = 'event: state\ndata: {"state":"pending"}';
+const COMPLETED = 'event: state\ndata: {"state":"completed","status":"verified"}';
+
 it('configured from the environment: writes the users row from the webhook, once, and confirms the redirect', async () => {
   useEmulatorEnv();
   const running = await startServer({ port: 0 });
@@ -76,7 +83,9 @@ it('configured from the environment: writes the users row from the webhook, once
 
   const page = await fetch(completion.redirect_url ?? '');
   expect(page.status).toBe(200);
-  expect(await page.text()).toContain('<h1>Verification verified</h1>');
+  const html = await page.text();
+  expect(html).toContain('<h1>Verification verified</h1>');
+  expect(html).not.toContain('EventSource');
 
   const health = await fetch(`${running.url}/health`);
   expect(health.status).toBe(200);
@@ -126,4 +135,23 @@ it('writes the row of a result whose webhook never arrives, by polling', async (
 it('says what to set when DATABASE_URL is missing', async () => {
   vi.stubEnv('DATABASE_URL', '');
   await expect(startServer({ port: 0 })).rejects.toThrow(/DATABASE_URL is not set/);
+});
+
+it('while pending, the return page listens, and its events end with the result', async () => {
+  useEmulatorEnv();
+  const running = await startServer({ port: 0 });
+  server = running;
+  emulator.setCallbackUrl(`${running.url}/webhooks/verification`);
+  const { token } = await startVerification(running.url, 'dave');
+
+  const page = await fetch(`${running.url}/verification/return?token=${token}`);
+  const pending = await page.text();
+  expect(pending).toContain('<h1>Verification pending</h1>');
+  expect(pending).toContain('new EventSource(');
+
+  const events = eventStreamReader(await fetch(`${running.url}/verification/events/${token}`));
+  expect(events.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  expect(await events.until(PENDING)).toContain(PENDING);
+  await emulator.completeSession(token, 'verified');
+  expect(await events.until(COMPLETED)).toContain(COMPLETED);
 });

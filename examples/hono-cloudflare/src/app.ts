@@ -1,4 +1,4 @@
-import { ApiError, type Receiver } from '@faceverify/core';
+import { ApiError, type Receiver, resultEvents } from '@faceverify/core';
 import { type VerificationEnv, verificationWebhook } from '@faceverify/hono';
 import { Hono } from 'hono';
 import { readUserId } from './read-user-id.js';
@@ -54,13 +54,17 @@ export function createApp({ receiver, verifications }: AppOptions): Hono<Verific
       const confirmed = await receiver.confirm(token);
       // A token this app never started: answered without asking the service.
       if (confirmed.status === 'unknown') return c.text('This verification is not known.', 404);
-      return c.html(returnPage(confirmed));
+      return c.html(returnPage(confirmed, token));
     } catch (error) {
       return error instanceof ApiError && error.serviceStatus === 404
         ? c.text('This verification is not known.', 404)
         : c.text('Try again in a moment.', 502);
     }
   });
+
+  // The return page's live state: Server-Sent Events that end with the result. resultEvents
+  // cancels the wait when the browser goes away.
+  app.get('/verification/events/:token', (c) => resultEvents(receiver, c.req.param('token')));
 
   // What the handler recorded, from the webhook or from the cron sweep.
   app.get('/verifications/:userId', async (c) => {

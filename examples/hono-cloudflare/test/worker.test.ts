@@ -6,6 +6,7 @@ import { fixturePayload, tamperedDelivery } from '@faceverify/core/testing';
 import { type Emulator, startEmulator } from '@faceverify/emulator';
 import {
   bundleForWorkerd,
+  eventStreamReader,
   type MiniflareConfig,
   type MiniflareRuntime,
   provisionMiniflare,
@@ -122,6 +123,9 @@ function sweptSince(from: number): { sweeps: number; leased: number; delivered: 
   };
 }
 
+const PENDING = 'event: state\ndata: {"state":"pending"}';
+const COMPLETED = 'event: state\ndata: {"state":"completed","status":"verified"}';
+
 describe('the Worker in workerd with D1', () => {
   it('ships the migration of @faceverify/cloudflare unchanged', () => {
     expect(readFileSync(join(MIGRATIONS_DIR, '0001_faceverify_store.sql'), 'utf8')).toBe(
@@ -152,7 +156,9 @@ describe('the Worker in workerd with D1', () => {
     );
     const page = await fetch(completion.redirect_url ?? '');
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('<h1>Verification verified</h1>');
+    const html = await page.text();
+    expect(html).toContain('<h1>Verification verified</h1>');
+    expect(html).not.toContain('EventSource');
 
     const health = await fetch(`${workers.urls.alpha}/health`);
     expect(health.status).toBe(200);
@@ -165,6 +171,23 @@ describe('the Worker in workerd with D1', () => {
       `${workers.urls.beta}/verification/return?token=${token}&status=verified`,
     );
     expect(await forged.text()).toContain('<h1>Verification pending</h1>');
+  });
+
+  it('while pending, the return page listens, and its events end with the result the other Worker recorded', async () => {
+    const { token } = await startVerification('dave');
+    const page = await fetch(`${workers.urls.beta}/verification/return?token=${token}`);
+    const pending = await page.text();
+    expect(pending).toContain('<h1>Verification pending</h1>');
+    expect(pending).toContain('new EventSource(');
+
+    // The webhook reaches alpha; beta's wait sees the result in D1 (reread every second).
+    const events = eventStreamReader(
+      await fetch(`${workers.urls.beta}/verification/events/${token}`),
+    );
+    expect(events.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(await events.until(PENDING)).toContain(PENDING);
+    await emulator.completeSession(token, 'verified');
+    expect(await events.until(COMPLETED)).toContain(COMPLETED);
   });
 
   it('answers a bogus or unknown return token with a plain 404 page', async () => {

@@ -1,5 +1,6 @@
 import { createReceiver, MemoryStore } from '@faceverify/core';
 import { type Emulator, startEmulator } from '@faceverify/emulator';
+import { eventStreamReader } from '@faceverify/test-support';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { type RunningServer, startServer } from '../src/server.js';
 
@@ -35,13 +36,22 @@ async function recorded(appUrl: string, userId: string): Promise<unknown> {
   return response.status === 200 ? response.json() : undefined;
 }
 
-it('configured from the emulator’s variables: starts a session, records its webhook, confirms the redirect', async () => {
+/** The app configured from the emulator's variables, as in production, and the emulator's webhooks sent to it. */
+async function startFromEmulatorVariables(): Promise<RunningServer> {
   vi.stubEnv('FACEVERIFY_BASE_URL', emulator.url);
   vi.stubEnv('FACEVERIFY_API_KEY', emulator.apiKey);
   vi.stubEnv('FACEVERIFY_WEBHOOK_SECRET', emulator.signingSecret);
   const running = await startServer({ port: 0 });
   server = running;
   emulator.setCallbackUrl(`${running.url}/webhooks/verification`);
+  return running;
+}
+
+const PENDING = 'event: state\ndata: {"state":"pending"}';
+const COMPLETED = 'event: state\ndata: {"state":"completed","status":"verified"}';
+
+it('configured from the emulator’s variables: starts a session, records its webhook, confirms the redirect', async () => {
+  const running = await startFromEmulatorVariables();
 
   const { verifyUrl, token } = await startVerification(running.url, 'alice');
   expect(verifyUrl.startsWith(`${emulator.url}/verify/`)).toBe(true);
@@ -59,7 +69,9 @@ it('configured from the emulator’s variables: starts a session, records its we
   expect(completion.redirect_url?.startsWith(`${running.url}/verification/return?`)).toBe(true);
   const page = await fetch(completion.redirect_url ?? '');
   expect(page.status).toBe(200);
-  expect(await page.text()).toContain('<h1>Verification verified</h1>');
+  const html = await page.text();
+  expect(html).toContain('<h1>Verification verified</h1>');
+  expect(html).not.toContain('EventSource');
   expect(confirm).toHaveBeenCalledWith(token);
 
   const health = await fetch(`${running.url}/health`);
@@ -126,4 +138,20 @@ it('answers a bogus or unknown return token with a plain 404 page', async () => 
     expect(page.headers.get('content-type'), token).toMatch(/^text\/plain/);
     expect(await page.text(), token).toBe('This verification is not known.');
   }
+});
+
+it('while pending, the return page listens, and its events end with the result', async () => {
+  const running = await startFromEmulatorVariables();
+  const { token } = await startVerification(running.url, 'dave');
+
+  const page = await fetch(`${running.url}/verification/return?token=${token}`);
+  const pending = await page.text();
+  expect(pending).toContain('<h1>Verification pending</h1>');
+  expect(pending).toContain('new EventSource(');
+
+  const events = eventStreamReader(await fetch(`${running.url}/verification/events/${token}`));
+  expect(events.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  expect(await events.until(PENDING)).toContain(PENDING);
+  await emulator.completeSession(token, 'verified');
+  expect(await events.until(COMPLETED)).toContain(COMPLETED);
 });

@@ -1,4 +1,4 @@
-import { ApiError, type Receiver } from '@faceverify/core';
+import { ApiError, type Receiver, sendResultEvents } from '@faceverify/core';
 import { verificationWebhook } from '@faceverify/koa';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
@@ -67,13 +67,20 @@ export function createApp({ receiver, verifications, publicUrl }: AppOptions): K
         return;
       }
       ctx.type = 'html';
-      ctx.body = returnPage(confirmed);
+      ctx.body = returnPage(confirmed, token);
     } catch (error) {
       const unknown = error instanceof ApiError && error.serviceStatus === 404;
       ctx.status = unknown ? 404 : 502;
       ctx.type = 'text';
       ctx.body = unknown ? 'This verification is not known.' : 'Try again in a moment.';
     }
+  });
+
+  // The return page's live state: Server-Sent Events that end with the result. Koa steps
+  // aside (respond = false): the stream is written to the Node response as it happens.
+  router.get('/verification/events/:token', (ctx) => {
+    ctx.respond = false;
+    void sendResultEvents(receiver, ctx.params.token ?? '', ctx.res);
   });
 
   // What the handler recorded, from the webhook or from polling.

@@ -1,4 +1,4 @@
-import { ApiError, type Receiver } from '@faceverify/core';
+import { ApiError, type Receiver, sendResultEvents } from '@faceverify/core';
 import { Body, Controller, Get, Inject, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { readUserId } from './read-user-id.js';
@@ -49,7 +49,7 @@ export class VerificationsController {
         res.status(404).type('text').send('This verification is not known.');
         return;
       }
-      res.type('html').send(returnPage(confirmed));
+      res.type('html').send(returnPage(confirmed, token));
     } catch (error) {
       const unknown = error instanceof ApiError && error.serviceStatus === 404;
       res
@@ -57,6 +57,14 @@ export class VerificationsController {
         .type('text')
         .send(unknown ? 'This verification is not known.' : 'Try again in a moment.');
     }
+  }
+
+  // The return page's live state: Server-Sent Events that end with the result. Written to
+  // the raw response (@Res), so Nest neither serializes nor closes it; the wait is cancelled
+  // when the browser goes away.
+  @Get('verification/events/:token')
+  events(@Param('token') token: string, @Res() res: Response): void {
+    void sendResultEvents(this.receiver, token, res);
   }
 
   // What the handler recorded, from the webhook or from polling.

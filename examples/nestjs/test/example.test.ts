@@ -1,6 +1,7 @@
 import { createReceiver, MemoryStore } from '@faceverify/core';
 import { fixturePayload, tamperedDelivery } from '@faceverify/core/testing';
 import { type Emulator, startEmulator } from '@faceverify/emulator';
+import { eventStreamReader } from '@faceverify/test-support';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { type RunningServer, startServer } from '../src/server.js';
 
@@ -45,6 +46,9 @@ function emulatorReceiver() {
   });
 }
 
+const PENDING = 'event: state\ndata: {"state":"pending"}';
+const COMPLETED = 'event: state\ndata: {"state":"completed","status":"verified"}';
+
 it('configured from the emulator’s variables: a signed webhook reaches the Nest handler, the redirect is confirmed', async () => {
   vi.stubEnv('FACEVERIFY_BASE_URL', emulator.url);
   vi.stubEnv('FACEVERIFY_API_KEY', emulator.apiKey);
@@ -69,7 +73,9 @@ it('configured from the emulator’s variables: a signed webhook reaches the Nes
   expect(completion.redirect_url?.startsWith(`${running.url}/verification/return?`)).toBe(true);
   const page = await fetch(completion.redirect_url ?? '');
   expect(page.status).toBe(200);
-  expect(await page.text()).toContain('<h1>Verification verified</h1>');
+  const html = await page.text();
+  expect(html).toContain('<h1>Verification verified</h1>');
+  expect(html).not.toContain('EventSource');
   expect(confirm).toHaveBeenCalledWith(token);
 
   const health = await fetch(`${running.url}/health`);
@@ -117,4 +123,22 @@ it('answers a bogus or unknown return token with a plain 404 page', async () => 
     expect(page.headers.get('content-type'), token).toMatch(/^text\/plain/);
     expect(await page.text(), token).toBe('This verification is not known.');
   }
+});
+
+it('while pending, the return page listens, and its events end with the result', async () => {
+  const running = await startServer({ port: 0, receiver: emulatorReceiver() });
+  server = running;
+  emulator.setCallbackUrl(`${running.url}/webhooks/verification`);
+  const { token } = await startVerification(running.url, 'dave');
+
+  const page = await fetch(`${running.url}/verification/return?token=${token}`);
+  const pending = await page.text();
+  expect(pending).toContain('<h1>Verification pending</h1>');
+  expect(pending).toContain('new EventSource(');
+
+  const events = eventStreamReader(await fetch(`${running.url}/verification/events/${token}`));
+  expect(events.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  expect(await events.until(PENDING)).toContain(PENDING);
+  await emulator.completeSession(token, 'verified');
+  expect(await events.until(COMPLETED)).toContain(COMPLETED);
 });

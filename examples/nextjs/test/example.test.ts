@@ -1,5 +1,6 @@
 import { fixturePayload, tamperedDelivery } from '@faceverify/core/testing';
 import { type Emulator, startEmulator } from '@faceverify/emulator';
+import { eventStreamReader } from '@faceverify/test-support';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApp, type RunningNext, startApp } from './next-server.js';
 
@@ -41,6 +42,9 @@ async function recorded(userId: string): Promise<unknown> {
   return response.status === 200 ? response.json() : undefined;
 }
 
+const PENDING = 'event: state\ndata: {"state":"pending"}';
+const COMPLETED = 'event: state\ndata: {"state":"completed","status":"verified"}';
+
 it('a completed session’s signed webhook reaches the route handler, and the return page shows the confirmed status', async () => {
   const { verifyUrl, token } = await startVerification('alice');
   expect(verifyUrl.startsWith(`${emulator.url}/verify/`)).toBe(true);
@@ -57,7 +61,10 @@ it('a completed session’s signed webhook reaches the route handler, and the re
   expect(completion.redirect_url?.startsWith(`${app.url}/verification/return?`)).toBe(true);
   const page = await fetch(completion.redirect_url ?? '');
   expect(page.status).toBe(200);
-  expect(await page.text()).toContain('<h1>Verification verified</h1>');
+  const html = await page.text();
+  expect(html).toContain('<h1>Verification verified</h1>');
+  // Only a pending page listens for the result, in the live region it updates.
+  expect(html).not.toContain('aria-live');
 
   const health = await fetch(`${app.url}/api/health`);
   expect(health.status).toBe(200);
@@ -98,4 +105,18 @@ it('a bogus, unknown or missing return token is a 404 page that says only that',
     expect(page.status, `${address}\n${app.output()}`).toBe(404);
     expect(await page.text(), address).toContain('This verification is not known.');
   }
+});
+
+it('while pending, the return page listens, and its events end with the result', async () => {
+  const { token } = await startVerification('dave');
+  const page = await fetch(`${app.url}/verification/return?token=${token}`);
+  const pending = await page.text();
+  expect(pending).toContain('<h1>Verification pending</h1>');
+  expect(pending).toContain('aria-live="polite"');
+
+  const events = eventStreamReader(await fetch(`${app.url}/verification/events/${token}`));
+  expect(events.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  expect(await events.until(PENDING), app.output()).toContain(PENDING);
+  await emulator.completeSession(token, 'verified');
+  expect(await events.until(COMPLETED), app.output()).toContain(COMPLETED);
 });

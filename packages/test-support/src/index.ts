@@ -1,3 +1,4 @@
+export { type EventStreamReader, eventStreamReader } from './event-stream-reader.js';
 export {
   bundleForWorkerd,
   type MigrationsConfig,
