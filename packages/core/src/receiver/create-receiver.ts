@@ -98,8 +98,8 @@ export interface Receiver<Transaction = never> {
    * `{ state: 'completed', result }`; with `expired` or `failed` when the session ended
    * otherwise; with `pending` once `timeoutMs` (30 s) passed; with `unknown` for a token
    * this Receiver's store does not track. It reads the store, never the service: when the
-   * store says a record of this token closed (`Store.watchClosed`: Redis pub/sub, or this
-   * process on MemoryStore), and every few seconds otherwise. For a return page that shows
+   * store says a record of this token closed (`Store.watchClosed`: Redis pub/sub, PostgreSQL
+   * LISTEN/NOTIFY, this process on MemoryStore), and every few seconds besides. For a return page that shows
    * the result the moment it is known (see `resultEvents` for Server-Sent Events).
    *
    * @example
