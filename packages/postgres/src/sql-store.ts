@@ -30,7 +30,7 @@ import { storeError } from './errors.js';
 import { MIGRATIONS, migrationsTableSql } from './migrations.js';
 import { closedChannel, type TableNames, tableNames } from './names.js';
 import { sessionOf } from './rows.js';
-import type { SqlDatabase, SqlQueryable } from './sql-database.js';
+import type { Row, SqlDatabase, SqlQueryable } from './sql-database.js';
 import { type Statements, statements } from './statements.js';
 
 /** Options every SQL store shares. */
@@ -67,6 +67,11 @@ export interface MigrateReport {
   /** File names of the migrations applied now; empty when the schema was up to date. */
   applied: string[];
 }
+
+// PostgreSQL's lock_not_available: a FOR UPDATE NOWAIT met a row another transaction holds.
+const LOCK_NOT_AVAILABLE = '55P03';
+const LOCKED_RETRIES = 3;
+const LOCKED_RETRY_MS = 25;
 
 const serialize = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
 
@@ -219,12 +224,32 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
     await this.run('forget', () => this.db.query(this.sql.forget, [digest]));
   }
 
+  /**
+   * A record another transaction holds is retried a few times, for the moment a statement
+   * takes (a lease, another attach, a displacement). Still held after that, it is a delivery's
+   * transaction: the record is `delivering` with its result, so this one is `already-attached`
+   * (or the delivery closes it: either way it is not delivered again), and the webhook is
+   * answered instead of waiting minutes for a transactional handler on a pooled connection.
+   */
   async attachResult({ key, result, now }: AttachResultOptions): Promise<AttachOutcome> {
     return this.run('attachResult', async () => {
-      const [row] = await this.db.query(this.sql.attachResult, [key, serialize(result), now]);
-      if (!row) return 'missing';
-      if (row.attached) return 'attached';
-      return row.state === 'pending' || row.state === 'delivering' ? 'already-attached' : 'closed';
+      for (let attempt = 0; ; attempt++) {
+        let rows: Row[];
+        try {
+          rows = await this.db.query(this.sql.attachResult, [key, serialize(result), now]);
+        } catch (error) {
+          if ((error as { code?: unknown }).code !== LOCK_NOT_AVAILABLE) throw error;
+          if (attempt >= LOCKED_RETRIES) return 'already-attached';
+          await new Promise((resolve) => setTimeout(resolve, LOCKED_RETRY_MS));
+          continue;
+        }
+        const [row] = rows;
+        if (!row) return 'missing';
+        if (row.attached) return 'attached';
+        return row.state === 'pending' || row.state === 'delivering'
+          ? 'already-attached'
+          : 'closed';
+      }
     });
   }
 
