@@ -43,6 +43,14 @@ import { deriveTokenKey, RECORD_KEY_PREFIX, recordKeyOf, type TokenKey } from '.
  * a lookup that misses every hashed key tries the token as it is, until those records close
  * and their retention ends.
  */
+/** A key the store already uses as it is: a delivery's digest, or a token's hash. */
+const isStoredKey = (key: string) =>
+  key.startsWith(UNMATCHED_PREFIX) || key.startsWith(RECORD_KEY_PREFIX);
+
+/** Whether a stored record holds a sealed token to open. */
+const isConcealed = (record: TrackedSession) =>
+  record.token !== undefined && isSealed(record.token);
+
 /** Entries each cache below keeps; cleared when full, as tokens are short-lived. */
 const CACHE_LIMIT = 4096;
 
@@ -88,9 +96,13 @@ export class TokenProtectingStore implements Store {
   }
 
   async insert({ record, ...options }: InsertOptions): Promise<InsertOutcome> {
-    const stored = await this.conceal(record);
+    // A delivery matched to no session (every webhook of a webhook-only Receiver) has no
+    // token: it goes through without a hop of its own.
+    const stored = record.key.startsWith(UNMATCHED_PREFIX) ? record : await this.conceal(record);
     const outcome = await this.inner.insert({ ...options, record: stored });
-    return { ...outcome, displaced: await this.revealAll(outcome.displaced) };
+    return outcome.displaced.some(isConcealed)
+      ? { ...outcome, displaced: await this.revealAll(outcome.displaced) }
+      : outcome;
   }
 
   async get(options: GetOptions): Promise<TrackedSession | undefined> {
@@ -98,7 +110,8 @@ export class TokenProtectingStore implements Store {
   }
 
   async findByUser(options: FindByUserOptions): Promise<TrackedSession[]> {
-    return this.revealAll(await this.inner.findByUser(options));
+    const records = await this.inner.findByUser(options);
+    return records.some(isConcealed) ? this.revealAll(records) : records;
   }
 
   remember(options: RememberOptions): Promise<boolean> {
@@ -122,7 +135,8 @@ export class TokenProtectingStore implements Store {
   }
 
   async leaseDue(options: LeaseDueOptions): Promise<TrackedSession[]> {
-    return this.revealAll(await this.inner.leaseDue(options));
+    const records = await this.inner.leaseDue(options);
+    return records.some(isConcealed) ? this.revealAll(records) : records;
   }
 
   settle(options: SettleOptions): Promise<boolean> {
@@ -179,7 +193,7 @@ export class TokenProtectingStore implements Store {
    * session are keyed by a digest, no secret, and stored as they are.
    */
   private async storedKeys(key: string): Promise<string[]> {
-    if (key.startsWith(UNMATCHED_PREFIX) || key.startsWith(RECORD_KEY_PREFIX)) return [key];
+    if (isStoredKey(key)) return [key];
     const known = this.recordKeys.get(key);
     if (known) return known;
     const keys = await this.tokenKeys();
@@ -193,6 +207,7 @@ export class TokenProtectingStore implements Store {
     call: (storedKey: string) => Promise<T>,
     missed: (outcome: T) => boolean,
   ): Promise<T> {
+    if (isStoredKey(key)) return call(key);
     const candidates = await this.storedKeys(key);
     let outcome = await call(candidates[0]!);
     for (const candidate of candidates.slice(1)) {
@@ -210,11 +225,10 @@ export class TokenProtectingStore implements Store {
     const record = await this.firstHit(key, call, (found) => found === undefined);
     if (!record) return undefined;
     // Found through this token: a closed record, whose sealed token is gone, is still its.
-    const byToken = !key.startsWith(UNMATCHED_PREFIX) && !key.startsWith(RECORD_KEY_PREFIX);
-    if (record.token === undefined && byToken) {
+    if (record.token === undefined && !isStoredKey(key)) {
       return { ...record, key, token: key };
     }
-    return this.reveal(record);
+    return isConcealed(record) ? this.reveal(record) : record;
   }
 
   private async conceal(record: TrackedSession): Promise<TrackedSession> {
