@@ -43,8 +43,11 @@ async function run(tool, args, tarball) {
  */
 function attwProfile(tarball) {
   const folder = tarball.replace(/^faceverify-/, '').replace(/\.tgz$/, '');
-  const manifest = readFileSync(join(ROOT, 'packages', folder, 'package.json'), 'utf8');
-  return manifest.includes('"require"') ? 'node16' : 'esm-only';
+  const { exports } = JSON.parse(
+    readFileSync(join(ROOT, 'packages', folder, 'package.json'), 'utf8'),
+  );
+  const entries = Object.values(exports ?? {}).filter((entry) => typeof entry === 'object');
+  return entries.some((entry) => 'require' in entry) ? 'node16' : 'esm-only';
 }
 
 const passed = await runAll(

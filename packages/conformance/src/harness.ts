@@ -119,11 +119,3 @@ export function assertAccepted(answer: Answer, extra: Record<string, unknown> = 
   expect(answer.json).toStrictEqual({ received: true, ...extra });
   expect(answer.headers.get('content-type') ?? '').toMatch(/^application\/json/);
 }
-
-/**
- * Waits until `condition` holds. No deadline of its own: the test's timeout bounds the wait,
- * so a slow machine never fails a case by a race against a shorter clock.
- */
-export async function eventually(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
-}

@@ -35,11 +35,6 @@ export class ClosedNotices {
     };
   }
 
-  /** How many listeners this process has: for tests that check nothing is left behind. */
-  get listenerCount(): number {
-    return this.listeners.size;
-  }
-
   private subscribe(): RedisClient {
     const subscriber = this.redis.duplicate();
     // A dropped connection is reconnected by ioredis; its error must not become unhandled.

@@ -179,14 +179,14 @@ export class RedisStore implements Store {
     const reply = await (maxOpenPerUser === undefined || !open
       ? insert()
       : this.insertQueue.run(session.externalUserId, insert));
-    return this.read('insert', () => {
+    const outcome = this.read('insert', () => {
       if (!Array.isArray(reply) || (reply[0] !== 0 && reply[0] !== 1)) {
         throw new TypeError('insert came back malformed');
       }
-      const displaced = recordsFromReply(reply[1]);
-      for (const record of displaced) this.closed.publish(record.key);
-      return { inserted: reply[0] === 1, displaced };
+      return { inserted: reply[0] === 1, displaced: recordsFromReply(reply[1]) };
     });
+    for (const record of outcome.displaced) this.closed.publish(record.key);
+    return outcome;
   }
 
   async get({ key, now }: Options<'get'>): Promise<TrackedSession | undefined> {

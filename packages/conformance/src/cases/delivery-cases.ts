@@ -1,8 +1,9 @@
 import { createTestClock, fixturePayload, signedDelivery } from '@faceverify/core/testing';
+import { waitFor } from '@faceverify/test-support/wait-for';
 import { expect } from 'vitest';
 import type { ConformanceCase } from '../case.js';
 import { createFixture, SECRET } from '../fixture.js';
-import { assertAccepted, assertError, eventually, withApp } from '../harness.js';
+import { assertAccepted, assertError, withApp } from '../harness.js';
 import type { ConformanceTarget, MountStyle } from '../target.js';
 
 export function deliveryCases(target: ConformanceTarget, mount: MountStyle): ConformanceCase[] {
@@ -45,14 +46,14 @@ export function deliveryCases(target: ConformanceTarget, mount: MountStyle): Con
         await withApp(target, { mount }, fixture, async (app) => {
           const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
           const answering = app.post(delivery);
-          await eventually(() => fixture.events.length === 1);
+          await waitFor(() => fixture.events.length === 1, 'the handler starts');
           await clock.advance(150);
           const answer = await answering;
           expect(answer.status, `status (body: ${answer.text})`).toBe(202);
           expect(answer.json).toStrictEqual({ received: true, processing: true });
           expect(fixture.finished.length, 'answered before the handler finished').toBe(0);
           fixture.release();
-          await eventually(() => fixture.finished.length === 1);
+          await waitFor(() => fixture.finished.length === 1, 'the handler finishes');
         });
       },
     },
