@@ -9,8 +9,15 @@ type FieldCheck = [field: string, expected: string, test: (value: unknown) => bo
 const isString = (value: unknown) => typeof value === 'string';
 const isBoolean = (value: unknown) => typeof value === 'boolean';
 
+// Where the runtime has it, `URL.canParse` validates without building a URL object.
+const canParse = (URL as { canParse?: (url: string) => boolean }).canParse?.bind(URL);
+
 function isHttpUrl(value: unknown): boolean {
   if (typeof value !== 'string') return false;
+  // A URL spelled with its scheme as the service writes it is http(s) exactly when it parses.
+  if (canParse && (value.startsWith('https://') || value.startsWith('http://'))) {
+    return canParse(value);
+  }
   try {
     const { protocol } = new URL(value);
     return protocol === 'https:' || protocol === 'http:';

@@ -17,12 +17,18 @@ export type ActivityKind =
 
 const BUCKET_MS = 60_000;
 
+/** One kind's buckets, oldest first, and their sum: alarms read counts on every rejection. */
+interface Counts {
+  list: { start: number; count: number }[];
+  total: number;
+}
+
 /**
  * Counts of what happened over the last `windowMs`, in one-minute buckets: a few numbers per
  * kind whatever the traffic, and a count read without scanning events.
  */
 export class ActivityWindow {
-  private readonly buckets = new Map<ActivityKind, { start: number; count: number }[]>();
+  private readonly buckets = new Map<ActivityKind, Counts>();
   private readonly last = new Map<ActivityKind, number>();
   private readonly details = new Map<ActivityKind, string>();
 
@@ -38,27 +44,26 @@ export class ActivityWindow {
     const now = this.clock.now();
     if (detail !== undefined) this.details.set(kind, detail);
     const start = now - (now % BUCKET_MS);
-    let list = this.buckets.get(kind);
-    if (!list) {
-      list = [];
-      this.buckets.set(kind, list);
+    let counts = this.buckets.get(kind);
+    if (!counts) {
+      counts = { list: [], total: 0 };
+      this.buckets.set(kind, counts);
     }
-    const newest = list[list.length - 1];
+    const newest = counts.list[counts.list.length - 1];
     if (newest?.start === start) newest.count++;
-    else list.push({ start, count: 1 });
+    else counts.list.push({ start, count: 1 });
+    counts.total++;
     this.last.set(kind, now);
-    this.prune(list, now);
+    this.prune(counts, now);
     this.onRecord(kind);
   }
 
   /** How many of `kind` in the window. */
   count(kind: ActivityKind): number {
-    const list = this.buckets.get(kind);
-    if (!list) return 0;
-    this.prune(list, this.clock.now());
-    let total = 0;
-    for (const bucket of list) total += bucket.count;
-    return total;
+    const counts = this.buckets.get(kind);
+    if (!counts) return 0;
+    this.prune(counts, this.clock.now());
+    return counts.total;
   }
 
   /** The newest detail recorded with `kind`. */
@@ -71,8 +76,11 @@ export class ActivityWindow {
     return this.last.get(kind);
   }
 
-  private prune(list: { start: number }[], now: number): void {
+  private prune(counts: Counts, now: number): void {
     const oldest = now - this.windowMs;
-    while (list.length > 0 && list[0]!.start + BUCKET_MS <= oldest) list.shift();
+    const { list } = counts;
+    while (list.length > 0 && list[0]!.start + BUCKET_MS <= oldest) {
+      counts.total -= list.shift()!.count;
+    }
   }
 }

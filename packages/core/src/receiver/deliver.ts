@@ -32,26 +32,41 @@ export const UNMATCHED_PREFIX = 'webhook:';
  * token (a credential): 128 bits of an HMAC-SHA256 of the token. A delivery matched to no
  * session is keyed by its signature digest, which is no secret, and used as it is.
  */
-async function eventId(session: TrackedSession): Promise<string> {
-  if (!session.token)
-    return `evt_${session.key.slice(session.key.indexOf(':') + 1, 33 + session.key.indexOf(':'))}`;
-  const digest = await hmacSha256('faceverify.event-id', encoder.encode(session.key));
-  return `evt_${toHex(digest).slice(0, 32)}`;
+function eventId(session: TrackedSession): string | Promise<string> {
+  const { key } = session;
+  if (!session.token) return `evt_${key.slice(key.indexOf(':') + 1, 33 + key.indexOf(':'))}`;
+  const digest = hmacSha256('faceverify.event-id', encoder.encode(key));
+  return digest instanceof Uint8Array ? idOf(digest) : digest.then(idOf);
 }
 
-/** The event handlers receive for a session's result. */
-export async function completedEvent(
+const idOf = (digest: Uint8Array) => `evt_${toHex(digest).slice(0, 32)}`;
+
+/**
+ * The event handlers receive for a session's result. Synchronous where the runtime hashes
+ * synchronously (Node), so the hot path awaits nothing for it.
+ */
+export function completedEvent(
   session: TrackedSession,
   result: StoredResult,
-): Promise<VerificationCompletedEvent> {
-  const attempt = session.state === 'delivering' ? session.attempts + 1 : 1;
+): VerificationCompletedEvent | Promise<VerificationCompletedEvent> {
+  const id = eventId(session);
+  return typeof id === 'string'
+    ? eventWithId(session, result, id)
+    : id.then((value) => eventWithId(session, result, value));
+}
+
+function eventWithId(
+  session: TrackedSession,
+  result: StoredResult,
+  id: string,
+): VerificationCompletedEvent {
   const event: VerificationCompletedEvent = {
     type: 'verification.completed',
-    id: await eventId(session),
+    id,
     source: result.source,
     receivedAt: new Date(result.receivedAt),
     data: result.payload,
-    attempt,
+    attempt: session.state === 'delivering' ? session.attempts + 1 : 1,
     confirmed: isConfirmed(result),
   };
   if (session.token) event.sessionToken = session.token;
@@ -78,7 +93,8 @@ export async function deliverLeased(
   via?: DeliverySource,
 ): Promise<Delivery> {
   const { handlers, log } = context;
-  const event = prepared ?? (await completedEvent(session, result));
+  const built = prepared ?? completedEvent(session, result);
+  const event = built instanceof Promise ? await built : built;
   const leased = stillLeased(context, session.key, owner, session.lease?.until);
   if (leased !== true && !(await leased)) {
     log.warn('A lease lapsed before delivery; another worker delivers this result.', {

@@ -71,9 +71,11 @@ export class HandlerRegistry {
       if (name === 'verification.completed' && Boolean(options.transactional) !== !!transaction) {
         continue;
       }
-      await (handler as (event: unknown, context: unknown) => unknown)(event, {
+      const returned = (handler as (event: unknown, context: unknown) => unknown)(event, {
         transaction: transaction?.value,
       });
+      // A handler that returns nothing to wait for costs no turn of the microtask queue.
+      if (isThenable(returned)) await returned;
     }
   }
 
@@ -127,4 +129,12 @@ function withoutCredentials(
     ...rest,
     data: { ...rest.data, frontImageUrl: redactUrl(rest.data.frontImageUrl) as string },
   };
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }

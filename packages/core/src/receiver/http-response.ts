@@ -50,3 +50,21 @@ export function errorResponse(
 ): ReceiverResponse {
   return jsonResponse(status, { error, message }, headers);
 }
+
+/**
+ * An error answer whose text never changes, serialized once: floods of unsigned or wrongly
+ * signed requests are answered without building the same JSON again for each.
+ */
+export function fixedErrorResponse(
+  status: number,
+  error: ReceiverErrorCode,
+  message: string,
+  headers?: Record<string, string>,
+): () => ReceiverResponse {
+  const body = JSON.stringify({ error, message });
+  return () => {
+    const all = jsonHeaders();
+    if (headers) Object.assign(all, headers);
+    return { status, headers: all, body };
+  };
+}

@@ -4,7 +4,7 @@ import { rejectionLog } from '../logging/rejection-log-limiter.js';
 import { decodeJson } from '../payload/decode-json.js';
 import { COMPLETED_EVENT, validateVerificationPayload } from '../payload/parse.js';
 import type { VerificationPayload } from '../payload/types.js';
-import { matchSignature } from '../signature/verify.js';
+import { findSecret } from '../signature/verify.js';
 import { isOpen, type StoredResult, type TrackedSession } from '../store/store.js';
 import { type PollOutcome, pollLeased } from '../tracker/poll-session.js';
 import { announceDisplaced } from './announce-displaced.js';
@@ -19,7 +19,7 @@ import {
 } from './deliver.js';
 import type { VerificationCompletedEvent } from './events.js';
 import { type HeadersLike, readHeader } from './headers.js';
-import { errorResponse, type ReceiverResponse } from './http-response.js';
+import { errorResponse, fixedErrorResponse, type ReceiverResponse } from './http-response.js';
 import { answerOutcome, type WebhookOutcome } from './webhook-outcomes.js';
 
 export const SIGNATURE_HEADER = 'x-webhook-signature';
@@ -38,6 +38,23 @@ export interface WebhookRequest {
 
 // Closed records of a user looked at to recognise a late duplicate: the most recent ones.
 const RECENT_CLOSED_CONSIDERED = 20;
+
+const methodNotAllowed = fixedErrorResponse(
+  405,
+  'method_not_allowed',
+  'Webhooks are delivered with POST.',
+  { allow: 'POST' },
+);
+const signatureMissing = fixedErrorResponse(
+  401,
+  'signature_missing',
+  'The X-Webhook-Signature header is missing. Webhooks from the service always carry it.',
+);
+const signatureInvalid = fixedErrorResponse(
+  401,
+  'signature_invalid',
+  'The X-Webhook-Signature header does not match the body for any configured secret. Check FACEVERIFY_WEBHOOK_SECRET against the service Settings, and that nothing altered the body before verification.',
+);
 
 /** An outcome of the decision, with the event delivered (or still being delivered), if any. */
 interface Decided {
@@ -236,7 +253,8 @@ async function deliverStored(
   if (session === 'closed') return { outcome: 'duplicate' };
   if (!session) return { outcome: 'queued' };
   const stored = session.result ?? result;
-  const event = await completedEvent(session, stored);
+  const built = completedEvent(session, stored);
+  const event = built instanceof Promise ? await built : built;
   const delivery = deliverLeased(context, session, owner, stored, event).then(
     ({ outcome }): Decided => ({ outcome: deliveryOutcome(outcome), event }),
   );
@@ -313,9 +331,7 @@ export async function receiveWebhook(
 ): Promise<ReceiverResponse> {
   const { log } = context;
   if (request.method.toUpperCase() !== 'POST') {
-    return errorResponse(405, 'method_not_allowed', 'Webhooks are delivered with POST.', {
-      allow: 'POST',
-    });
+    return methodNotAllowed();
   }
   if (request.body.byteLength > context.maxBodyBytes) {
     return payloadTooLarge(context.maxBodyBytes);
@@ -324,13 +340,10 @@ export async function receiveWebhook(
   if (signature === undefined || signature.trim() === '') {
     context.activity.record('signature_missing');
     rejectionLog(log, context.now).warn('Webhook rejected: no X-Webhook-Signature header.');
-    return errorResponse(
-      401,
-      'signature_missing',
-      'The X-Webhook-Signature header is missing. Webhooks from the service always carry it.',
-    );
+    return signatureMissing();
   }
-  const match = await matchSignature(request.body, signature, context.secrets);
+  const matching = findSecret(request.body, signature, context.secrets);
+  const match = matching instanceof Promise ? await matching : matching;
   if (!match) {
     context.activity.record('signature_invalid');
     rejectionLog(log, context.now).warn(
@@ -339,11 +352,7 @@ export async function receiveWebhook(
         candidates: context.secrets.length,
       },
     );
-    return errorResponse(
-      401,
-      'signature_invalid',
-      'The X-Webhook-Signature header does not match the body for any configured secret. Check FACEVERIFY_WEBHOOK_SECRET against the service Settings, and that nothing altered the body before verification.',
-    );
+    return signatureInvalid();
   }
   let payload: VerificationPayload;
   try {

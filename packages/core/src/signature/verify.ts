@@ -34,6 +34,18 @@ export async function matchSignature(
   signature: string | null | undefined,
   secrets: WebhookSecrets | readonly LabeledSecret[],
 ): Promise<SecretMatch | null> {
+  return findSecret(body, signature, secrets);
+}
+
+/**
+ * `matchSignature`, answered synchronously where the runtime's HMAC is synchronous (Node):
+ * the Receiver's hot path then awaits nothing for it.
+ */
+export function findSecret(
+  body: string | Uint8Array,
+  signature: string | null | undefined,
+  secrets: WebhookSecrets | readonly LabeledSecret[],
+): SecretMatch | null | Promise<SecretMatch | null> {
   if (typeof signature !== 'string') return null;
   const expected = decodeDigestHex(signature.trim());
   if (!expected) return null;
@@ -43,12 +55,29 @@ export async function matchSignature(
   // No early exit: the time taken does not reveal which secret matched.
   for (let index = 0; index < list.length; index++) {
     const entry = list[index]!;
-    // node:crypto answers synchronously: no await (a microtask) per secret there.
     const digest = hmacSha256(entry.secret, bytes);
-    const actual = digest instanceof Uint8Array ? digest : await digest;
-    if (equalBytes(actual, expected) && match === null) {
-      match = { index, label: entry.label };
+    // Web Crypto answers with a promise: the rest of the list is tried asynchronously.
+    if (!(digest instanceof Uint8Array)) {
+      return matchFrom(digest, index, bytes, expected, list, match);
     }
+    if (equalBytes(digest, expected) && match === null) match = { index, label: entry.label };
+  }
+  return match;
+}
+
+async function matchFrom(
+  pending: Promise<Uint8Array>,
+  from: number,
+  bytes: Uint8Array,
+  expected: Uint8Array,
+  list: readonly LabeledSecret[],
+  found: SecretMatch | null,
+): Promise<SecretMatch | null> {
+  let match = found;
+  for (let index = from; index < list.length; index++) {
+    const entry = list[index]!;
+    const actual = index === from ? await pending : await hmacSha256(entry.secret, bytes);
+    if (equalBytes(actual, expected) && match === null) match = { index, label: entry.label };
   }
   return match;
 }

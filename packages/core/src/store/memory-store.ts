@@ -35,13 +35,21 @@ interface Stored extends TrackedSession {
   purgeAt?: number;
 }
 
+/** A copy the caller may change without touching the store (one object literal: every read). */
 function copy(record: Stored): TrackedSession {
-  const { purgeAt: _purgeAt, ...session } = record;
-  return {
-    ...session,
-    ...(record.result ? { result: { ...record.result } } : {}),
-    ...(record.lease ? { lease: { ...record.lease } } : {}),
+  const session: TrackedSession = {
+    key: record.key,
+    externalUserId: record.externalUserId,
+    createdAt: record.createdAt,
+    expiresAt: record.expiresAt,
+    state: record.state,
+    dueAt: record.dueAt,
+    attempts: record.attempts,
   };
+  if (record.token !== undefined) session.token = record.token;
+  if (record.result) session.result = { ...record.result };
+  if (record.lease) session.lease = { owner: record.lease.owner, until: record.lease.until };
+  return session;
 }
 
 /**

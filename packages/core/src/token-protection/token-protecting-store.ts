@@ -95,23 +95,32 @@ export class TokenProtectingStore implements Store {
     }
   }
 
-  async insert({ record, ...options }: InsertOptions): Promise<InsertOutcome> {
+  insert(options: InsertOptions): Promise<InsertOutcome> {
     // A delivery matched to no session (every webhook of a webhook-only Receiver) has no
-    // token: it goes through without a hop of its own.
-    const stored = record.key.startsWith(UNMATCHED_PREFIX) ? record : await this.conceal(record);
-    const outcome = await this.inner.insert({ ...options, record: stored });
-    return outcome.displaced.some(isConcealed)
-      ? { ...outcome, displaced: await this.revealAll(outcome.displaced) }
-      : outcome;
+    // token: it goes through as it is, without a promise of its own.
+    if (options.record.key.startsWith(UNMATCHED_PREFIX)) {
+      return this.inner.insert(options).then(this.revealDisplaced);
+    }
+    return this.conceal(options.record).then((record) =>
+      this.inner.insert({ ...options, record }).then(this.revealDisplaced),
+    );
   }
+
+  private readonly revealDisplaced = (
+    outcome: InsertOutcome,
+  ): InsertOutcome | Promise<InsertOutcome> =>
+    outcome.displaced.some(isConcealed)
+      ? this.revealAll(outcome.displaced).then((displaced) => ({ ...outcome, displaced }))
+      : outcome;
 
   async get(options: GetOptions): Promise<TrackedSession | undefined> {
     return this.findFirst(options.key, (key) => this.inner.get({ ...options, key }));
   }
 
-  async findByUser(options: FindByUserOptions): Promise<TrackedSession[]> {
-    const records = await this.inner.findByUser(options);
-    return records.some(isConcealed) ? this.revealAll(records) : records;
+  findByUser(options: FindByUserOptions): Promise<TrackedSession[]> {
+    return this.inner
+      .findByUser(options)
+      .then((records) => (records.some(isConcealed) ? this.revealAll(records) : records));
   }
 
   remember(options: RememberOptions): Promise<boolean> {
@@ -140,6 +149,7 @@ export class TokenProtectingStore implements Store {
   }
 
   settle(options: SettleOptions): Promise<boolean> {
+    if (isStoredKey(options.key)) return this.inner.settle(options);
     return this.firstHit(
       options.key,
       (key) => this.inner.settle({ ...options, key }),
@@ -202,12 +212,20 @@ export class TokenProtectingStore implements Store {
   }
 
   /** `call` under each stored key in turn until `missed` says it found the record. */
-  private async firstHit<T>(
+  private firstHit<T>(
     key: string,
     call: (storedKey: string) => Promise<T>,
     missed: (outcome: T) => boolean,
   ): Promise<T> {
-    if (isStoredKey(key)) return call(key);
+    // A key stored as it is (a delivery's digest) is one call, with no promise of its own.
+    return isStoredKey(key) ? call(key) : this.firstHitOfToken(key, call, missed);
+  }
+
+  private async firstHitOfToken<T>(
+    key: string,
+    call: (storedKey: string) => Promise<T>,
+    missed: (outcome: T) => boolean,
+  ): Promise<T> {
     const candidates = await this.storedKeys(key);
     let outcome = await call(candidates[0]!);
     for (const candidate of candidates.slice(1)) {
