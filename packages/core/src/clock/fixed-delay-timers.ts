@@ -3,16 +3,28 @@ import type { Clock, TimerHandle } from './clock.js';
 /** A callback waiting in `FixedDelayTimers`; pass it to `cancel`. */
 export interface PendingTimer {
   readonly at: number;
-  readonly callback: () => void;
 }
+
+interface Entry extends PendingTimer {
+  /** `undefined` once cancelled or run: a cancelled entry holds nothing of its request. */
+  callback: (() => void) | undefined;
+}
+
+// Cancelled entries left behind a live one are dropped once they outnumber the live ones.
+const COMPACT_AFTER = 1024;
 
 /**
  * Many timers of one fixed delay on a single timer of `clock`: every webhook sets an
  * acknowledgement deadline and a lease renewal and almost always cancels both within
  * microseconds, and a platform timer for each (set, unref'd, cleared) costs more than much of
- * the rest of the request. Here a timer is an entry in an ordered set; the one clock timer is
- * set for the earliest entry and, when it fires, runs every entry due and is set again for the
- * next. Each callback still runs at its own time on the clock.
+ * the rest of the request. Here a timer is an entry in a queue in start order, which is due
+ * order while the clock does not go back; the one clock timer is set for the earliest entry
+ * and, when it fires, runs every entry due and is set again for the next. Each callback still
+ * runs at its own time on the clock.
+ *
+ * Cancelling only marks the entry: the queue drops cancelled entries from its front as it
+ * goes, so the common case (each timer cancelled soon after it started) allocates nothing
+ * but the entry. A Set emptied and refilled for every request reallocates its table.
  *
  * @example
  * const acks = new FixedDelayTimers(clock, 5000);
@@ -20,9 +32,9 @@ export interface PendingTimer {
  * acks.cancel(pending);
  */
 export class FixedDelayTimers {
-  // Insertion order is due order while the clock does not go back; `fire` checks every entry
-  // anyway, so one that a backward step put out of order is only as late as that step.
-  private readonly pending = new Set<PendingTimer>();
+  private queue: Entry[] = [];
+  private head = 0;
+  private live = 0;
   private handle: TimerHandle | undefined;
   private armedFor = Number.POSITIVE_INFINITY;
 
@@ -33,14 +45,32 @@ export class FixedDelayTimers {
 
   /** Runs `callback` once after the delay, unless cancelled first. */
   start(callback: () => void): PendingTimer {
-    const timer: PendingTimer = { at: this.clock.now() + this.delayMs, callback };
-    this.pending.add(timer);
+    const timer: Entry = { at: this.clock.now() + this.delayMs, callback };
+    this.queue.push(timer);
+    this.live += 1;
     if (timer.at < this.armedFor) this.arm(timer.at);
     return timer;
   }
 
   cancel(timer: PendingTimer): void {
-    this.pending.delete(timer);
+    const entry = timer as Entry;
+    if (entry.callback === undefined) return;
+    entry.callback = undefined;
+    this.live -= 1;
+    this.dropSettled();
+  }
+
+  /** Drops cancelled entries from the front, and compacts when many sit behind a live one. */
+  private dropSettled(): void {
+    const { queue } = this;
+    while (this.head < queue.length && queue[this.head]!.callback === undefined) this.head += 1;
+    if (this.head === queue.length) {
+      queue.length = 0;
+      this.head = 0;
+    } else if (queue.length - this.head > 2 * this.live + COMPACT_AFTER) {
+      this.queue = queue.slice(this.head).filter((entry) => entry.callback !== undefined);
+      this.head = 0;
+    }
   }
 
   private arm(at: number): void {
@@ -53,14 +83,27 @@ export class FixedDelayTimers {
     this.handle = undefined;
     this.armedFor = Number.POSITIVE_INFINITY;
     const now = this.clock.now();
-    const due: PendingTimer[] = [];
+    const due: Array<() => void> = [];
+    const waiting: Entry[] = [];
     let next = Number.POSITIVE_INFINITY;
-    for (const timer of this.pending) {
-      if (timer.at <= now) due.push(timer);
-      else if (timer.at < next) next = timer.at;
+    // Every entry is checked: one that a backward clock step put out of order is only as late
+    // as that step.
+    for (let index = this.head; index < this.queue.length; index++) {
+      const entry = this.queue[index]!;
+      const { callback } = entry;
+      if (callback === undefined) continue;
+      if (entry.at <= now) {
+        entry.callback = undefined;
+        due.push(callback);
+      } else {
+        waiting.push(entry);
+        if (entry.at < next) next = entry.at;
+      }
     }
-    for (const timer of due) this.pending.delete(timer);
+    this.queue = waiting;
+    this.head = 0;
+    this.live = waiting.length;
     if (next !== Number.POSITIVE_INFINITY) this.arm(next);
-    for (const timer of due) timer.callback();
+    for (const callback of due) callback();
   };
 }

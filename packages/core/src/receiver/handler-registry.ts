@@ -67,7 +67,11 @@ export class HandlerRegistry {
     event: Parameters<ReceiverEventMap[Name]>[0],
     transaction?: { value: unknown },
   ): Promise<void> {
-    for (const [handler, options] of [...this.mapFor(name)]) {
+    const map = this.mapFor(name);
+    // A snapshot, so a handler that registers another does not run it now; with one handler,
+    // reading its entry first is that snapshot.
+    const entries = map.size === 1 ? [map.entries().next().value!] : [...map];
+    for (const [handler, options] of entries) {
       if (name === 'verification.completed' && Boolean(options.transactional) !== !!transaction) {
         continue;
       }

@@ -16,12 +16,14 @@ import {
   type InsertOptions,
   type InsertOutcome,
   isOpen,
+  type Lease,
   type LeaseDueOptions,
   type LeaseOptions,
   type ListDeadLettersOptions,
   type RememberOptions,
   type SettleOptions,
   type Store,
+  type StoredResult,
   type TrackedSession,
   type TrackedState,
 } from './store.js';
@@ -31,8 +33,38 @@ interface Entry {
   key: string;
 }
 
-interface Stored extends TrackedSession {
-  purgeAt?: number;
+/**
+ * A record as kept here: every field always present (`undefined` when unset), so records keep
+ * one shape and dropping a lease or a token never turns one into a dictionary (`delete` does).
+ */
+interface Stored {
+  key: string;
+  token: string | undefined;
+  externalUserId: string;
+  createdAt: number;
+  expiresAt: number;
+  state: TrackedState;
+  dueAt: number;
+  attempts: number;
+  result: StoredResult | undefined;
+  lease: Lease | undefined;
+  purgeAt: number | undefined;
+}
+
+function stored(session: TrackedSession): Stored {
+  return {
+    key: session.key,
+    token: session.token,
+    externalUserId: session.externalUserId,
+    createdAt: session.createdAt,
+    expiresAt: session.expiresAt,
+    state: session.state,
+    dueAt: session.dueAt,
+    attempts: session.attempts,
+    result: session.result && { ...session.result },
+    lease: session.lease && { owner: session.lease.owner, until: session.lease.until },
+    purgeAt: undefined,
+  };
 }
 
 /** A copy the caller may change without touching the store (one object literal: every read). */
@@ -63,7 +95,9 @@ function copy(record: Stored): TrackedSession {
 export class MemoryStore implements Store {
   private readonly records = new Map<string, Stored>();
   private readonly closedListeners = new Set<ClosedRecordListener>();
-  private readonly byUser = new Map<string, Set<string>>();
+  // A user's keys: one key as it is (the common case, and no Set to allocate and empty again
+  // for every delivery), a Set once there are several.
+  private readonly byUser = new Map<string, string | Set<string>>();
   // A day of webhooks is remembered here: see ReplayDigests for how it stays small.
   private readonly digests = new ReplayDigests();
   // Due times and expiry times are indexed by heaps with lazy deletion: an entry whose time
@@ -86,14 +120,13 @@ export class MemoryStore implements Store {
       maxOpenPerUser === undefined || !isOpen(session.state)
         ? []
         : this.displaceOldest(session.externalUserId, maxOpenPerUser - 1, now, displacedRetainMs);
-    const record: Stored = copy(session);
+    const record = stored(session);
     this.records.set(record.key, record);
-    let keys = this.byUser.get(record.externalUserId);
-    if (!keys) {
-      keys = new Set();
-      this.byUser.set(record.externalUserId, keys);
-    }
-    keys.add(record.key);
+    const keys = this.byUser.get(record.externalUserId);
+    if (keys === undefined) this.byUser.set(record.externalUserId, record.key);
+    else if (typeof keys !== 'string') keys.add(record.key);
+    else if (keys !== record.key)
+      this.byUser.set(record.externalUserId, new Set([keys, record.key]));
     // A record inserted with a live lease becomes due when the lease ends, as leasing would.
     if (isOpen(record.state))
       this.schedule(record, Math.max(record.dueAt, record.lease?.until ?? 0));
@@ -108,9 +141,9 @@ export class MemoryStore implements Store {
 
   async findByUser({ externalUserId, now, limit }: FindByUserOptions): Promise<TrackedSession[]> {
     this.purge(now);
-    const keys = this.byUser.get(externalUserId);
-    if (!keys) return [];
-    const records = [...keys].map((key) => this.records.get(key)!);
+    const keys = this.keysOfUser(externalUserId);
+    if (keys.length === 0) return [];
+    const records = keys.map((key) => this.records.get(key)!);
     const open = records.filter((record) => isOpen(record.state));
     const closed = records
       .filter((record) => !isOpen(record.state))
@@ -169,7 +202,7 @@ export class MemoryStore implements Store {
     this.purge(now);
     const record = this.records.get(key);
     if (!record || !isOpen(record.state) || record.lease?.owner !== owner) return false;
-    delete record.lease;
+    record.lease = undefined;
     if (update.result && !record.result) record.result = { ...update.result };
     if (update.attempts !== undefined) record.attempts = update.attempts;
     if (!('dueAt' in update)) {
@@ -221,7 +254,7 @@ export class MemoryStore implements Store {
     const record = this.records.get(key);
     if (record?.state !== 'failed') return false;
     this.deadLetters.delete(key);
-    delete record.purgeAt;
+    record.purgeAt = undefined;
     record.state = 'delivering';
     record.attempts = 0;
     this.schedule(record, now);
@@ -260,16 +293,14 @@ export class MemoryStore implements Store {
     now: number,
     retainMs: number,
   ): TrackedSession[] {
-    const keys = this.byUser.get(externalUserId);
-    if (!keys) return [];
-    const open = [...keys]
+    const open = this.keysOfUser(externalUserId)
       .map((key) => this.records.get(key)!)
       .filter((record) => isOpen(record.state))
       .sort((a, b) => a.createdAt - b.createdAt);
     const excess = open.slice(0, Math.max(0, open.length - Math.max(0, keep)));
     return excess.map((record) => {
       const before = copy(record);
-      delete record.lease;
+      record.lease = undefined;
       this.close(record, 'expired', now + retainMs);
       return before;
     });
@@ -277,7 +308,7 @@ export class MemoryStore implements Store {
 
   private close(record: Stored, state: TrackedState, purgeAt: number): void {
     // The sealed token is only needed to poll: once closed, nothing polls it again.
-    delete record.token;
+    record.token = undefined;
     record.state = state;
     record.purgeAt = purgeAt;
     if (state === 'failed') this.deadLetters.add(record.key);
@@ -332,7 +363,16 @@ export class MemoryStore implements Store {
     this.records.delete(record.key);
     this.deadLetters.delete(record.key);
     const keys = this.byUser.get(record.externalUserId);
-    keys?.delete(record.key);
-    if (keys?.size === 0) this.byUser.delete(record.externalUserId);
+    if (keys === record.key) this.byUser.delete(record.externalUserId);
+    else if (typeof keys === 'object') {
+      keys.delete(record.key);
+      if (keys.size === 0) this.byUser.delete(record.externalUserId);
+    }
+  }
+
+  private keysOfUser(externalUserId: string): string[] {
+    const keys = this.byUser.get(externalUserId);
+    if (keys === undefined) return [];
+    return typeof keys === 'string' ? [keys] : [...keys];
   }
 }
