@@ -43,6 +43,11 @@ export class FixedDelayTimers {
     private readonly delayMs: number,
   ) {}
 
+  /** Entries held, cancelled ones not yet dropped included: bounded by the live ones. */
+  get held(): number {
+    return this.queue.length - this.head;
+  }
+
   /** Runs `callback` once after the delay, unless cancelled first. */
   start(callback: () => void): PendingTimer {
     const timer: Entry = { at: this.clock.now() + this.delayMs, callback };
