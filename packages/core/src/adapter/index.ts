@@ -9,7 +9,12 @@ export { toFetchResponse } from './fetch-response.js';
 export { type ExecutionContextLike, lazyWaitUntil } from './lazy-wait-until.js';
 export { type NodeResponseLike, writeNodeAnswer } from './node-answer.js';
 export { type GetRawBody, type RawBodyOptions, rawBodyReader } from './raw-body-reader.js';
-export { framedByNodeHttp, readFetchBody, UNREADABLE_BODY } from './read-fetch-body.js';
+export {
+  type NodeIncomingLike,
+  nodeIncomingOf,
+  readFetchBody,
+  UNREADABLE_BODY,
+} from './read-fetch-body.js';
 export { type LimitedRead, readLimited } from './read-limited.js';
 export { type NodeRequestLike, nodeBodyTaken, readNodeBody } from './read-node-body.js';
 export type { Timers } from './timers.js';

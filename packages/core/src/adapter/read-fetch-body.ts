@@ -1,3 +1,4 @@
+import { readHeader } from '../receiver/headers.js';
 import type { BodyRead } from './body-read.js';
 import { readLimited } from './read-limited.js';
 
@@ -20,38 +21,42 @@ const SHORTER: BodyRead = {
 };
 
 /** The declared length when it is a plain number of bytes, else `undefined`. */
-function declaredLength(request: Request): number | undefined {
-  const declared = request.headers.get('content-length');
-  if (declared === null || !/^\d+$/.test(declared)) return undefined;
+function lengthOf(declared: string | null | undefined): number | undefined {
+  if (declared == null || !/^\d+$/.test(declared)) return undefined;
   return Number(declared);
 }
 
-/**
- * Whether a Fetch handler's second argument says its `Request` came from Node's HTTP parser:
- * `@hono/node-server` passes `{ incoming, outgoing }` (Hono's `c.env`). Such a body can never
- * be longer than its Content-Length, which the parser enforces. For adapter authors.
- */
-export function framedByNodeHttp(env: unknown): boolean {
-  const incoming = (env as { incoming?: { headers?: unknown; socket?: unknown } } | null)?.incoming;
-  return typeof incoming?.headers === 'object' && typeof incoming.socket === 'object';
+/** The parts of Node's `IncomingMessage` that `@hono/node-server` serves a `Request` from. */
+export interface NodeIncomingLike {
+  /** The headers as Node's parser read them: lower-case names, a plain record. */
+  readonly headers: Record<string, string | readonly string[] | undefined>;
+  readonly socket: object;
 }
 
-/** `request.arrayBuffer()`, or `undefined` once `signal` aborts (the body deadline). */
+/**
+ * Node's request under a Fetch handler's `Request`, when its second argument says it came
+ * from Node's HTTP parser: `@hono/node-server` passes `{ incoming, outgoing }` (Hono's
+ * `c.env`). Such a body can never be longer than its Content-Length, which the parser
+ * enforces; and its headers can be read as Node parsed them, without building Fetch
+ * `Headers` from them. For adapter authors.
+ */
+export function nodeIncomingOf(env: unknown): NodeIncomingLike | undefined {
+  const incoming = (env as { incoming?: { headers?: unknown; socket?: unknown } } | null)?.incoming;
+  return typeof incoming?.headers === 'object' &&
+    incoming.headers !== null &&
+    typeof incoming.socket === 'object' &&
+    incoming.socket !== null
+    ? (incoming as NodeIncomingLike)
+    : undefined;
+}
+
+/**
+ * `request.arrayBuffer()`. Nothing races the body deadline here: the pipeline answers `408`
+ * when it passes whatever the read does, and the connection it closes ends the read.
+ */
 async function wholeBody(request: Request, signal: AbortSignal): Promise<Uint8Array | undefined> {
   if (signal.aborted) return undefined;
-  const reading = request.arrayBuffer().then((buffer) => new Uint8Array(buffer));
-  // A read that fails after the deadline answered has no one left to tell.
-  reading.catch(() => undefined);
-  let onAbort: () => void = () => undefined;
-  const aborted = new Promise<undefined>((resolve) => {
-    onAbort = () => resolve(undefined);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([reading, aborted]);
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
+  return new Uint8Array(await request.arrayBuffer());
 }
 
 /**
@@ -61,10 +66,10 @@ async function wholeBody(request: Request, signal: AbortSignal): Promise<Uint8Ar
  * `arrayBuffer()` would read all of it before anything could count. Stops when `signal`
  * aborts. A body someone already read is `unavailable` with `consumedHint` (the fix).
  *
- * `framedByHttp` (see {@link framedByNodeHttp}) says the body arrived through an HTTP parser
- * that holds it to its Content-Length: a declared length within `limit` is then read with
- * `arrayBuffer()`, which `@hono/node-server` serves straight from Node's request without
- * building a web stream. For adapter authors.
+ * `incoming` (see {@link nodeIncomingOf}) is the Node request the body arrived on, through an
+ * HTTP parser that holds it to its Content-Length: a declared length within `limit` is then
+ * read with `arrayBuffer()`, which `@hono/node-server` serves straight from Node's request
+ * without building a web stream. For adapter authors.
  *
  * @example
  * const read = await readFetchBody(request, limit, signal, 'Read the body only once.');
@@ -74,11 +79,11 @@ export async function readFetchBody(
   limit: number,
   signal: AbortSignal,
   consumedHint: string,
-  framedByHttp = false,
+  incoming?: NodeIncomingLike,
 ): Promise<BodyRead> {
   if (request.bodyUsed) return { kind: 'unavailable', hint: consumedHint };
-  if (framedByHttp && !request.headers.has('transfer-encoding')) {
-    const declared = declaredLength(request);
+  if (incoming && incoming.headers['transfer-encoding'] === undefined) {
+    const declared = lengthOf(readHeader(incoming.headers, 'content-length'));
     if (declared !== undefined && declared <= limit) {
       try {
         const bytes = await wholeBody(request, signal);
@@ -92,7 +97,7 @@ export async function readFetchBody(
   }
   const body = request.body;
   if (body === null) return { kind: 'bytes', bytes: EMPTY };
-  const declared = declaredLength(request);
+  const declared = lengthOf(request.headers.get('content-length'));
   const framed = declared !== undefined && declared < limit;
   const read = await readLimited(body, framed ? declared : limit, signal);
   if (read.kind === 'failed') return UNREADABLE_BODY;

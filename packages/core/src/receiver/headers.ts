@@ -14,9 +14,11 @@ export function readHeader(headers: HeadersLike, name: string): string | undefin
   const record = headers as Record<string, string | readonly string[] | undefined>;
   let value = record[name];
   if (value === undefined) {
+    // Node's headers are lower case already: this looks further only for a hand-made record,
+    // and compares lengths first, so a header that is absent (an unsigned request) is cheap.
     const lower = name.toLowerCase();
-    for (const key of Object.keys(record)) {
-      if (key.toLowerCase() === lower) {
+    for (const key in record) {
+      if (key.length === lower.length && key.toLowerCase() === lower) {
         value = record[key];
         break;
       }

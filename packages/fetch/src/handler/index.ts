@@ -1,6 +1,6 @@
 import {
-  framedByNodeHttp,
   lazyWaitUntil,
+  nodeIncomingOf,
   readFetchBody,
   toFetchResponse,
   webhookMiddleware,
@@ -40,17 +40,22 @@ import type { VerificationWebhookHandler } from './types.js';
 export const verificationWebhook = webhookMiddleware<
   VerificationWebhookHandler,
   VerificationWebhookOptions
->((_self, request, context) => ({
-  method: request.method,
-  headers: request.headers,
-  // The platform's router chose this request: the handler is mounted on its route.
-  isRouted: () => true,
-  path: () => undefined,
-  readBody: (limit, signal) =>
-    readFetchBody(request, limit, signal, BODY_CONSUMED_HINT, framedByNodeHttp(context)),
-  waitUntil: lazyWaitUntil(() => context),
-  keep: () => undefined,
-  // Never called: the handler is always on its route and has no passThrough.
-  next: () => undefined,
-  respond: (answer, close) => toFetchResponse(answer, close),
-}));
+>((_self, request, context) => {
+  // On @hono/node-server, Node's request under `request`: its headers are read as Node parsed
+  // them, where `request.headers` would build Fetch Headers for every webhook.
+  const incoming = nodeIncomingOf(context);
+  return {
+    method: request.method,
+    headers: incoming?.headers ?? request.headers,
+    // The platform's router chose this request: the handler is mounted on its route.
+    isRouted: () => true,
+    path: () => undefined,
+    readBody: (limit, signal) =>
+      readFetchBody(request, limit, signal, BODY_CONSUMED_HINT, incoming),
+    waitUntil: lazyWaitUntil(() => context),
+    keep: () => undefined,
+    // Never called: the handler is always on its route and has no passThrough.
+    next: () => undefined,
+    respond: (answer, close) => toFetchResponse(answer, close),
+  };
+});

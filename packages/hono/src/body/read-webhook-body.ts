@@ -1,6 +1,6 @@
 import type { BodyRead, BodyReader } from '@faceverify/core/adapter';
 import {
-  framedByNodeHttp,
+  nodeIncomingOf,
   readFetchBody,
   textAsSent,
   UNREADABLE_BODY,
@@ -41,9 +41,14 @@ export const readWebhookBody: BodyReader<Context> = async (c, limit, signal) => 
     limit,
     signal,
     HINTS.rawConsumed,
-    framedByNodeHttp(c.env),
+    nodeIncomingOf(c.env),
   );
-  if (read.kind === 'bytes')
-    bodyCacheOf(req).arrayBuffer = Promise.resolve(new Uint8Array(read.bytes).buffer);
+  if (read.kind === 'bytes') bodyCacheOf(req).arrayBuffer = Promise.resolve(ownBuffer(read.bytes));
   return read;
 };
+
+/** The bytes' own ArrayBuffer, copied only when they are a view into a larger one. */
+function ownBuffer(bytes: Uint8Array): ArrayBuffer {
+  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  return whole && bytes.buffer instanceof ArrayBuffer ? bytes.buffer : bytes.slice().buffer;
+}

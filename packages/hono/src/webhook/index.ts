@@ -1,4 +1,9 @@
-import { lazyWaitUntil, toFetchResponse, webhookMiddleware } from '@faceverify/core/adapter';
+import {
+  lazyWaitUntil,
+  nodeIncomingOf,
+  toFetchResponse,
+  webhookMiddleware,
+} from '@faceverify/core/adapter';
 import { readWebhookBody } from '../body/read-webhook-body.js';
 import { isRouteHandler } from './mounting.js';
 import type { VerificationWebhookOptions } from './options.js';
@@ -37,7 +42,9 @@ export const verificationWebhook = webhookMiddleware<
   VerificationWebhookOptions
 >((_self, c, next) => ({
   method: c.req.method,
-  headers: c.req.raw.headers,
+  // On @hono/node-server, Node's headers as parsed: `c.req.raw.headers` would build Fetch
+  // Headers for every webhook.
+  headers: nodeIncomingOf(c.env)?.headers ?? c.req.raw.headers,
   isRouted: () => isRouteHandler(c),
   path: () => c.req.path,
   readBody: (limit, signal) => readWebhookBody(c, limit, signal),
