@@ -20,33 +20,26 @@ import {
   type RememberOptions,
   type SettleOptions,
 } from '@faceverify/core/store';
+import {
+  resultText,
+  type SessionRow,
+  sessionFromRow,
+  sessionRowValues,
+} from '@faceverify/shared-sql';
 import type { D1Database, D1Result } from './d1.js';
 import { D1StoreError, d1StoreError } from './errors.js';
 import { GroupedStatements } from './grouped-statements.js';
-import { type RecordRow, recordFromRow, resultColumn } from './rows.js';
 import {
   ATTACH,
   ATTACH_REFUSAL,
-  COUNTS,
-  DISCARD_DEAD_LETTER,
   DISPLACE,
-  DUE_SUMMARY,
-  FIND_BY_USER,
-  FORGET,
-  GET,
-  INSERT,
   LEASE,
   LEASE_DUE,
-  LIST_DEAD_LETTERS,
-  OPEN_RECORD_GRACE_MS,
   PURGE_DIGESTS,
   PURGE_RECORDS,
-  REDELIVER_DEAD_LETTER,
-  REMEMBER,
   SELECT_DISPLACED,
   SELECT_DUE,
-  SETTLE_CLOSED,
-  SETTLE_OPEN,
+  SHARED,
 } from './statements.js';
 
 /** Options of `D1Store`. */
@@ -120,28 +113,9 @@ export class D1Store implements Store {
     maxOpenPerUser,
     displacedRetainMs = 0,
   }: InsertOptions): Promise<InsertOutcome> {
-    const open = isOpen(record.state);
-    // A record inserted with a live lease becomes due when the lease ends, as leasing would.
-    const dueAt = open ? Math.max(record.dueAt, record.lease?.until ?? 0) : record.dueAt;
-    const insert = this.db
-      .prepare(INSERT)
-      .bind(
-        record.key,
-        record.token ?? null,
-        record.externalUserId,
-        record.createdAt,
-        record.expiresAt,
-        record.state,
-        dueAt,
-        record.attempts,
-        resultColumn(record.result),
-        record.lease?.owner ?? null,
-        record.lease?.until ?? null,
-        Math.max(record.expiresAt, dueAt) + OPEN_RECORD_GRACE_MS,
-        now,
-      );
+    const insert = this.db.prepare(SHARED.insert).bind(...sessionRowValues(record), now);
     return this.run('insert', async () => {
-      if (maxOpenPerUser === undefined || !open) {
+      if (maxOpenPerUser === undefined || !isOpen(record.state)) {
         const { results } = await insert.all<{ key: string }>();
         return { inserted: results.length > 0, displaced: [] };
       }
@@ -154,40 +128,38 @@ export class D1Store implements Store {
       ]);
       return {
         inserted: rowsOf(inserted).length > 0,
-        displaced: rowsOf<RecordRow>(displaced).map((row) => recordFromRow('insert', row)),
+        displaced: rowsOf<SessionRow>(displaced).map(sessionFromRow),
       };
     });
   }
 
   async get({ key, now }: GetOptions): Promise<TrackedSession | undefined> {
-    const row = await this.run('get', async () => {
-      const { results } = await this.db.prepare(GET).bind(key, now).all<RecordRow>();
-      return results[0];
+    return this.run('get', async () => {
+      const { results } = await this.db.prepare(SHARED.get).bind(key, now).all<SessionRow>();
+      return results[0] && sessionFromRow(results[0]);
     });
-    return row && recordFromRow('get', row);
   }
 
   /** One query on the user index: open records first, then the closed ones kept longest. */
   async findByUser({ externalUserId, now, limit }: FindByUserOptions): Promise<TrackedSession[]> {
-    const rows = await this.run('findByUser', async () => {
+    return this.run('findByUser', async () => {
       const statement = this.db
-        .prepare(FIND_BY_USER)
+        .prepare(SHARED.findByUser)
         .bind(externalUserId, now, Math.max(0, Math.floor(limit)));
-      return (await statement.all<RecordRow>()).results;
+      return (await statement.all<SessionRow>()).results.map(sessionFromRow);
     });
-    return rows.map((row) => recordFromRow('findByUser', row));
   }
 
   /** An upsert that writes only when the digest is absent or past its time (contract 5). */
   async remember({ digest, ttlMs, now }: RememberOptions): Promise<boolean> {
     return this.run('remember', async () => {
-      const statement = this.db.prepare(REMEMBER).bind(digest, now + ttlMs, now);
+      const statement = this.db.prepare(SHARED.remember).bind(digest, now + ttlMs, now);
       return (await statement.all()).results.length > 0;
     });
   }
 
   async forget({ digest }: ForgetOptions): Promise<void> {
-    await this.run('forget', () => this.db.prepare(FORGET).bind(digest).run());
+    await this.run('forget', () => this.db.prepare(SHARED.forget).bind(digest).run());
   }
 
   /**
@@ -198,7 +170,7 @@ export class D1Store implements Store {
   async attachResult({ key, result, now }: AttachResultOptions): Promise<AttachOutcome> {
     const [attached, refusal] = await this.run('attachResult', () =>
       this.db.batch([
-        this.db.prepare(ATTACH).bind(key, resultColumn(result), now),
+        this.db.prepare(ATTACH).bind(key, resultText(result), now),
         this.db.prepare(ATTACH_REFUSAL).bind(key, now),
       ]),
     );
@@ -210,11 +182,11 @@ export class D1Store implements Store {
 
   /** A conditional UPDATE: granted only when the lease is free, passed or the caller's (contract 2). */
   async lease({ key, owner, now, leaseMs }: LeaseOptions): Promise<TrackedSession | undefined> {
-    const row = await this.run('lease', async () => {
+    return this.run('lease', async () => {
       const statement = this.db.prepare(LEASE).bind(key, owner, now, now + leaseMs);
-      return (await statement.all<RecordRow>()).results[0];
+      const [row] = (await statement.all<SessionRow>()).results;
+      return row && sessionFromRow(row);
     });
-    return row && recordFromRow('lease', row);
   }
 
   /**
@@ -223,21 +195,21 @@ export class D1Store implements Store {
    */
   async leaseDue({ owner, now, leaseMs, limit }: LeaseDueOptions): Promise<TrackedSession[]> {
     const count = Math.max(0, Math.floor(limit));
-    const [, , due, leased] = await this.run('leaseDue', () =>
-      this.db.batch([
+    return this.run('leaseDue', async () => {
+      const [, , due, leased] = await this.db.batch([
         this.db.prepare(PURGE_RECORDS).bind(now, this.purgeBatchSize),
         this.db.prepare(PURGE_DIGESTS).bind(now, this.purgeBatchSize),
         this.db.prepare(SELECT_DUE).bind(now, count),
         this.db.prepare(LEASE_DUE).bind(now, count, owner, now + leaseMs),
-      ]),
-    );
-    // RETURNING does not keep the subquery's order: put the records back in due order.
-    const order = new Map(
-      rowsOf<{ key: string }>(due).map((row, index) => [row.key, index] as const),
-    );
-    return rowsOf<RecordRow>(leased)
-      .sort((a, b) => (order.get(a.key) ?? count) - (order.get(b.key) ?? count))
-      .map((row) => recordFromRow('leaseDue', row));
+      ]);
+      // RETURNING does not keep the subquery's order: put the records back in due order.
+      const order = new Map(
+        rowsOf<{ key: string }>(due).map((row, index) => [row.key, index] as const),
+      );
+      return rowsOf<SessionRow>(leased)
+        .map(sessionFromRow)
+        .sort((a, b) => (order.get(a.key) ?? count) - (order.get(b.key) ?? count));
+    });
   }
 
   /**
@@ -246,22 +218,22 @@ export class D1Store implements Store {
    * together in one `batch()`, each with its own outcome.
    */
   async settle({ key, owner, update, now }: SettleOptions): Promise<boolean> {
-    const result = resultColumn(update.result);
+    const result = resultText(update.result);
     const statement =
       'dueAt' in update
         ? this.db
-            .prepare(SETTLE_OPEN)
+            .prepare(SHARED.settleOpen)
             .bind(key, owner, now, result, update.state, update.dueAt, update.attempts)
         : this.db
-            .prepare(SETTLE_CLOSED)
+            .prepare(SHARED.settleClosed)
             .bind(key, owner, now, result, update.state, update.attempts ?? null, update.retainMs);
     return this.run('settle', async () => (await this.settles.run(statement)).results.length > 0);
   }
 
   async counts({ now }: CountsOptions): Promise<Record<TrackedState, number>> {
     const rows = await this.run('counts', async () => {
-      const statement = this.db.prepare(COUNTS).bind(now);
-      return (await statement.all<{ state: TrackedState; count: number }>()).results;
+      const statement = this.db.prepare(SHARED.counts).bind(now);
+      return (await statement.all<{ state: TrackedState; n: number }>()).results;
     });
     const counts: Record<TrackedState, number> = {
       pending: 0,
@@ -270,7 +242,7 @@ export class D1Store implements Store {
       expired: 0,
       failed: 0,
     };
-    for (const row of rows) if (row.state in counts) counts[row.state] = row.count;
+    for (const row of rows) if (row.state in counts) counts[row.state] = row.n;
     return counts;
   }
 
@@ -278,39 +250,39 @@ export class D1Store implements Store {
     const count = Math.max(0, Math.floor(limit));
     const after = cursor === undefined ? { purgeAt: now, key: '' } : decodeDeadLetterCursor(cursor);
     // One row more than the page tells whether another page follows.
-    const rows = await this.run('listDeadLetters', async () => {
+    return this.run('listDeadLetters', async () => {
       const statement = this.db
-        .prepare(LIST_DEAD_LETTERS)
+        .prepare(SHARED.listDeadLetters)
         .bind(now, after.purgeAt, after.key, count + 1);
-      return (await statement.all<RecordRow>()).results;
+      const rows = (await statement.all<SessionRow & { purge_at: number }>()).results;
+      const page = rows.slice(0, count);
+      const last = page.at(-1);
+      return {
+        records: page.map(sessionFromRow),
+        ...(last && rows.length > count
+          ? { cursor: encodeDeadLetterCursor({ purgeAt: last.purge_at, key: String(last.key) }) }
+          : {}),
+      };
     });
-    const page = rows.slice(0, count);
-    const last = page.at(-1);
-    return {
-      records: page.map((row) => recordFromRow('listDeadLetters', row)),
-      ...(last && rows.length > count
-        ? { cursor: encodeDeadLetterCursor({ purgeAt: last.purge_at, key: last.key }) }
-        : {}),
-    };
   }
 
   async redeliverDeadLetter({ key, now }: DeadLetterOptions): Promise<boolean> {
     return this.run('redeliverDeadLetter', async () => {
-      const statement = this.db.prepare(REDELIVER_DEAD_LETTER).bind(key, now);
+      const statement = this.db.prepare(SHARED.redeliverDeadLetter).bind(key, now);
       return (await statement.all()).results.length > 0;
     });
   }
 
   async discardDeadLetter({ key, now }: DeadLetterOptions): Promise<boolean> {
     return this.run('discardDeadLetter', async () => {
-      const statement = this.db.prepare(DISCARD_DEAD_LETTER).bind(key, now);
+      const statement = this.db.prepare(SHARED.discardDeadLetter).bind(key, now);
       return (await statement.all()).results.length > 0;
     });
   }
 
   async dueSummary({ now }: DueSummaryOptions): Promise<DueSummary> {
     const row = await this.run('dueSummary', async () => {
-      const statement = this.db.prepare(DUE_SUMMARY).bind(now);
+      const statement = this.db.prepare(SHARED.dueSummary).bind(now);
       return (await statement.all<{ due: number; oldest: number | null }>()).results[0];
     });
     const due = row?.due ?? 0;

@@ -1,4 +1,5 @@
 import { FaceverifyError } from '@faceverify/core';
+import { MalformedRowError } from '@faceverify/shared-sql';
 
 /**
  * Why a D1Store operation failed:
@@ -49,7 +50,8 @@ export function d1StoreError(
   failure?: D1StoreFailure,
 ): D1StoreError {
   const detail = error instanceof Error ? error.message : String(error);
-  const resolved = failure ?? failureOf(detail);
+  const resolved =
+    failure ?? (error instanceof MalformedRowError ? 'malformed' : failureOf(detail));
   return new D1StoreError(
     operation,
     resolved,

@@ -1,4 +1,5 @@
 import { FaceverifyError } from '@faceverify/core';
+import { MalformedRowError } from '@faceverify/shared-sql';
 
 /**
  * Why a store operation failed:
@@ -10,8 +11,14 @@ import { FaceverifyError } from '@faceverify/core';
  *   (`statement_timeout`, `options`) that a pooler like PgBouncer does not pass on; the
  *   message says what to change. Retrying does not help.
  * - `rejected`: PostgreSQL answered with another error; `sqlState` says which.
+ * - `malformed`: a row in the store's tables is not one this store wrote.
  */
-export type PostgresStoreFailure = 'unreachable' | 'schema_missing' | 'configuration' | 'rejected';
+export type PostgresStoreFailure =
+  | 'unreachable'
+  | 'schema_missing'
+  | 'configuration'
+  | 'rejected'
+  | 'malformed';
 
 /**
  * A PostgresStore operation could not be carried out. Never carries a connection string or
@@ -63,6 +70,7 @@ const REFUSED_STARTUP_PARAMETER = /unsupported startup parameter/i;
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 function failureOf(error: unknown): PostgresStoreFailure {
+  if (error instanceof MalformedRowError) return 'malformed';
   const state = sqlStateOf(error);
   if (state === '08P01' && REFUSED_STARTUP_PARAMETER.test(messageOf(error))) {
     return 'configuration';
@@ -77,6 +85,7 @@ const DESCRIPTION: Record<PostgresStoreFailure, string> = {
   configuration: "the connection's settings were refused",
   schema_missing: "the store's tables do not exist; run `await store.migrate()` first",
   rejected: 'PostgreSQL answered with an error',
+  malformed: "a row in the store's tables was not written by this store; do not write to them",
 };
 
 // What to do about the errors whose cause is the application's own settings.

@@ -1,3 +1,4 @@
+import { OPEN_RECORD_GRACE_MS } from '@faceverify/shared-sql';
 import type { TableNames } from './names.js';
 
 /** One schema change, applied once, in `version` order. */
@@ -9,9 +10,6 @@ export interface Migration {
 }
 
 const OPEN = `('pending', 'delivering')`;
-// Rule 8 of the Store contract: an open record may be dropped a day after both its
-// expiry and its due time; a closed one when its retention ends.
-const DAY_MS = 86_400_000;
 
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -37,7 +35,7 @@ CREATE TABLE ${sessions} (
   purge_at bigint,
   -- When the row stops existing for readers and may be deleted.
   drop_at bigint GENERATED ALWAYS AS (
-    COALESCE(purge_at, GREATEST(expires_at, due_at) + ${DAY_MS})
+    COALESCE(purge_at, GREATEST(expires_at, due_at) + ${OPEN_RECORD_GRACE_MS})
   ) STORED
 );
 

@@ -25,11 +25,11 @@ import {
   type TrackedState,
   type TransactionalStore,
 } from '@faceverify/core/store';
+import { resultText, sessionFromRow, sessionRowValues } from '@faceverify/shared-sql';
 import type { ClosedNoticeChannel } from './closed-notices.js';
 import { storeError } from './errors.js';
 import { MIGRATIONS, migrationsTableSql } from './migrations.js';
 import { closedChannel, type TableNames, tableNames } from './names.js';
-import { sessionOf } from './rows.js';
 import type { Row, SqlDatabase, SqlQueryable } from './sql-database.js';
 import { type Statements, statements } from './statements.js';
 
@@ -72,8 +72,6 @@ export interface MigrateReport {
 const LOCK_NOT_AVAILABLE = '55P03';
 const LOCKED_RETRIES = 3;
 const LOCKED_RETRY_MS = 25;
-
-const serialize = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
 
 /**
  * The Store contract on PostgreSQL. Each method is one statement (atomic per row, with
@@ -151,25 +149,9 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
     maxOpenPerUser,
     displacedRetainMs = 0,
   }: InsertOptions): Promise<InsertOutcome> {
-    const open = record.state === 'pending' || record.state === 'delivering';
-    // A record inserted with a live lease becomes due when the lease ends, as leasing would.
-    const dueAt = open ? Math.max(record.dueAt, record.lease?.until ?? 0) : record.dueAt;
-    const params = [
-      record.key,
-      record.token ?? null,
-      record.externalUserId,
-      record.createdAt,
-      record.expiresAt,
-      record.state,
-      dueAt,
-      record.attempts,
-      serialize(record.result),
-      record.lease?.owner ?? null,
-      record.lease?.until ?? null,
-      now,
-    ];
+    const params = [...sessionRowValues(record), now];
     return this.run('insert', async () => {
-      if (maxOpenPerUser === undefined || !open) {
+      if (maxOpenPerUser === undefined || !isOpen(record.state)) {
         const rows = await this.db.query(this.sql.insert, params);
         return { inserted: rows.length === 1, displaced: [] };
       }
@@ -185,7 +167,7 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
             Math.max(0, maxOpenPerUser - 1),
             displacedRetainMs,
           ]);
-          const before = displaced.map(sessionOf).sort((a, b) => a.createdAt - b.createdAt);
+          const before = displaced.map(sessionFromRow).sort((a, b) => a.createdAt - b.createdAt);
           return { commit: true, value: { inserted, displaced: before } };
         })
         .then((outcome) => {
@@ -198,7 +180,7 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
   async get({ key, now }: GetOptions): Promise<TrackedSession | undefined> {
     return this.run('get', async () => {
       const [row] = await this.db.query(this.sql.get, [key, now]);
-      return row && sessionOf(row);
+      return row && sessionFromRow(row);
     });
   }
 
@@ -209,7 +191,7 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
         now,
         Math.max(0, Math.floor(limit)),
       ]);
-      return rows.map(sessionOf);
+      return rows.map(sessionFromRow);
     });
   }
 
@@ -236,7 +218,7 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
       for (let attempt = 0; ; attempt++) {
         let rows: Row[];
         try {
-          rows = await this.db.query(this.sql.attachResult, [key, serialize(result), now]);
+          rows = await this.db.query(this.sql.attachResult, [key, resultText(result), now]);
         } catch (error) {
           if ((error as { code?: unknown }).code !== LOCK_NOT_AVAILABLE) throw error;
           if (attempt >= LOCKED_RETRIES) return 'already-attached';
@@ -256,7 +238,7 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
   async lease({ key, owner, now, leaseMs }: LeaseOptions): Promise<TrackedSession | undefined> {
     return this.run('lease', async () => {
       const [row] = await this.db.query(this.sql.lease, [key, owner, now + leaseMs, now]);
-      return row && sessionOf(row);
+      return row && sessionFromRow(row);
     });
   }
 
@@ -271,13 +253,13 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
         owner,
         now + leaseMs,
       ]);
-      return rows.map(sessionOf);
+      return rows.map(sessionFromRow);
     });
   }
 
   async settle(options: SettleOptions): Promise<boolean> {
     return this.run('settle', async () => {
-      const rows = await this.db.query(this.sql.settle, this.settleParams(options));
+      const rows = await this.db.query(...this.settleStatement(options));
       if (rows.length === 1 && !isOpen(options.update.state)) this.notices?.publish(options.key);
       return rows.length === 1;
     });
@@ -316,7 +298,7 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
             workFailed = true;
             throw error;
           }
-          await queryable.query(this.sql.settle, this.settleParams(options));
+          await queryable.query(...this.settleStatement(options));
           return { commit: true, value: { settled: true, value } };
         })
         .then((outcome) => {
@@ -359,7 +341,7 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
       const page = rows.slice(0, count);
       const last = page.at(-1);
       return {
-        records: page.map(sessionOf),
+        records: page.map(sessionFromRow),
         ...(last && rows.length > count
           ? {
               cursor: encodeDeadLetterCursor({
@@ -412,19 +394,17 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
     });
   }
 
-  private settleParams({ key, owner, update, now }: SettleOptions): unknown[] {
-    const closed = !('dueAt' in update);
-    return [
-      key,
-      owner,
-      now,
-      update.state,
-      closed,
-      serialize(update.result),
-      update.attempts ?? null,
-      closed ? null : update.dueAt,
-      closed ? update.retainMs : null,
-    ];
+  private settleStatement({ key, owner, update, now }: SettleOptions): [string, unknown[]] {
+    const result = resultText(update.result);
+    return 'dueAt' in update
+      ? [
+          this.sql.settleOpen,
+          [key, owner, now, result, update.state, update.dueAt, update.attempts],
+        ]
+      : [
+          this.sql.settleClosed,
+          [key, owner, now, result, update.state, update.attempts ?? null, update.retainMs],
+        ];
   }
 
   private async run<T>(operation: string, body: () => Promise<T>): Promise<T> {

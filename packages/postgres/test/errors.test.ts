@@ -70,6 +70,21 @@ describe('PostgresStore errors', () => {
     expect(error.message).toContain('run `await store.migrate()`');
   });
 
+  it('report a row the store did not write as malformed, without its result', async () => {
+    const pool = connect(server.url());
+    const store = new PostgresStore({ pool, prefix: uniquePrefix('malformed') });
+    await store.migrate();
+    await pool.query(
+      `INSERT INTO ${store.tables.sessions} (key, external_user_id, created_at, expires_at, state,
+         due_at, attempts, result) VALUES ('bad', 'u', 0, 9e12, 'pending', 0, 0, '{"secret": 1')`,
+    );
+    const error = await failure(store.get({ key: 'bad', now: 1 }));
+    expect(error.failure).toBe('malformed');
+    expect(error.sqlState).toBeUndefined();
+    expect(error.message).toContain('a stored result is not valid JSON');
+    expect(everything(error)).not.toContain('secret');
+  });
+
   it('redact passwords and credentials of connection strings from any message', () => {
     const message = `connect to postgres://admin:s3cr3t@db:5432/app failed; password=s3cr3t host=db`;
     expect(redact(message, [])).toBe(

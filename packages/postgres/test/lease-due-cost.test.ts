@@ -131,7 +131,8 @@ describe('leaseDue cost', () => {
       [sql.displace, ['u7', 'k7', 1_000, 1, 0]],
       [sql.attachResult, ['k8', result, 1_000]],
       [sql.lease, ['k9', 'w', 5_000, 1_000]],
-      [sql.settle, ['k10', 'w', 1_000, 'completed', true, null, null, null, 1_000]],
+      [sql.settleOpen, ['k10', 'w', 1_000, null, 'pending', 2_000, 1]],
+      [sql.settleClosed, ['k10', 'w', 1_000, null, 'completed', null, 1_000]],
       [sql.get, ['k11', 1_000]],
       [sql.findByUser, ['u12', 1_000, 30]],
     ];

@@ -1,5 +1,5 @@
 import { type D1Database, D1Store } from '../../src/index.js';
-import { DUE_SUMMARY, SELECT_DUE } from '../../src/statements.js';
+import { SELECT_DUE, SHARED } from '../../src/statements.js';
 import { countingDatabase } from './counting-database.js';
 import { seedRecords } from './seed-records.js';
 
@@ -18,7 +18,7 @@ export async function scalingReport(db: D1Database) {
   const summaryCounter = countingDatabase(db);
   const summary = await new D1Store({ db: summaryCounter.db }).dueSummary({ now: NOW });
   const { results: summaryPlan } = await db
-    .prepare(`EXPLAIN QUERY PLAN ${DUE_SUMMARY}`)
+    .prepare(`EXPLAIN QUERY PLAN ${SHARED.dueSummary}`)
     .bind(NOW)
     .all<{ detail: string }>();
   const counter = countingDatabase(db);
