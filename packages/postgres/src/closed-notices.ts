@@ -10,6 +10,8 @@ export interface ClosedNoticeChannel {
 
 const RETRY_MS = 1_000;
 
+const ignore = () => undefined;
+
 /**
  * PostgreSQL's LISTEN/NOTIFY for closed records: `pg_notify` after each close, and, while
  * anyone in this process listens, one pooled connection held for LISTEN (released when the
@@ -22,6 +24,8 @@ export class PgClosedNotices implements ClosedNoticeChannel {
   private client: PoolClient | undefined;
   private connecting = false;
   private retry: ReturnType<typeof setTimeout> | undefined;
+  private readonly released = new WeakSet<PoolClient>();
+  private readonly errorHandlers = new WeakMap<PoolClient, () => void>();
 
   constructor(
     private readonly pool: Pool,
@@ -56,15 +60,15 @@ export class PgClosedNotices implements ClosedNoticeChannel {
     let client: PoolClient | undefined;
     try {
       client = await this.pool.connect();
-      client.on('notification', (message) => {
-        if (message.channel !== this.channel || message.payload === undefined) return;
-        for (const listener of this.listeners) listener(message.payload);
-      });
       const held = client;
+      held.on('notification', this.notified);
       // A dropped connection must not become an unhandled 'error': listen again later.
-      client.on('error', () => this.lost(held));
-      await client.query(`LISTEN ${this.channel}`);
-      this.client = client;
+      const onError = () => this.lost(held);
+      this.errorHandlers.set(held, onError);
+      held.on('error', onError);
+      await held.query(`LISTEN ${this.channel}`);
+      if (this.released.has(held)) return;
+      this.client = held;
       if (this.listeners.size === 0) this.stop();
     } catch {
       if (client) this.lost(client);
@@ -72,10 +76,31 @@ export class PgClosedNotices implements ClosedNoticeChannel {
     }
   }
 
+  private readonly notified = (message: { channel: string; payload?: string }) => {
+    if (message.channel !== this.channel || message.payload === undefined) return;
+    for (const listener of this.listeners) listener(message.payload);
+  };
+
   private lost(client: PoolClient): void {
     if (this.client === client) this.client = undefined;
-    client.release(true);
+    this.release(client, true);
     this.retryLater();
+  }
+
+  /**
+   * Gives the client back once, whichever of its error, a failed query or `stop` comes first
+   * (pg throws on a second release), without this channel's listeners: a client back in the
+   * pool serves others, and its later errors are theirs. A client destroyed keeps a listener
+   * that ignores what it may still emit while it closes, so that is never unhandled.
+   */
+  private release(client: PoolClient, destroy: boolean): void {
+    if (this.released.has(client)) return;
+    this.released.add(client);
+    client.off('notification', this.notified);
+    const onError = this.errorHandlers.get(client);
+    if (onError) client.off('error', onError);
+    if (destroy) client.on('error', ignore);
+    client.release(destroy);
   }
 
   private retryLater(): void {
@@ -94,8 +119,8 @@ export class PgClosedNotices implements ClosedNoticeChannel {
     this.client = undefined;
     if (!client) return;
     client.query(`UNLISTEN ${this.channel}`).then(
-      () => client.release(),
-      () => client.release(true),
+      () => this.release(client, false),
+      () => this.release(client, true),
     );
   }
 }

@@ -4,6 +4,7 @@ import { waitFor } from '@faceverify/test-support';
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { PostgresStore } from '../src/index.js';
+import { closedChannel, tableNames } from '../src/names.js';
 import { connect, uniquePrefix } from './support/pools.js';
 
 const SECRET = 'whsec_postgres_wait_for_result_8c2d';
@@ -55,6 +56,33 @@ describe('waitForResult on PostgresStore: a result delivered by another instance
     console.log(
       `waitForResult on PostgresStore: webhook on B to waiter on A in ${latencyMs.toFixed(1)} ms`,
     );
+    await waitFor(async () => (await listening()) === before, 'the LISTEN connection released');
+  });
+
+  it('listens again after its LISTEN connection is terminated, gives that client back once, and still reaches the waiter', async () => {
+    const prefix = uniquePrefix('waitdrop');
+    const a = await instance(prefix);
+    const b = await instance(prefix);
+    await b.track('tok_pg_wait_drop', 'quinn');
+    const before = await listening();
+    const waiting = a.waitForResult('tok_pg_wait_drop', { timeoutMs: 60_000 });
+    await waitFor(async () => (await listening()) === before + 1, 'A listens');
+    // The server ends A's LISTEN session: its client errors, and its pending work fails.
+    const channel = closedChannel(tableNames(undefined, prefix));
+    await observer.query(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1::text',
+      [`LISTEN ${channel}`],
+    );
+    await waitFor(async () => (await listening()) === before, 'the dropped session is gone');
+    await waitFor(async () => (await listening()) === before + 1, 'A listens again');
+    const answer = await b.receive(
+      await signedDelivery(fixturePayload({ external_user_id: 'quinn' }), { secret: SECRET }),
+    );
+    expect(answer.status).toBe(200);
+    await expect(waiting).resolves.toMatchObject({
+      state: 'completed',
+      result: { external_user_id: 'quinn' },
+    });
     await waitFor(async () => (await listening()) === before, 'the LISTEN connection released');
   });
 });
