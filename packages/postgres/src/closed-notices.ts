@@ -1,8 +1,10 @@
 import type { ClosedRecordListener } from '@faceverify/core/store';
-import type { Pool, PoolClient } from 'pg';
+import type { Notification, Pool, PoolClient } from 'pg';
 
 /** What a SQL store needs to tell other processes which records closed. */
 export interface ClosedNoticeChannel {
+  /** The channel's name, for a statement that notifies as part of its own work. */
+  readonly channel: string;
   /** Tells every listener that `key` closed; never fails the operation that closed it. */
   publish(key: string): void;
   watch(listener: ClosedRecordListener): () => void;
@@ -13,7 +15,8 @@ const RETRY_MS = 1_000;
 const ignore = () => undefined;
 
 /**
- * PostgreSQL's LISTEN/NOTIFY for closed records: `pg_notify` after each close, and, while
+ * PostgreSQL's LISTEN/NOTIFY for closed records: `pg_notify` with each close (in the settling
+ * statement itself, so it is sent when that commits), and, while
  * anyone in this process listens, one pooled connection held for LISTEN (released when the
  * last listener goes; taken again after a dropped connection). Behind PgBouncer in
  * transaction mode, LISTEN does not survive between transactions: notices then do not
@@ -30,7 +33,7 @@ export class PgClosedNotices implements ClosedNoticeChannel {
   constructor(
     private readonly pool: Pool,
     /** A plain identifier (see `closedChannel`): it is written into LISTEN as it is. */
-    private readonly channel: string,
+    readonly channel: string,
   ) {}
 
   publish(key: string): void {
@@ -76,7 +79,7 @@ export class PgClosedNotices implements ClosedNoticeChannel {
     }
   }
 
-  private readonly notified = (message: { channel: string; payload?: string }) => {
+  private readonly notified = (message: Notification) => {
     if (message.channel !== this.channel || message.payload === undefined) return;
     for (const listener of this.listeners) listener(message.payload);
   };

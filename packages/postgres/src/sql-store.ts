@@ -85,6 +85,9 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
   private readonly sql: Statements;
   private readonly pruneBatch: number;
   private readonly notices: ClosedNoticeChannel | undefined;
+  // The closing settle and its notice in one statement: no round trip of its own per close,
+  // and the notice is sent when the close commits (inside settleWith's transaction too).
+  private readonly settleClosed: string;
   /**
    * Calls `listener` with the key of each record any instance sharing these tables closes
    * (PostgreSQL LISTEN/NOTIFY; one pooled connection is held while anyone listens).
@@ -103,6 +106,10 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
     this.notices = db.closedNotices?.(closedChannel(this.tables));
     const notices = this.notices;
     if (notices) this.watchClosed = (listener) => notices.watch(listener);
+    this.settleClosed = notices
+      ? `WITH settled AS (${this.sql.settleClosed})
+        SELECT settled.key, pg_notify($8::text, settled.key) FROM settled`
+      : this.sql.settleClosed;
   }
 
   /**
@@ -260,7 +267,6 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
   async settle(options: SettleOptions): Promise<boolean> {
     return this.run('settle', async () => {
       const rows = await this.db.query(...this.settleStatement(options));
-      if (rows.length === 1 && !isOpen(options.update.state)) this.notices?.publish(options.key);
       return rows.length === 1;
     });
   }
@@ -287,24 +293,19 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
     const { key, owner, now } = options;
     let workFailed = false;
     try {
-      return await this.db
-        .transaction<SettledWith<T>>(async (queryable, transaction) => {
-          const locked = await queryable.query(this.sql.lockLeased, [key, owner, now]);
-          if (locked.length === 0) return { commit: false, value: { settled: false } };
-          let value: T;
-          try {
-            value = await work(transaction);
-          } catch (error) {
-            workFailed = true;
-            throw error;
-          }
-          await queryable.query(...this.settleStatement(options));
-          return { commit: true, value: { settled: true, value } };
-        })
-        .then((outcome) => {
-          if (outcome.settled && !isOpen(options.update.state)) this.notices?.publish(key);
-          return outcome;
-        });
+      return await this.db.transaction<SettledWith<T>>(async (queryable, transaction) => {
+        const locked = await queryable.query(this.sql.lockLeased, [key, owner, now]);
+        if (locked.length === 0) return { commit: false, value: { settled: false } };
+        let value: T;
+        try {
+          value = await work(transaction);
+        } catch (error) {
+          workFailed = true;
+          throw error;
+        }
+        await queryable.query(...this.settleStatement(options));
+        return { commit: true, value: { settled: true, value } };
+      });
     } catch (error) {
       if (workFailed) throw error;
       throw storeError('settleWith', error, this.db.secrets, this.storeName);
@@ -402,8 +403,17 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
           [key, owner, now, result, update.state, update.dueAt, update.attempts],
         ]
       : [
-          this.sql.settleClosed,
-          [key, owner, now, result, update.state, update.attempts ?? null, update.retainMs],
+          this.settleClosed,
+          [
+            key,
+            owner,
+            now,
+            result,
+            update.state,
+            update.attempts ?? null,
+            update.retainMs,
+            ...(this.notices ? [this.notices.channel] : []),
+          ],
         ];
   }
 
