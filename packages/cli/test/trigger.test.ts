@@ -33,7 +33,7 @@ describe('faceverify trigger', () => {
       EXIT.ok,
     );
     expect(receiver.delivered).toMatchObject([
-      { status: 'failed', reason: 'liveness_failed', livenessPassed: false },
+      { status: 'failed', reason: 'liveness_check_failed', livenessPassed: false },
     ]);
   });
 

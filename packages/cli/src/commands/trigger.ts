@@ -13,7 +13,7 @@ options:
   --url URL         the receiver's webhook URL (required)
   --status STATUS   verified (default) or failed
   --user ID         external_user_id (default faceverify-trigger)
-  --reason TEXT     the reason field (default null when verified, liveness_failed when failed)
+  --reason TEXT     the reason field (default null when verified, liveness_check_failed when failed, as the emulator sends)
   -h, --help        this text
 
 A Receiver with an API client answers 200 {"untracked":true} for a user with no session it
@@ -75,7 +75,7 @@ export async function trigger(args: string[], io: CliIO): Promise<number> {
     );
     return EXIT.failed;
   }
-  const reason = values.reason ?? (values.status === 'failed' ? 'liveness_failed' : null);
+  const reason = values.reason ?? (values.status === 'failed' ? 'liveness_check_failed' : null);
   const body = webhookBody(values.status, values.user, reason);
   const signature = await sign(body, secret);
   io.out(`POST ${values.url} (verification.completed, ${values.status}, user ${values.user})`);
