@@ -30,7 +30,7 @@ describe('ReplayDigests (the replay window of MemoryStore)', () => {
     expect(digests.size).toBe(distinct.length);
   });
 
-  it('expires a shorter TTL given after a longer one on time (out of queue order)', () => {
+  it('expires a shorter TTL given after a longer one on time (out of arrival order)', () => {
     const digests = new ReplayDigests();
     expect(digests.remember(hex(1), 10_000, T0)).toBe(true);
     expect(digests.remember(hex(2), 100, T0 + 1)).toBe(true);
@@ -86,5 +86,22 @@ describe('ReplayDigests (the replay window of MemoryStore)', () => {
     expect(digests.size).toBe(4 * 1500);
     digests.purge(T0 + 60_001);
     expect(digests.size).toBe(0);
+  });
+
+  it('reclaims expired digests as the table fills: with 1,000 live at a time it never holds more than 1,502, whatever passed through', () => {
+    const digests = new ReplayDigests();
+    // 200,000 deliveries, one per millisecond, each remembered for 1 s: never more than
+    // 1,000 live at once. A table rebuilt to three slots per live digest holds at most half
+    // its slots: 1,502 of 3,003.
+    let largest = 0;
+    let refused = 0;
+    for (let i = 0; i < 200_000; i++) {
+      if (!digests.remember(hex(i), 1000, T0 + i)) refused += 1;
+      largest = Math.max(largest, digests.size);
+    }
+    expect(refused).toBe(0);
+    expect(largest).toBeLessThanOrEqual(1502);
+    expect(digests.remember(hex(199_500), 1000, T0 + 200_000)).toBe(false);
+    expect(digests.remember(hex(198_000), 1000, T0 + 200_000)).toBe(true);
   });
 });

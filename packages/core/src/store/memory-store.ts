@@ -356,7 +356,8 @@ export class MemoryStore implements Store {
       if (record && record.purgeAt === entry.at) this.remove(record);
       entry = this.recordExpiries.peek();
     }
-    this.digests.purge(now);
+    // Expired digests need nothing here: they count as absent, and their room is reclaimed
+    // as the digests' table fills.
   }
 
   private remove(record: Stored): void {

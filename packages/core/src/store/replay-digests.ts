@@ -1,10 +1,3 @@
-import { MinHeap } from './min-heap.js';
-
-interface Entry {
-  at: number;
-  key: string;
-}
-
 const EMPTY = 0;
 const FULL = 1;
 const DELETED = 2;
@@ -32,10 +25,12 @@ function wordsOf(digest: string, words: Uint32Array): boolean {
  * The replay window of `MemoryStore`: each remembered digest until its expiry, in as little
  * memory as a day of webhooks allows and with no object per digest for the garbage collector
  * to trace. A 128-bit digest in hex (what the Receiver remembers) is kept as four 32-bit words
- * in an open-addressing table of typed arrays, its expiry beside it; expiries are queued in
- * arrival order (their order whenever the TTL and the clock are steady) in typed arrays too,
- * and an expiry earlier than the last one queued goes to a heap instead. Any other digest
- * string is kept as it is, in a map.
+ * in an open-addressing table of typed arrays, its expiry beside it: 25 bytes a slot, two to
+ * three slots per live digest. Any other digest string is kept as it is, in a map.
+ *
+ * Expiry is read, not scheduled: a digest past its expiry counts as absent, and its slot is
+ * reclaimed when the table is rebuilt (when it fills, and by `purge`). No queue of expiries
+ * holds every digest a second time.
  */
 export class ReplayDigests {
   // The table: 4 words of key, the expiry and the state of each slot.
@@ -45,39 +40,32 @@ export class ReplayDigests {
   private states = new Uint8Array(MIN_CAPACITY);
   private used = 0;
   private deleted = 0;
-  // The queue of expiries: a ring of keys and times, oldest at `head`.
-  private queueKeys = new Uint32Array(MIN_CAPACITY * 4);
-  private queueAts = new Float64Array(MIN_CAPACITY);
-  private head = 0;
-  private queued = 0;
-  private lastQueuedAt = Number.NEGATIVE_INFINITY;
-  private readonly outOfOrder = new MinHeap<Entry>();
   // Digests that are not 32 lowercase hex digits, with their expiry.
   private readonly others = new Map<string, number>();
   private readonly words = new Uint32Array(4);
 
+  /** Digests held: the live ones, and expired ones not reclaimed yet (see `purge`). */
   get size(): number {
     return this.used + this.others.size;
   }
 
   /** Records `digest` until `now + ttlMs`; `false` when it is already recorded and not expired. */
   remember(digest: string, ttlMs: number, now: number): boolean {
-    this.purge(now);
     const at = now + ttlMs;
     const words = this.words;
     if (!wordsOf(digest, words)) {
       const until = this.others.get(digest);
       if (until !== undefined && until > now) return false;
       this.others.set(digest, at);
-      this.outOfOrder.push({ at, key: digest });
       return true;
     }
     const slot = this.find(words);
-    if (slot >= 0 && (this.expiries[slot] as number) > now) return false;
-    if (slot >= 0) this.expiries[slot] = at;
-    else this.insert(words, at);
-    if (this.queued === 0 || at >= this.lastQueuedAt) this.enqueue(words, at);
-    else this.outOfOrder.push({ at, key: digest });
+    if (slot >= 0) {
+      if ((this.expiries[slot] as number) > now) return false;
+      this.expiries[slot] = at;
+      return true;
+    }
+    this.insert(words, at, now);
     return true;
   }
 
@@ -90,40 +78,27 @@ export class ReplayDigests {
     }
   }
 
-  /** Drops every digest expired at `now`. */
+  /** Reclaims every digest expired at `now` (the table reclaims them itself as it fills). */
   purge(now: number): void {
-    const words = this.words;
-    while (this.queued > 0 && (this.queueAts[this.head] as number) <= now) {
-      const at = this.queueAts[this.head] as number;
-      for (let i = 0; i < 4; i++) words[i] = this.queueKeys[this.head * 4 + i] as number;
-      this.expire(words, at);
-      this.head = (this.head + 1) % this.queueAts.length;
-      this.queued -= 1;
-    }
-    for (let entry = this.outOfOrder.peek(); entry && entry.at <= now; ) {
-      this.outOfOrder.pop();
-      if (wordsOf(entry.key, words)) this.expire(words, entry.at);
-      else if (this.others.get(entry.key) === entry.at) this.others.delete(entry.key);
-      entry = this.outOfOrder.peek();
-    }
+    this.rebuild(now);
+    for (const [digest, until] of this.others) if (until <= now) this.others.delete(digest);
   }
 
-  private expire(words: Uint32Array, at: number): void {
-    // A digest forgotten and remembered again since has a later expiry of its own.
-    const slot = this.find(words);
-    if (slot >= 0 && this.expiries[slot] === at) this.remove(slot);
-  }
-
+  /** The first slot to probe: the mixed words scaled to the capacity, which is any size. */
   private start(words: Uint32Array): number {
     const mixed = Math.imul((words[0] as number) ^ (words[3] as number), 0x9e3779b1);
-    return (mixed ^ (mixed >>> 15) ^ (words[1] as number)) & (this.capacity - 1);
+    const hash = (mixed ^ (mixed >>> 15) ^ (words[1] as number)) >>> 0;
+    return Math.floor((hash / 4294967296) * this.capacity);
+  }
+
+  private next(slot: number): number {
+    return slot + 1 === this.capacity ? 0 : slot + 1;
   }
 
   /** The slot holding `words`, or -1. */
   private find(words: Uint32Array): number {
-    const mask = this.capacity - 1;
     const keys = this.keys;
-    for (let slot = this.start(words); ; slot = (slot + 1) & mask) {
+    for (let slot = this.start(words); ; slot = this.next(slot)) {
       const state = this.states[slot];
       if (state === EMPTY) return -1;
       if (
@@ -138,12 +113,15 @@ export class ReplayDigests {
     }
   }
 
-  private insert(words: Uint32Array, at: number): void {
-    // Emptied slots are reclaimed by rebuilding; the table is at most half full.
-    if ((this.used + this.deleted + 1) * 2 > this.capacity) this.rebuild();
-    const mask = this.capacity - 1;
+  private insert(words: Uint32Array, at: number, now: number): void {
+    // The table is at most half full: past that it is rebuilt, without what has expired.
+    if ((this.used + this.deleted + 1) * 2 > this.capacity) this.rebuild(now);
+    this.place(words, at);
+  }
+
+  private place(words: Uint32Array, at: number): void {
     let slot = this.start(words);
-    while (this.states[slot] === FULL) slot = (slot + 1) & mask;
+    while (this.states[slot] === FULL) slot = this.next(slot);
     if (this.states[slot] === DELETED) this.deleted -= 1;
     this.keys.set(words, slot * 4);
     this.expiries[slot] = at;
@@ -157,11 +135,19 @@ export class ReplayDigests {
     this.deleted += 1;
   }
 
-  /** Rehashes the live digests into a table sized for them: it grows, and shrinks after a burst. */
-  private rebuild(): void {
+  /**
+   * Rehashes the digests still live at `now` into a table of three slots for each: a third
+   * full, so half of the live count again can arrive before the next rebuild (each costs a
+   * few slot visits per digest that arrived since). It grows with the window, and shrinks
+   * once a burst has expired.
+   */
+  private rebuild(now: number): void {
     const { keys, expiries, states, capacity } = this;
-    let next = MIN_CAPACITY;
-    while (next < (this.used + 1) * 4) next *= 2;
+    let live = 0;
+    for (let slot = 0; slot < capacity; slot++) {
+      if (states[slot] === FULL && (expiries[slot] as number) > now) live += 1;
+    }
+    const next = Math.max(MIN_CAPACITY, (live + 1) * 3);
     this.capacity = next;
     this.keys = new Uint32Array(next * 4);
     this.expiries = new Float64Array(next);
@@ -170,32 +156,9 @@ export class ReplayDigests {
     this.deleted = 0;
     const words = new Uint32Array(4);
     for (let slot = 0; slot < capacity; slot++) {
-      if (states[slot] !== FULL) continue;
+      if (states[slot] !== FULL || (expiries[slot] as number) <= now) continue;
       words.set(keys.subarray(slot * 4, slot * 4 + 4));
-      this.insert(words, expiries[slot] as number);
+      this.place(words, expiries[slot] as number);
     }
-  }
-
-  private enqueue(words: Uint32Array, at: number): void {
-    if (this.queued === this.queueAts.length) this.growQueue();
-    const tail = (this.head + this.queued) % this.queueAts.length;
-    this.queueKeys.set(words, tail * 4);
-    this.queueAts[tail] = at;
-    this.queued += 1;
-    this.lastQueuedAt = at;
-  }
-
-  private growQueue(): void {
-    const length = this.queueAts.length;
-    const keys = new Uint32Array(length * 8);
-    const ats = new Float64Array(length * 2);
-    for (let i = 0; i < this.queued; i++) {
-      const from = (this.head + i) % length;
-      keys.set(this.queueKeys.subarray(from * 4, from * 4 + 4), i * 4);
-      ats[i] = this.queueAts[from] as number;
-    }
-    this.queueKeys = keys;
-    this.queueAts = ats;
-    this.head = 0;
   }
 }
