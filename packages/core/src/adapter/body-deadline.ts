@@ -1,3 +1,4 @@
+import { FixedDelayTimers, type PendingTimer } from '../clock/fixed-delay-timers.js';
 import type { BodyRead } from './body-read.js';
 import type { Timers } from './timers.js';
 
@@ -22,25 +23,36 @@ const POOL_LIMIT = 64;
  * the reader) is handed to a later read. An aborted signal is never reused.
  */
 export function createBodyDeadline(ms: number, timers: Timers) {
-  // Workers tie an AbortSignal to the request that created it: reused by a later request, its
-  // reads fail ("body could not be read"). There every read gets a signal of its own.
-  const idle: AbortController[] | undefined = isWorkers() ? undefined : [];
+  // Workers tie an AbortSignal, and a timer, to the request that created it: reused by a later
+  // request, its reads fail ("body could not be read"). There every read gets its own of both.
+  const workers = isWorkers();
+  const idle: AbortController[] | undefined = workers ? undefined : [];
+  // Elsewhere the deadlines of all reads share one timer: a platform timer set and cleared
+  // for every request costs more than the rest of reading a small body.
+  const shared = workers ? undefined : new FixedDelayTimers(timers, ms);
+  const deadlines = {
+    start: (callback: () => void) => shared?.start(callback) ?? timers.setTimeout(callback, ms),
+    cancel: (handle: unknown) => {
+      if (shared) shared.cancel(handle as PendingTimer);
+      else timers.clearTimeout(handle);
+    },
+  };
   return function readWithDeadline(
     read: (signal: AbortSignal) => Promise<BodyRead>,
   ): Promise<DeadlineRead> {
     const controller = idle?.pop() ?? new AbortController();
     return new Promise<DeadlineRead>((resolve) => {
       let done = false;
-      const handle = timers.setTimeout(() => {
+      const handle = deadlines.start(() => {
         if (done) return;
         done = true;
         resolve(TIMEOUT);
         controller.abort();
-      }, ms);
+      });
       const finish = (result: BodyRead) => {
         if (done) return;
         done = true;
-        timers.clearTimeout(handle);
+        deadlines.cancel(handle);
         if (idle && idle.length < POOL_LIMIT) idle.push(controller);
         resolve(result);
       };
@@ -50,7 +62,7 @@ export function createBodyDeadline(ms: number, timers: Timers) {
       } catch (error) {
         // A reader that throws instead of rejecting fails the request, as it always did.
         done = true;
-        timers.clearTimeout(handle);
+        deadlines.cancel(handle);
         throw error;
       }
       reading.then(finish, () => finish(UNREADABLE));

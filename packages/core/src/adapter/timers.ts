@@ -1,10 +1,10 @@
 import { type Clock, systemClock } from '../clock/clock.js';
 
 /**
- * The timer functions the webhook pipeline schedules its body deadline with: the timer half
- * of a `Clock`, so a test passes `createTestClock()` to decide a deadline without waiting.
+ * The clock the webhook pipeline schedules its body deadlines on (all on one timer, where the
+ * platform allows): a test passes `createTestClock()` to decide a deadline without waiting.
  */
-export type Timers = Pick<Clock, 'setTimeout' | 'clearTimeout'>;
+export type Timers = Pick<Clock, 'now' | 'setTimeout' | 'clearTimeout'>;
 
 /** The runtime's own timers (the system clock's). */
 export const systemTimers: Timers = systemClock;
