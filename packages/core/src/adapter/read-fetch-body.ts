@@ -30,6 +30,7 @@ function lengthOf(declared: string | null | undefined): number | undefined {
 export interface NodeIncomingLike {
   /** The headers as Node's parser read them: lower-case names, a plain record. */
   readonly headers: Record<string, string | readonly string[] | undefined>;
+  /** The connection it arrived on: present only on a request Node's HTTP server parsed. */
   readonly socket: object;
 }
 
