@@ -55,6 +55,31 @@ const PAIRS = [
   },
 ];
 
+/**
+ * Koa's accept path rebuilt layer by layer (`bench/lib/http-server.mjs`, `layerOf`): what each
+ * guarantee costs per webhook over the hand-written receiver, measured like the rows above.
+ */
+const LAYER_STEPS = [
+  { variant: 'baseline', name: 'hand-written: raw-body, createHmac, timingSafeEqual, JSON.parse' },
+  {
+    variant: 'verify-parse',
+    name: 'core verify() and parseVerificationPayload() instead (strict UTF-8, prototype keys dropped, every field checked)',
+  },
+  { variant: 'replay', name: '+ the replay key (SHA-256 of the body) remembered in MemoryStore' },
+  {
+    variant: 'record',
+    name: "+ the delivery's record: findByUser, insert leased, settle completed",
+  },
+  {
+    variant: 'receive',
+    name: '= receiver.receive(): + correlation, the event, lease renewal and acknowledgement timers, health counts, the answer',
+  },
+  {
+    variant: 'library',
+    name: '+ the Koa adapter: path match, body deadline, raw-body, the answer',
+  },
+];
+
 function options() {
   const { values } = parseArgs({
     options: {
@@ -68,6 +93,7 @@ function options() {
       bun: { type: 'string' },
       reject: { type: 'boolean', default: true },
       rss: { type: 'boolean', default: true },
+      layers: { type: 'boolean', default: true },
     },
     allowNegative: true,
     strict: false,
@@ -84,6 +110,7 @@ function options() {
     bun: values.bun === undefined ? 'bun' : String(values.bun),
     reject: values.reject !== false,
     rss: values.rss !== false,
+    layers: values.layers !== false,
   };
 }
 
@@ -228,6 +255,31 @@ async function comparePair(pair, settings, signing = 'valid') {
     ),
     samples,
   };
+}
+
+/** Each layer of `LAYER_STEPS` in rotating rounds: median CPU per request, and its increase. */
+async function measureLayers(settings) {
+  const samples = new Map(LAYER_STEPS.map((step) => [step.variant, []]));
+  for (let round = 0; round < settings.rounds; round++) {
+    const order = round % 2 === 0 ? LAYER_STEPS : [...LAYER_STEPS].reverse();
+    for (const step of order) {
+      const { serverCpuMicrosPerRequest } = await measure('koa', step.variant, settings);
+      samples.get(step.variant).push(round1(serverCpuMicrosPerRequest));
+    }
+    console.log(`  Koa layers, round ${round + 1}/${settings.rounds}`);
+  }
+  let before;
+  return LAYER_STEPS.map((step) => {
+    const cpu = round1(median(samples.get(step.variant)));
+    const row = {
+      ...step,
+      cpuMicrosPerRequest: cpu,
+      addedMicros: before === undefined ? null : round1(cpu - before),
+      samples: samples.get(step.variant),
+    };
+    before = cpu;
+    return row;
+  });
 }
 
 /**
@@ -390,6 +442,22 @@ async function main() {
     console.log(`goal: ${goal.description}: ${goal.met ? 'met' : 'NOT met'}`);
   }
 
+  let layers;
+  if (settings.layers && (!settings.only || settings.only.includes('koa'))) {
+    console.log('\nWhere the CPU of an accepted webhook goes: Koa, layer by layer');
+    layers = await measureLayers(settings);
+    console.log(
+      `\n${table(
+        ['layer', 'cpu µs/req', 'added µs'],
+        layers.map((l) => [
+          l.name,
+          l.cpuMicrosPerRequest.toFixed(1),
+          l.addedMicros === null ? '' : l.addedMicros.toFixed(1),
+        ]),
+      )}`,
+    );
+  }
+
   const rss = [];
   if (settings.rss) {
     console.log(
@@ -464,6 +532,7 @@ async function main() {
     settings: { ...settings, bun: undefined },
     goals,
     comparisons,
+    layers,
     rss,
   });
   console.log(`results: ${file.slice(ROOT.length)}`);

@@ -5,6 +5,7 @@
 //
 // usage (by http.bench.mjs): node http-server.mjs <express|koa|hono|fastify|fetch|node>
 //                                                  <baseline|library|octokit>
+//                            node http-server.mjs koa <verify-parse|replay|record|receive>
 //                                                  [--replay-window-ms=N]
 //                            bun http-server.mjs bun <baseline|library> (Bun.serve)
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -95,11 +96,88 @@ async function koaServer() {
       ctx.status = status;
       ctx.body = body;
     });
+  } else if (LAYERS.includes(variant)) {
+    const { default: getRawBody } = await import('raw-body');
+    const layer = await layerOf(variant);
+    app.use(async (ctx, next) => {
+      if (ctx.path !== WEBHOOK_PATH || ctx.method !== 'POST') return next();
+      const raw = await getRawBody(ctx.req, {
+        limit: LIMIT,
+        length: ctx.get('content-length') || undefined,
+      });
+      const answer = await layer(raw, ctx.req.headers);
+      ctx.status = answer.status;
+      ctx.set(answer.headers);
+      ctx.body = answer.body;
+    });
   } else {
     const { verificationWebhook } = await import(packageEntry('koa'));
     app.use(verificationWebhook(await libraryReceiver(), { path: WEBHOOK_PATH }));
   }
   return createServer(app.callback());
+}
+
+/**
+ * The Receiver's accept path rebuilt layer by layer from core's public parts, for Koa's
+ * "where the microseconds go" rows: each layer does what the one before does, and more.
+ * - `verify-parse`: `verify()` and `parseVerificationPayload()`;
+ * - `replay`: and the replay key (SHA-256 of the body) remembered in `MemoryStore`;
+ * - `record`: and the delivery's record: `findByUser`, `insert` leased, `settle` completed;
+ * - `receive`: `receiver.receive()` itself (events, leases, timers, answers), no adapter.
+ */
+const LAYERS = ['verify-parse', 'replay', 'record', 'receive'];
+
+async function layerOf(variant) {
+  const core = await import(packageEntry('core'));
+  const json = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+  const answer = (status, body) => ({ status, headers: { ...json }, body: JSON.stringify(body) });
+  if (variant === 'receive') {
+    const receiver = await libraryReceiver();
+    return (body, headers) => receiver.receive({ method: 'POST', headers, body });
+  }
+  const store = new core.MemoryStore();
+  const { hash } = await import('node:crypto');
+  let owners = 0;
+  return async (body, headers) => {
+    if (!(await core.verify(body, headers['x-webhook-signature'], SECRET))) {
+      return answer(401, { error: 'signature_invalid' });
+    }
+    const payload = core.parseVerificationPayload(body);
+    if (variant !== 'verify-parse') {
+      const now = Date.now();
+      const digest = hash('sha256', body, 'hex').slice(0, 32);
+      if (!(await store.remember({ digest, ttlMs: 86_400_000, now }))) {
+        return answer(200, { received: true, duplicate: true });
+      }
+      if (variant === 'record') {
+        const key = `webhook:${digest}`;
+        const owner = `o:${++owners}`;
+        const user = payload.external_user_id;
+        await store.findByUser({ externalUserId: user, now, limit: 25 });
+        await store.insert({
+          record: {
+            key,
+            externalUserId: user,
+            createdAt: now,
+            expiresAt: now + 86_400_000,
+            state: 'delivering',
+            dueAt: now,
+            attempts: 0,
+            result: { payload, source: 'webhook', receivedAt: now },
+            lease: { owner, until: now + 30_000 },
+          },
+          now,
+          maxOpenPerUser: 5,
+          displacedRetainMs: 86_400_000,
+        });
+        handled++;
+        await store.settle({ key, owner, update: { state: 'completed', retainMs: 0 }, now });
+        return answer(200, { received: true });
+      }
+    }
+    handled++;
+    return answer(200, { received: true });
+  };
 }
 
 async function honoServer() {
@@ -209,7 +287,7 @@ const builders = {
 };
 if (
   !(builders[framework] || framework === 'bun') ||
-  !['baseline', 'library', 'octokit'].includes(variant)
+  !['baseline', 'library', 'octokit', ...LAYERS].includes(variant)
 ) {
   console.error(`unknown server ${framework} ${variant}`);
   process.exit(2);

@@ -270,7 +270,7 @@ ${mdTable(
 )}
 
 ${httpGoals(http)}
-
+${layersSection(http.layers)}
 ### Server memory over ${int(s.rssRequests)} requests
 
 RSS and V8 heap of the server process after a 5,000-request warm-up and a GC ("before"), and
@@ -291,6 +291,29 @@ ${mdTable(
   ],
   rss,
   ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+)}
+`;
+}
+
+/** Koa's accept path layer by layer, when the run measured it. */
+function layersSection(layers) {
+  if (!layers) return '';
+  return `
+### Where the CPU of an accepted webhook goes (Koa, layer by layer)
+
+The Receiver's accept path rebuilt from core's public parts, one guarantee at a time, each
+server measured like the rows above (same rounds, same bodies, rotating order): what each layer
+adds per webhook over the one before (\`bench/lib/http-server.mjs\`, \`layerOf\`). The
+last row is the Koa adapter as users mount it.
+
+${mdTable(
+  ['layer', 'CPU µs/req', 'added µs'],
+  layers.map((l) => [
+    l.name,
+    fixed(l.cpuMicrosPerRequest, 1),
+    l.addedMicros === null ? '' : fixed(l.addedMicros, 1),
+  ]),
+  ['l', 'r', 'r'],
 )}
 `;
 }
