@@ -340,7 +340,7 @@ async function measureCell({
   due,
   rounds,
   core,
-  afterCell,
+  afterCell = undefined,
 }) {
   const store = await makeStore();
   const naive = await makeNaive();
@@ -812,7 +812,9 @@ async function main() {
     const { ensureMiniflare } = await import(
       pathToFileURL(`${ROOT}scripts/ensure-miniflare.mjs`).href
     );
-    workerd = (await ensureMiniflare()).versions;
+    // "v22.x.y, workerd 2026-mm-dd": the Node that runs Miniflare, and workerd.
+    const versions = (await ensureMiniflare()).versions;
+    workerd = versions.match(/workerd (\S+)/)?.[1] ?? versions;
     const { startContractWorker } = await import(
       pathToFileURL(`${ROOT}packages/cloudflare/test/support-worker.ts`).href
     );
