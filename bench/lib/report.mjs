@@ -355,37 +355,106 @@ ${fixed(edge.startup.firstCreateMs, 2)} ms, each later one ${fixed(edge.startup.
 `;
 }
 
+/** The names the tracker section gives its stores. */
+const STORE_NAMES = {
+  memory: 'MemoryStore',
+  redis: 'RedisStore',
+  postgres: 'PostgresStore',
+  pglite: 'PGliteStore',
+  d1: 'D1Store',
+};
+const storeName = (id) => {
+  const [base, more] = id.split(', ');
+  return more ? `${STORE_NAMES[base] ?? base}, ${more}` : (STORE_NAMES[id] ?? id);
+};
+
 function trackerSection(tracker) {
   if (!tracker) return '## Tracker\n\nNo results yet: run `pnpm bench`.\n';
+  const v = tracker.versions ?? {};
+  const headline = { tracked: 100_000, due: 1000 };
   const rows = tracker.rows.map((r) => [
-    r.store,
+    storeName(r.store),
     int(r.tracked),
     int(r.due),
     fixed(r.sweepMs),
+    int(r.deliveriesPerSecond),
     fixed(r.naiveMs),
     fixed(r.naiveOverSweep),
     fixed(r.leaseDueMs),
     fixed(r.naiveSelectMs),
     fixed(r.naiveSelectOverLeaseDue),
+    r.roundTrips ? int(r.roundTrips.sweep) : '–',
   ]);
-  const scaling = Object.entries(tracker.scaling ?? {}).flatMap(([store, factors]) =>
-    Object.entries(factors).map(([what, factor]) => [store, what, `×${fixed(factor)}`]),
+  const redis = tracker.rows.find(
+    (r) => r.store === 'redis' && r.tracked === headline.tracked && r.due === headline.due,
   );
+  const headlineRows = tracker.rows
+    .filter((r) => r.tracked === headline.tracked && r.due === headline.due)
+    .map((r) => [
+      storeName(r.store),
+      fixed(r.sweepMs),
+      int(r.deliveriesPerSecond),
+      redis ? fixed(r.sweepMs / redis.sweepMs) : '–',
+    ]);
+  const growthRows = Object.entries(tracker.scaling ?? {}).map(([store, factors]) => {
+    const factor = (prefix) => {
+      const key = Object.keys(factors).find((k) => k.startsWith(prefix));
+      return key === undefined ? '–' : `×${fixed(factors[key])}`;
+    };
+    return [
+      storeName(store),
+      factor('sweep: tracked'),
+      factor('sweep: due'),
+      factor('naive: tracked'),
+      factor('naive: due'),
+    ];
+  });
+  const handlers = tracker.handlers ?? [];
+  const handlerRows = handlers.map((h) => {
+    const plainRow = tracker.rows.find(
+      (r) => r.store === h.store && r.tracked === headline.tracked && r.due === h.due,
+    );
+    return [
+      storeName(h.store),
+      plainRow ? int(plainRow.deliveriesPerSecond) : '–',
+      `${int(h.plain.deliveriesPerSecond)} (${fixed(h.plain.sweepMs, 0)} ms)`,
+      `${int(h.transactional.deliveriesPerSecond)} (${fixed(h.transactional.sweepMs, 0)} ms)`,
+      fixed(h.transactionalOverPlain),
+    ];
+  });
+  const servers = [
+    v.redis ? `Redis ${v.redis}` : null,
+    v.postgres ? `PostgreSQL ${v.postgres}` : null,
+  ].filter(Boolean);
+  const stores = [...new Set(tracker.rows.map((r) => r.store.split(', ')[0]))];
   return `## Tracker: one sweep (\`bench/tracker.bench.mjs\`)
 
-${measured(tracker)} Redis ${tracker.versions?.redis ?? ''} on loopback (started by the
-benchmark, no persistence). Median of ${tracker.settings.rounds} rounds per cell.
+${measured(tracker)} ${servers.length > 0 ? `${servers.join(' and ')} on loopback (started by the benchmark, no persistence, \`fsync=off\` for PostgreSQL through a \`pg\` pool of 10).` : ''}${stores.includes('pglite') ? ` PGlite ${v['@electric-sql/pglite'] ?? ''} in memory, in the benchmark's process.` : ''}${stores.includes('d1') ? ` D1 is local D1 in Miniflare 4 (workerd ${v.workerd ?? ''}, SQLite in memory), with the Receiver and the timing inside the Worker (whole milliseconds).` : ''}
+Median of ${tracker.settings.rounds} rounds per cell${tracker.loadAverage ? `; load average ${tracker.loadAverage.map((x) => fixed(x)).join(' / ')} (1 / 5 / 15 min) at the end of the run` : ''}.
 
 The due sessions hold a stored result (state \`delivering\`: a webhook whose handler failed,
 due for a retry), so a sweep leases them, runs the handler and settles them: store work and
 handler calls only, no HTTP. The other tracked sessions are pending and due in an hour. The
 naive approach keeps the same sessions in one collection and scans all of them each time: a
 \`Map\` for memory, one hash per session read with \`SCAN\` + \`HMGET\` for Redis (in its own
-database); it delivers the due ones with the same concurrency (${tracker.settings.concurrency}).
-"leaseDue" and "scan" time the selection alone. Ratios above 1 mean the indexed store is faster.
-In memory a full scan costs nanoseconds per session, so the index pays off only when few of
-many sessions are due; with Redis every session scanned is a read over the network, and the
-index decides.
+database), one SQL table without an index on the due time for PostgreSQL, PGlite and D1; it
+delivers the due ones with the same concurrency (${tracker.settings.concurrency}), reading and
+updating one row per session. "leaseDue" and "scan" time the selection alone. Ratios above 1
+mean the indexed store is faster. In memory and in an SQL engine a full scan of 100,000 rows
+costs milliseconds, so the index pays off only when few of many sessions are due; with Redis
+every session scanned is a read over the network, and the index decides.
+
+One sweep of ${int(headline.due)} due sessions among ${int(headline.tracked)} tracked, one
+instance, sweepConcurrency ${tracker.settings.concurrency} (the default):
+
+${mdTable(['store', 'sweep ms', 'deliveries/s', 'time / Redis'], headlineRows, [
+  'l',
+  'r',
+  'r',
+  'r',
+])}
+
+Every cell:
 
 ${mdTable(
   [
@@ -393,20 +462,64 @@ ${mdTable(
     'tracked',
     'due',
     'sweep ms',
+    'deliveries/s',
     'naive ms',
     'naive / sweep',
     'leaseDue ms',
     'scan ms',
     'scan / leaseDue',
+    'D1 round trips',
   ],
   rows,
-  ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+  ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
 )}
 
-How the times grow (time at the larger count over time at the smaller):
+How the times grow (time at the larger count over time at the smaller; tracked 10,000 →
+100,000 with 1,000 due, due 100 → 1,000 with 100,000 tracked):
 
-${mdTable(['store', 'change', 'time'], scaling, ['l', 'l', 'r'])}
-`;
+${mdTable(
+  ['store', 'sweep, tracked ×10', 'sweep, due ×10', 'naive, tracked ×10', 'naive, due ×10'],
+  growthRows,
+  ['l', 'r', 'r', 'r', 'r'],
+)}
+${
+  handlerRows.length > 0
+    ? `
+### Deliveries per second with a handler that writes
+
+The transactional stores, ${int(headline.tracked)} tracked, ${int(handlers[0].due)} due per sweep,
+one instance: a \`verification.completed\` handler INSERTs one row per result, either through
+\`context.transaction\` (registered \`{ transactional: true }\`: the row and the completed record
+commit together) or through the pool on its own connection (a plain handler, the row committed
+before the record). Both sweep the same store in alternating rounds; the first column is the
+cell above, whose handler only counts.
+
+${mdTable(
+  [
+    'store',
+    'no-op handler, deliveries/s',
+    'plain INSERT, deliveries/s',
+    'transactional INSERT, deliveries/s',
+    'time transactional / plain',
+  ],
+  handlerRows,
+  ['l', 'r', 'r', 'r', 'r'],
+)}
+`
+    : ''
+}${tracker.goals ? `\n${trackerGoals(tracker.goals)}\n` : ''}`;
+}
+
+/** The issue's goals for the stores, each with what was measured. */
+function trackerGoals(goals) {
+  return Object.values(goals)
+    .map((goal) => {
+      const measured = Object.entries(goal.measured)
+        .map(([id, value]) => `${id} ${value}`)
+        .join(', ');
+      return `- Goal: ${goal.description}: **${goal.met ? 'met' : 'not met'}** (${measured}).`;
+    })
+    .join('\n');
 }
 
 function fuzzSection(fuzz) {

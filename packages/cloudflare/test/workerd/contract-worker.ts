@@ -8,6 +8,7 @@ import { measureSweep } from './measure-sweep.js';
 import { retentionReport } from './retention-report.js';
 import { scalingReport } from './scaling-report.js';
 import { tableDump } from './table-dump.js';
+import { trackerBench } from './tracker-bench.js';
 
 interface Env {
   DB: D1Database;
@@ -112,7 +113,9 @@ export default {
       const url = new URL(request.url);
       const body = url.pathname.startsWith('/cost/')
         ? await deliveryCost(request, env.DB)
-        : await route(url, env);
+        : url.pathname.startsWith('/tracker/')
+          ? await trackerBench(url, env.DB)
+          : await route(url, env);
       if (body instanceof Response) return body;
       return body === undefined ? new Response('not found', { status: 404 }) : Response.json(body);
     } catch (error) {
