@@ -94,6 +94,18 @@ describe('D1Store in workerd', () => {
     expect(report.roundTrips).toBeLessThanOrEqual(1 + Math.ceil(200 / 3));
   });
 
+  it("a Receiver's sweep shares D1 round trips between its concurrent settles, at the default concurrency", async () => {
+    await worker.call('/tracker/setup?tracked=400&due=200&concurrency=4');
+    const sweep = await worker.call<{ selected: number; handled: number; roundTrips: number }>(
+      '/tracker/phase?name=sweep&concurrency=4',
+    );
+    console.log(`Receiver sweep of 200 due, 4 at once: ${JSON.stringify(sweep)}`);
+    expect(sweep.selected).toBe(200);
+    expect(sweep.handled).toBe(200);
+    // One round trip to lease, then settles: one per delivery when each went alone (201).
+    expect(sweep.roundTrips).toBeLessThanOrEqual(1 + 200 / 2 + 1);
+  });
+
   it('deletes what passed its time in bounded batches, and hides it at once', async () => {
     const report = await worker.call<{
       before: { records: number; digests: number };
