@@ -643,6 +643,49 @@ function goals(rows, growth) {
   return result;
 }
 
+/** The cell whose figures lead the report (100k tracked, 1k due). */
+const isHeadline = (tracked, due) => tracked === HEADLINE.tracked && due === HEADLINE.due;
+
+/**
+ * Every cell on a SQL store (PostgreSQL or PGlite), and at the headline cell the handlers that
+ * write. `database()` gives a cell its store factory, what the naive table and the handlers
+ * query through, and how to let it go.
+ */
+async function measureSqlCells({ storeName, database, settings, core, rows, handlers }) {
+  for (const tracked of TRACKED) {
+    for (const due of DUE) {
+      const { makeStore, sql, close } = await database();
+      try {
+        const { row, extra } = await measureCell({
+          storeName,
+          makeStore,
+          makeNaive: () => naiveSql(sql),
+          tracked,
+          due,
+          rounds: settings.rounds,
+          core,
+          afterCell: isHeadline(tracked, due)
+            ? (store, addDue) =>
+                measureHandlers({
+                  storeName,
+                  store,
+                  addDue,
+                  query: (text, params) => sql.query(text, params),
+                  core,
+                  due,
+                  rounds: settings.rounds,
+                })
+            : undefined,
+        });
+        rows.push(row);
+        if (extra) handlers.push(extra);
+      } finally {
+        await close();
+      }
+    }
+  }
+}
+
 async function main() {
   const settings = options();
   const packages = ['core', ...(settings.stores.includes('redis') ? ['redis'] : [])];
@@ -666,7 +709,6 @@ async function main() {
   );
   const rows = [];
   const handlers = [];
-  const isHeadline = (tracked, due) => tracked === HEADLINE.tracked && due === HEADLINE.due;
   if (settings.stores.includes('memory')) {
     for (const tracked of TRACKED) {
       for (const due of DUE) {
@@ -728,37 +770,23 @@ async function main() {
     try {
       postgresVersion = (await pool.query('SHOW server_version')).rows[0].server_version;
       let cell = 0;
-      for (const tracked of TRACKED) {
-        for (const due of DUE) {
-          const { row, extra } = await measureCell({
-            storeName: 'postgres',
-            makeStore: async () => {
-              const store = new PostgresStore({ pool, prefix: `bench${++cell}_` });
-              await store.migrate();
-              return store;
-            },
-            makeNaive: () => naiveSql(pool),
-            tracked,
-            due,
-            rounds: settings.rounds,
-            core,
-            afterCell: isHeadline(tracked, due)
-              ? (store, addDue) =>
-                  measureHandlers({
-                    storeName: 'postgres',
-                    store,
-                    addDue,
-                    query: (sql, params) => pool.query(sql, params),
-                    core,
-                    due,
-                    rounds: settings.rounds,
-                  })
-              : undefined,
-          });
-          rows.push(row);
-          if (extra) handlers.push(extra);
-        }
-      }
+      await measureSqlCells({
+        storeName: 'postgres',
+        // One cluster for every cell: each gets tables of its own.
+        database: async () => ({
+          makeStore: async () => {
+            const store = new PostgresStore({ pool, prefix: `bench${++cell}_` });
+            await store.migrate();
+            return store;
+          },
+          sql: pool,
+          close: async () => undefined,
+        }),
+        settings,
+        core,
+        rows,
+        handlers,
+      });
     } finally {
       await pool.end();
       await server.stop();
@@ -766,43 +794,26 @@ async function main() {
   }
   if (settings.stores.includes('pglite')) {
     const { PGliteStore } = await import(entry('postgres', 'pglite'));
-    for (const tracked of TRACKED) {
-      for (const due of DUE) {
-        // A new in-memory database per cell: PGlite holds everything in this process.
+    await measureSqlCells({
+      storeName: 'pglite',
+      // A new in-memory database per cell: PGlite holds everything in this process.
+      database: async () => {
         const db = new PGlite();
-        try {
-          const { row, extra } = await measureCell({
-            storeName: 'pglite',
-            makeStore: async () => {
-              const store = new PGliteStore({ db });
-              await store.migrate();
-              return store;
-            },
-            makeNaive: () => naiveSql(db),
-            tracked,
-            due,
-            rounds: settings.rounds,
-            core,
-            afterCell: isHeadline(tracked, due)
-              ? (store, addDue) =>
-                  measureHandlers({
-                    storeName: 'pglite',
-                    store,
-                    addDue,
-                    query: (sql, params) => db.query(sql, params),
-                    core,
-                    due,
-                    rounds: settings.rounds,
-                  })
-              : undefined,
-          });
-          rows.push(row);
-          if (extra) handlers.push(extra);
-        } finally {
-          await db.close();
-        }
-      }
-    }
+        return {
+          makeStore: async () => {
+            const store = new PGliteStore({ db });
+            await store.migrate();
+            return store;
+          },
+          sql: db,
+          close: () => db.close(),
+        };
+      },
+      settings,
+      core,
+      rows,
+      handlers,
+    });
   }
 
   let workerd = null;

@@ -322,7 +322,12 @@ ${mdTable(
 function httpGoals(http) {
   if (!http.goals)
     return `Goal: ${http.goal.description}: **${http.goal.met ? 'met' : 'not met'}**.`;
-  return Object.values(http.goals)
+  return goalLines(http.goals);
+}
+
+/** One line per goal: what it asks, whether it was met, and what was measured. */
+function goalLines(goals) {
+  return Object.values(goals)
     .map((goal) => {
       const measured = Object.entries(goal.measured)
         .map(([id, value]) => `${id} ${value}`)
@@ -507,19 +512,7 @@ ${mdTable(
 )}
 `
     : ''
-}${tracker.goals ? `\n${trackerGoals(tracker.goals)}\n` : ''}`;
-}
-
-/** The issue's goals for the stores, each with what was measured. */
-function trackerGoals(goals) {
-  return Object.values(goals)
-    .map((goal) => {
-      const measured = Object.entries(goal.measured)
-        .map(([id, value]) => `${id} ${value}`)
-        .join(', ');
-      return `- Goal: ${goal.description}: **${goal.met ? 'met' : 'not met'}** (${measured}).`;
-    })
-    .join('\n');
+}${tracker.goals ? `\n${goalLines(tracker.goals)}\n` : ''}`;
 }
 
 function fuzzSection(fuzz) {

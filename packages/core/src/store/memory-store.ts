@@ -206,7 +206,7 @@ export class MemoryStore implements Store {
     if (update.result && !record.result) record.result = { ...update.result };
     if (update.attempts !== undefined) record.attempts = update.attempts;
     if (!('dueAt' in update)) {
-      this.close(record, update.state, now + update.retainMs);
+      this.close(record, update.state, now, update.retainMs);
       return true;
     }
     if (record.result && update.state === 'pending') {
@@ -301,18 +301,23 @@ export class MemoryStore implements Store {
     return excess.map((record) => {
       const before = copy(record);
       record.lease = undefined;
-      this.close(record, 'expired', now + retainMs);
+      this.close(record, 'expired', now, retainMs);
       return before;
     });
   }
 
-  private close(record: Stored, state: TrackedState, purgeAt: number): void {
+  private close(record: Stored, state: TrackedState, now: number, retainMs: number): void {
     // The sealed token is only needed to poll: once closed, nothing polls it again.
     record.token = undefined;
     record.state = state;
-    record.purgeAt = purgeAt;
-    if (state === 'failed') this.deadLetters.add(record.key);
-    this.recordExpiries.push({ at: purgeAt, key: record.key });
+    record.purgeAt = now + retainMs;
+    // Kept for no time (a delivery matched to no session): gone now, as the next call would
+    // find it, without an expiry to queue and pop for every such webhook.
+    if (retainMs <= 0) this.remove(record);
+    else {
+      if (state === 'failed') this.deadLetters.add(record.key);
+      this.recordExpiries.push({ at: record.purgeAt, key: record.key });
+    }
     const { key } = record;
     // After the operation that closed it has returned, as a store across a network tells.
     for (const listener of this.closedListeners) queueMicrotask(() => listener(key));
