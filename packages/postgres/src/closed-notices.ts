@@ -27,7 +27,9 @@ export class PgClosedNotices implements ClosedNoticeChannel {
   private client: PoolClient | undefined;
   private connecting = false;
   private retry: ReturnType<typeof setTimeout> | undefined;
-  private readonly released = new WeakSet<PoolClient>();
+  // Clients checked out and not given back yet. A pooled client comes back as the same object
+  // on a later checkout, so "given back" is per checkout, not per client.
+  private readonly held = new Set<PoolClient>();
   private readonly errorHandlers = new WeakMap<PoolClient, () => void>();
 
   constructor(
@@ -64,13 +66,15 @@ export class PgClosedNotices implements ClosedNoticeChannel {
     try {
       client = await this.pool.connect();
       const held = client;
+      this.held.add(held);
       held.on('notification', this.notified);
       // A dropped connection must not become an unhandled 'error': listen again later.
       const onError = () => this.lost(held);
       this.errorHandlers.set(held, onError);
       held.on('error', onError);
       await held.query(`LISTEN ${this.channel}`);
-      if (this.released.has(held)) return;
+      // Lost while LISTEN was in flight: already given back, and a retry is scheduled.
+      if (!this.held.has(held)) return;
       this.client = held;
       if (this.listeners.size === 0) this.stop();
     } catch {
@@ -97,8 +101,7 @@ export class PgClosedNotices implements ClosedNoticeChannel {
    * that ignores what it may still emit while it closes, so that is never unhandled.
    */
   private release(client: PoolClient, destroy: boolean): void {
-    if (this.released.has(client)) return;
-    this.released.add(client);
+    if (!this.held.delete(client)) return;
     client.off('notification', this.notified);
     const onError = this.errorHandlers.get(client);
     if (onError) client.off('error', onError);

@@ -12,8 +12,8 @@ const SECRET = 'whsec_postgres_wait_for_result_8c2d';
 const CLIENT = { apiKey: 'fv_test_pg_wait', baseUrl: 'http://127.0.0.1:9' };
 const observer = connect();
 
-async function instance(prefix: string): Promise<Receiver<pg.PoolClient>> {
-  const store = new PostgresStore({ pool: connect(), prefix });
+async function instance(prefix: string, poolSize = 10): Promise<Receiver<pg.PoolClient>> {
+  const store = new PostgresStore({ pool: connect(undefined, { max: poolSize }), prefix });
   await store.migrate();
   return createReceiver({
     secret: SECRET,
@@ -84,5 +84,25 @@ describe('waitForResult on PostgresStore: a result delivered by another instance
       result: { external_user_id: 'quinn' },
     });
     await waitFor(async () => (await listening()) === before, 'the LISTEN connection released');
+  });
+
+  it('listens again for a later waiter on the connection it gave back (a pool of two, which hands the last one given back out first), and gives it back again', async () => {
+    const prefix = uniquePrefix('waitagain');
+    // Two connections: the second LISTEN gets the client the first one gave back (pg-pool
+    // hands out the idle client given back last), while reads take the other.
+    const a = await instance(prefix, 2);
+    const b = await instance(prefix);
+    const before = await listening();
+    for (const user of ['rosa', 'sven']) {
+      const token = `tok_pg_wait_again_${user}`;
+      await b.track(token, user);
+      const waiting = a.waitForResult(token, { timeoutMs: 60_000 });
+      await waitFor(async () => (await listening()) === before + 1, `A listens for ${user}`);
+      await b.receive(
+        await signedDelivery(fixturePayload({ external_user_id: user }), { secret: SECRET }),
+      );
+      await expect(waiting).resolves.toMatchObject({ state: 'completed' });
+      await waitFor(async () => (await listening()) === before, `A gave back ${user}'s connection`);
+    }
   });
 });
