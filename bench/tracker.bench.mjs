@@ -345,13 +345,7 @@ async function measureCell({
   const store = await makeStore();
   const naive = await makeNaive();
   let handled = 0;
-  const receiver = core.createReceiver({
-    secret: SECRET,
-    client: false,
-    store,
-    sweepBatchSize: due,
-    sweepConcurrency: CONCURRENCY,
-  });
+  const receiver = sweepingReceiver(core, store, due);
   receiver.on('verification.completed', () => {
     handled++;
   });
@@ -457,13 +451,7 @@ async function measureHandlers({ storeName, store, addDue, query, core, due, rou
   await query('CREATE TABLE bench_deliveries (user_id text PRIMARY KEY, status text)');
   const insert = 'INSERT INTO bench_deliveries (user_id, status) VALUES ($1, $2)';
   const receiverWith = (register) => {
-    const receiver = core.createReceiver({
-      secret: SECRET,
-      client: false,
-      store,
-      sweepBatchSize: due,
-      sweepConcurrency: CONCURRENCY,
-    });
+    const receiver = sweepingReceiver(core, store, due);
     register(receiver);
     return receiver;
   };
@@ -641,6 +629,17 @@ function goals(rows, growth) {
     };
   }
   return result;
+}
+
+/** A Receiver that only sweeps (no client): all `due` sessions in one sweep, `CONCURRENCY` at once. */
+function sweepingReceiver(core, store, due) {
+  return core.createReceiver({
+    secret: SECRET,
+    client: false,
+    store,
+    sweepBatchSize: due,
+    sweepConcurrency: CONCURRENCY,
+  });
 }
 
 /** The cell whose figures lead the report (100k tracked, 1k due). */
