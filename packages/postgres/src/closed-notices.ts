@@ -27,10 +27,10 @@ export class PgClosedNotices implements ClosedNoticeChannel {
   private client: PoolClient | undefined;
   private connecting = false;
   private retry: ReturnType<typeof setTimeout> | undefined;
-  // Clients checked out and not given back yet. A pooled client comes back as the same object
-  // on a later checkout, so "given back" is per checkout, not per client.
-  private readonly held = new Set<PoolClient>();
-  private readonly errorHandlers = new WeakMap<PoolClient, () => void>();
+  // Clients checked out and not given back yet, with this channel's 'error' listener on each.
+  // A pooled client comes back as the same object on a later checkout, so "given back" is per
+  // checkout, not per client.
+  private readonly held = new Map<PoolClient, () => void>();
 
   constructor(
     private readonly pool: Pool,
@@ -66,11 +66,10 @@ export class PgClosedNotices implements ClosedNoticeChannel {
     try {
       client = await this.pool.connect();
       const held = client;
-      this.held.add(held);
-      held.on('notification', this.notified);
       // A dropped connection must not become an unhandled 'error': listen again later.
       const onError = () => this.lost(held);
-      this.errorHandlers.set(held, onError);
+      this.held.set(held, onError);
+      held.on('notification', this.notified);
       held.on('error', onError);
       await held.query(`LISTEN ${this.channel}`);
       // Lost while LISTEN was in flight: already given back, and a retry is scheduled.
@@ -101,10 +100,11 @@ export class PgClosedNotices implements ClosedNoticeChannel {
    * that ignores what it may still emit while it closes, so that is never unhandled.
    */
   private release(client: PoolClient, destroy: boolean): void {
-    if (!this.held.delete(client)) return;
+    const onError = this.held.get(client);
+    if (!onError) return;
+    this.held.delete(client);
     client.off('notification', this.notified);
-    const onError = this.errorHandlers.get(client);
-    if (onError) client.off('error', onError);
+    client.off('error', onError);
     if (destroy) client.on('error', ignore);
     client.release(destroy);
   }

@@ -67,11 +67,8 @@ export class HandlerRegistry {
     event: Parameters<ReceiverEventMap[Name]>[0],
     transaction?: { value: unknown },
   ): Promise<void> {
-    const map = this.mapFor(name);
-    // A snapshot, so a handler that registers another does not run it now; with one handler,
-    // reading its entry first is that snapshot.
-    const entries = map.size === 1 ? [map.entries().next().value!] : [...map];
-    for (const [handler, options] of entries) {
+    // A snapshot, so a handler that registers another does not run it now.
+    for (const [handler, options] of [...this.mapFor(name)]) {
       if (name === 'verification.completed' && Boolean(options.transactional) !== !!transaction) {
         continue;
       }

@@ -37,9 +37,18 @@ export function jsonResponse(
   body: Record<string, unknown>,
   headers?: Record<string, string>,
 ): ReceiverResponse {
+  return withJsonHeaders(status, JSON.stringify(body), headers);
+}
+
+/** An answer of serialized JSON, with `headers` added to the JSON ones (a fresh object). */
+function withJsonHeaders(
+  status: number,
+  body: string,
+  headers?: Record<string, string>,
+): ReceiverResponse {
   const all = jsonHeaders();
   if (headers) Object.assign(all, headers);
-  return { status, headers: all, body: JSON.stringify(body) };
+  return { status, headers: all, body };
 }
 
 export function errorResponse(
@@ -62,9 +71,5 @@ export function fixedErrorResponse(
   headers?: Record<string, string>,
 ): () => ReceiverResponse {
   const body = JSON.stringify({ error, message });
-  return () => {
-    const all = jsonHeaders();
-    if (headers) Object.assign(all, headers);
-    return { status, headers: all, body };
-  };
+  return () => withJsonHeaders(status, body, headers);
 }
