@@ -197,6 +197,30 @@ describe('TokenProtectingStore over a MemoryStore', () => {
     ).toBe(true);
     expect((await memory.get({ key: 'tok_legacy', now: T0 }))?.token).toBeUndefined();
   });
+
+  it('settles a record leased by a sweep under the key it was found at, in one store call', async () => {
+    const memory = new MemoryStore();
+    // One record written before tokens were protected, one sealed under the previous key.
+    await memory.insert({ record: { ...pending('tok_legacy'), state: 'delivering' }, now: T0 });
+    await new TokenProtectingStore(memory, [OLD_SECRET]).insert({
+      record: { ...pending('tok_old', 'bob'), state: 'delivering' },
+      now: T0,
+    });
+    const store = new TokenProtectingStore(memory, [NEW_SECRET, OLD_SECRET]);
+    const due = await store.leaseDue({ owner: 'sweep', now: T0, leaseMs: 1000, limit: 10 });
+    expect(due.map((record) => record.key).sort()).toEqual(['tok_legacy', 'tok_old']);
+    const settles = vi.spyOn(memory, 'settle');
+    for (const { key } of due) {
+      const update = { state: 'completed', retainMs: 60_000 } as const;
+      expect(await store.settle({ key, owner: 'sweep', update, now: T0 })).toBe(true);
+    }
+    expect(settles).toHaveBeenCalledTimes(2);
+    // A record that is gone is still looked for under every key, and not found.
+    settles.mockClear();
+    const update = { state: 'completed', retainMs: 0 } as const;
+    expect(await store.settle({ key: 'tok_legacy', owner: 'sweep', update, now: T0 })).toBe(false);
+    expect(settles).toHaveBeenCalledTimes(3);
+  });
 });
 
 describe('token keys configuration', () => {

@@ -3,7 +3,7 @@ import type { RedisClient } from './client.js';
 
 /**
  * Tells every process sharing the store which records closed, over Redis pub/sub: one
- * PUBLISH after each close, and, while anyone in this process listens, one subscriber
+ * PUBLISH with each close, and, while anyone in this process listens, one subscriber
  * connection (a `duplicate()` of the store's client, which ioredis reconnects and
  * resubscribes by itself). Notices are hints: one lost while a connection was down is made
  * up for by the listener's own rereads.
@@ -14,8 +14,11 @@ export class ClosedNotices {
 
   constructor(
     private readonly redis: RedisClient,
-    /** ioredis adds `keyPrefix` to keys, not to channels: the store's full prefix is in it. */
-    private readonly channel: string,
+    /**
+     * ioredis adds `keyPrefix` to keys, not to channels: the store's full prefix is in it.
+     * The settle script publishes on it too.
+     */
+    readonly channel: string,
   ) {}
 
   /** Publishes that `key` closed; never fails the operation that closed it. */

@@ -271,9 +271,15 @@ export class RedisStore implements Store {
       'settle',
       SETTLE,
       [this.keys.record(key)],
-      [this.keys.scriptPrefix, key, owner, formatNumber(now), ...settleArgs(update, now)],
+      [
+        this.keys.scriptPrefix,
+        key,
+        owner,
+        formatNumber(now),
+        ...settleArgs(update, now),
+        this.closed.channel,
+      ],
     );
-    if (reply === 1 && !OPEN_STATES.includes(update.state)) this.closed.publish(key);
     return reply === 1;
   }
 

@@ -67,6 +67,10 @@ export class TokenProtectingStore implements Store {
   // already holds while it works on the session, and nothing a store dump reveals.
   private readonly recordKeys = new Map<string, string[]>();
   private readonly opened = new Map<string, string>();
+  // The stored key a token's record was last read under, tried first by the next call: a
+  // record sealed under an older key, or written before tokens were protected, is then
+  // leased and settled in one store call, not in one per key listed before its own.
+  private readonly foundUnder = new Map<string, string>();
   readonly onAlarm?: (listener: StoreAlarmListener) => () => void;
   /** The inner store's notices, with the keys it stores (see `keysOf`). */
   readonly watchClosed?: (listener: (storedKey: string) => void) => () => void;
@@ -108,19 +112,19 @@ export class TokenProtectingStore implements Store {
 
   private readonly revealDisplaced = (
     outcome: InsertOutcome,
-  ): InsertOutcome | Promise<InsertOutcome> =>
-    outcome.displaced.some(isConcealed)
-      ? this.revealAll(outcome.displaced).then((displaced) => ({ ...outcome, displaced }))
-      : outcome;
+  ): InsertOutcome | Promise<InsertOutcome> => {
+    const revealing = this.revealAll(outcome.displaced);
+    return Array.isArray(revealing)
+      ? outcome
+      : revealing.then((displaced) => ({ ...outcome, displaced }));
+  };
 
   async get(options: GetOptions): Promise<TrackedSession | undefined> {
     return this.findFirst(options.key, (key) => this.inner.get({ ...options, key }));
   }
 
   findByUser(options: FindByUserOptions): Promise<TrackedSession[]> {
-    return this.inner
-      .findByUser(options)
-      .then((records) => (records.some(isConcealed) ? this.revealAll(records) : records));
+    return this.inner.findByUser(options).then((records) => this.revealAll(records));
   }
 
   remember(options: RememberOptions): Promise<boolean> {
@@ -144,8 +148,7 @@ export class TokenProtectingStore implements Store {
   }
 
   async leaseDue(options: LeaseDueOptions): Promise<TrackedSession[]> {
-    const records = await this.inner.leaseDue(options);
-    return records.some(isConcealed) ? this.revealAll(records) : records;
+    return this.revealAll(await this.inner.leaseDue(options));
   }
 
   settle(options: SettleOptions): Promise<boolean> {
@@ -226,13 +229,23 @@ export class TokenProtectingStore implements Store {
     call: (storedKey: string) => Promise<T>,
     missed: (outcome: T) => boolean,
   ): Promise<T> {
-    const candidates = await this.storedKeys(key);
-    let outcome = await call(candidates[0]!);
-    for (const candidate of candidates.slice(1)) {
-      if (!missed(outcome)) break;
-      outcome = await call(candidate);
+    const hint = this.foundUnder.get(key);
+    let outcome: T | undefined;
+    if (hint !== undefined) {
+      outcome = await call(hint);
+      if (!missed(outcome)) return outcome;
     }
-    return outcome;
+    const candidates = await this.storedKeys(key);
+    for (const candidate of candidates) {
+      if (candidate === hint) continue;
+      outcome = await call(candidate);
+      if (!missed(outcome)) {
+        if (candidate !== candidates[0]) cacheEntry(this.foundUnder, key, candidate);
+        return outcome;
+      }
+    }
+    // A miss under every key (at least two were tried: a hashed one and the token).
+    return outcome as T;
   }
 
   /** The first record found under a stored key of `key`, as the Receiver knows it. */
@@ -261,8 +274,17 @@ export class TokenProtectingStore implements Store {
     };
   }
 
-  private revealAll(records: TrackedSession[]): Promise<TrackedSession[]> {
-    return Promise.all(records.map((record) => this.reveal(record)));
+  /** Records as the Receiver knows them; each one's stored key is kept for later calls. */
+  private revealAll(records: TrackedSession[]): TrackedSession[] | Promise<TrackedSession[]> {
+    for (const record of records) {
+      // Written before tokens were protected: stored under the token itself.
+      if (record.token !== undefined && record.token === record.key) {
+        cacheEntry(this.foundUnder, record.key, record.key);
+      }
+    }
+    return records.some(isConcealed)
+      ? Promise.all(records.map((record) => this.reveal(record)))
+      : records;
   }
 
   /** A stored record with its token opened and the token as its key. */
@@ -278,6 +300,7 @@ export class TokenProtectingStore implements Store {
       const { token: _sealed, ...rest } = record;
       return rest;
     }
+    cacheEntry(this.foundUnder, token, record.key);
     return { ...record, key: token, token };
   }
 }
