@@ -6,25 +6,24 @@ export interface PendingTimer {
 }
 
 interface Entry extends PendingTimer {
-  /** `undefined` once cancelled or run: a cancelled entry holds nothing of its request. */
+  /** `undefined` once cancelled or run: a settled entry holds nothing of its request. */
   callback: (() => void) | undefined;
+  previous: Entry | undefined;
+  next: Entry | undefined;
 }
-
-// Cancelled entries left behind a live one are dropped once they outnumber the live ones.
-const COMPACT_AFTER = 1024;
 
 /**
  * Many timers of one fixed delay on a single timer of `clock`: every webhook sets an
  * acknowledgement deadline and a lease renewal and almost always cancels both within
  * microseconds, and a platform timer for each (set, unref'd, cleared) costs more than much of
- * the rest of the request. Here a timer is an entry in a queue in start order, which is due
+ * the rest of the request. Here a timer is an entry in a list in start order, which is due
  * order while the clock does not go back; the one clock timer is set for the earliest entry
  * and, when it fires, runs every entry due and is set again for the next. Each callback still
  * runs at its own time on the clock.
  *
- * Cancelling only marks the entry: the queue drops cancelled entries from its front as it
- * goes, so the common case (each timer cancelled soon after it started) allocates nothing
- * but the entry. A Set emptied and refilled for every request reallocates its table.
+ * Cancelling unlinks the entry at once, so it dies young: an entry left in a queue behind a
+ * request still in flight would outlive a garbage collection or two, be copied and promoted,
+ * and make V8 grow the young generation (the server's memory) for nothing.
  *
  * @example
  * const acks = new FixedDelayTimers(clock, 5000);
@@ -32,8 +31,8 @@ const COMPACT_AFTER = 1024;
  * acks.cancel(pending);
  */
 export class FixedDelayTimers {
-  private queue: Entry[] = [];
-  private head = 0;
+  private first: Entry | undefined;
+  private last: Entry | undefined;
   private live = 0;
   private handle: TimerHandle | undefined;
   private armedFor = Number.POSITIVE_INFINITY;
@@ -43,15 +42,22 @@ export class FixedDelayTimers {
     private readonly delayMs: number,
   ) {}
 
-  /** Entries held, cancelled ones not yet dropped included: bounded by the live ones. */
+  /** Timers started and neither cancelled nor run yet. */
   get held(): number {
-    return this.queue.length - this.head;
+    return this.live;
   }
 
   /** Runs `callback` once after the delay, unless cancelled first. */
   start(callback: () => void): PendingTimer {
-    const timer: Entry = { at: this.clock.now() + this.delayMs, callback };
-    this.queue.push(timer);
+    const timer: Entry = {
+      at: this.clock.now() + this.delayMs,
+      callback,
+      previous: this.last,
+      next: undefined,
+    };
+    if (this.last) this.last.next = timer;
+    else this.first = timer;
+    this.last = timer;
     this.live += 1;
     if (timer.at < this.armedFor) this.arm(timer.at);
     return timer;
@@ -61,21 +67,18 @@ export class FixedDelayTimers {
     const entry = timer as Entry;
     if (entry.callback === undefined) return;
     entry.callback = undefined;
-    this.live -= 1;
-    this.dropSettled();
+    this.unlink(entry);
   }
 
-  /** Drops cancelled entries from the front, and compacts when many sit behind a live one. */
-  private dropSettled(): void {
-    const { queue } = this;
-    while (this.head < queue.length && queue[this.head]!.callback === undefined) this.head += 1;
-    if (this.head === queue.length) {
-      queue.length = 0;
-      this.head = 0;
-    } else if (queue.length - this.head > 2 * this.live + COMPACT_AFTER) {
-      this.queue = queue.slice(this.head).filter((entry) => entry.callback !== undefined);
-      this.head = 0;
-    }
+  private unlink(entry: Entry): void {
+    const { previous, next } = entry;
+    if (previous) previous.next = next;
+    else this.first = next;
+    if (next) next.previous = previous;
+    else this.last = previous;
+    entry.previous = undefined;
+    entry.next = undefined;
+    this.live -= 1;
   }
 
   private arm(at: number): void {
@@ -89,25 +92,20 @@ export class FixedDelayTimers {
     this.armedFor = Number.POSITIVE_INFINITY;
     const now = this.clock.now();
     const due: Array<() => void> = [];
-    const waiting: Entry[] = [];
     let next = Number.POSITIVE_INFINITY;
     // Every entry is checked: one that a backward clock step put out of order is only as late
     // as that step.
-    for (let index = this.head; index < this.queue.length; index++) {
-      const entry = this.queue[index]!;
-      const { callback } = entry;
-      if (callback === undefined) continue;
+    for (let entry = this.first; entry !== undefined; ) {
+      const following = entry.next;
       if (entry.at <= now) {
+        due.push(entry.callback!);
         entry.callback = undefined;
-        due.push(callback);
-      } else {
-        waiting.push(entry);
-        if (entry.at < next) next = entry.at;
+        this.unlink(entry);
+      } else if (entry.at < next) {
+        next = entry.at;
       }
+      entry = following;
     }
-    this.queue = waiting;
-    this.head = 0;
-    this.live = waiting.length;
     if (next !== Number.POSITIVE_INFINITY) this.arm(next);
     for (const callback of due) callback();
   };

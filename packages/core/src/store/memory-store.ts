@@ -345,8 +345,9 @@ export class MemoryStore implements Store {
   private schedule(record: Stored, at: number): void {
     record.dueAt = at;
     this.due.push({ at, key: record.key });
-    // Rescheduling leaves stale entries behind; compact before they outnumber live ones.
-    if (this.due.size > 2 * this.records.size + 1024) {
+    // Rescheduling and removal leave stale entries behind: compacted before they outnumber
+    // live ones, and soon, so that they die young instead of being promoted by the GC.
+    if (this.due.size > 2 * this.records.size + 64) {
       this.due.filter((entry) => {
         const current = this.records.get(entry.key);
         return current !== undefined && isOpen(current.state) && current.dueAt === entry.at;
