@@ -178,18 +178,15 @@ export function createReceiver<S extends Store = Store>(
   let started = false;
   let running: Promise<unknown> | undefined;
 
-  const receiveSafely = async (request: WebhookRequest): Promise<ReceiverResponse> => {
-    try {
-      return await receiveWebhook(context, request);
-    } catch (error) {
+  const receiveSafely = (request: WebhookRequest): Promise<ReceiverResponse> =>
+    receiveWebhook(context, request).catch((error: unknown) => {
       // Store failures are answered inside (503); anything reaching here is a defect.
       context.handlers.reportError(error, { stage: 'internal' });
       context.log.error('Unexpected error while receiving a webhook.', {
         error: error instanceof Error ? error.message : String(error),
       });
       return errorResponse(500, 'internal_error', 'The webhook could not be processed.');
-    }
-  };
+    });
   const answerCounted = async (telemetry: ReceiverTelemetry, request: WebhookRequest) => {
     const answer = await receiveSafely(request);
     telemetry.webhookAnswered(answer.status, answerName(answer));

@@ -148,7 +148,7 @@ export async function deliverLeased(
  * Records a success; with transactional handlers, runs them in the same transaction as the
  * record, so their writes and `completed` commit together or not at all.
  */
-async function settleSuccess(
+function settleSuccess(
   context: ReceiverContext,
   key: string,
   owner: string,
@@ -157,19 +157,22 @@ async function settleSuccess(
 ): Promise<boolean> {
   const { store, handlers } = context;
   if (handlers.hasTransactional() && isTransactional(store)) {
-    const outcome = await store.settleWith(
-      { key, owner, update, now: context.now() },
-      (transaction) => handlers.run('verification.completed', event, { value: transaction }),
-    );
-    return outcome.settled;
+    return store
+      .settleWith({ key, owner, update, now: context.now() }, (transaction) =>
+        handlers.run('verification.completed', event, { value: transaction }),
+      )
+      .then((outcome) => outcome.settled);
   }
-  try {
-    return await settleAfterSuccess(context, key, owner, update);
-  } catch (error) {
-    // Handlers ran; the failure to record it is reported, and the lease keeps others away.
-    handlers.reportError(error, { stage: 'store', eventId: event.id, ...tokenIdOf(key) });
-    throw new SettleFailure(error);
-  }
+  // The common case is one store call; only a failure enters the waiting loop.
+  const now = context.now();
+  return store
+    .settle({ key, owner, update, now })
+    .catch((error: unknown) => settleAfterFailure(context, key, owner, update, now, error))
+    .catch((error: unknown) => {
+      // Handlers ran; the failure to record it is reported, and the lease keeps others away.
+      handlers.reportError(error, { stage: 'store', eventId: event.id, ...tokenIdOf(key) });
+      throw new SettleFailure(error);
+    });
 }
 
 /** The record of a success could not be written; the handlers themselves succeeded. */
@@ -274,25 +277,29 @@ export async function emitUndeliverable(
 }
 
 /**
- * Records a success. Handlers already ran, so giving up here would let the lease lapse and
- * the result be delivered again: a store outage (Redis restarting) is waited out, with
- * backoff, for as long as the lease keeps other workers away.
+ * Records a success after the first try failed. Handlers already ran, so giving up here would
+ * let the lease lapse and the result be delivered again: a store outage (Redis restarting) is
+ * waited out, with backoff, for as long as the lease keeps other workers away.
  */
-async function settleAfterSuccess(
+async function settleAfterFailure(
   context: ReceiverContext,
   key: string,
   owner: string,
   update: SettleUpdate,
+  firstTriedAt: number,
+  firstError: unknown,
 ): Promise<boolean> {
-  const giveUpAt = context.now() + context.leaseMs;
-  for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
+  const giveUpAt = firstTriedAt + context.leaseMs;
+  let error = firstError;
+  for (let wait = 50; context.now() + wait < giveUpAt; wait = Math.min(wait * 2, 1000)) {
+    await sleepOn(context.clock, wait);
     try {
       return await context.store.settle({ key, owner, update, now: context.now() });
-    } catch (error) {
-      if (context.now() + wait >= giveUpAt) throw error;
-      await sleepOn(context.clock, wait);
+    } catch (failure) {
+      error = failure;
     }
   }
+  throw error;
 }
 
 /**

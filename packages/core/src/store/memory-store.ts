@@ -293,6 +293,8 @@ export class MemoryStore implements Store {
     now: number,
     retainMs: number,
   ): TrackedSession[] {
+    // A user with no record (each webhook of a webhook-only Receiver) allocates nothing here.
+    if (!this.byUser.has(externalUserId)) return [];
     const open = this.keysOfUser(externalUserId)
       .map((key) => this.records.get(key)!)
       .filter((record) => isOpen(record.state))
