@@ -25,8 +25,8 @@ function wordsOf(digest: string, words: Uint32Array): boolean {
  * The replay window of `MemoryStore`: each remembered digest until its expiry, in as little
  * memory as a day of webhooks allows and with no object per digest for the garbage collector
  * to trace. A 128-bit digest in hex (what the Receiver remembers) is kept as four 32-bit words
- * in an open-addressing table of typed arrays, its expiry beside it: 25 bytes a slot, two to
- * three slots per live digest. Any other digest string is kept as it is, in a map.
+ * in an open-addressing table of typed arrays, its expiry beside it: 25 bytes a slot, 1.33 to
+ * 2 slots per live digest. Any other digest string is kept as it is, in a map.
  *
  * Expiry is read, not scheduled: a digest past its expiry counts as absent, and its slot is
  * reclaimed when the table is rebuilt (when it fills, and by `purge`). No queue of expiries
@@ -114,8 +114,9 @@ export class ReplayDigests {
   }
 
   private insert(words: Uint32Array, at: number, now: number): void {
-    // The table is at most half full: past that it is rebuilt, without what has expired.
-    if ((this.used + this.deleted + 1) * 2 > this.capacity) this.rebuild(now);
+    // The table is at most three quarters full: past that it is rebuilt, without what has
+    // expired. Linear probing over one byte of state a slot stays short at that load.
+    if ((this.used + this.deleted + 1) * 4 > this.capacity * 3) this.rebuild(now);
     this.place(words, at);
   }
 
@@ -136,10 +137,10 @@ export class ReplayDigests {
   }
 
   /**
-   * Rehashes the digests still live at `now` into a table of three slots for each: a third
-   * full, so half of the live count again can arrive before the next rebuild (each costs a
-   * few slot visits per digest that arrived since). It grows with the window, and shrinks
-   * once a burst has expired.
+   * Rehashes the digests still live at `now` into a table of two slots for each: half full,
+   * so half of the live count again can arrive before the next rebuild (each costs a few
+   * slot visits per digest that arrived since). It grows with the window, and shrinks once a
+   * burst has expired.
    */
   private rebuild(now: number): void {
     const { keys, expiries, states, capacity } = this;
@@ -147,7 +148,7 @@ export class ReplayDigests {
     for (let slot = 0; slot < capacity; slot++) {
       if (states[slot] === FULL && (expiries[slot] as number) > now) live += 1;
     }
-    const next = Math.max(MIN_CAPACITY, (live + 1) * 3);
+    const next = Math.max(MIN_CAPACITY, (live + 1) * 2);
     this.capacity = next;
     this.keys = new Uint32Array(next * 4);
     this.expiries = new Float64Array(next);
