@@ -25,6 +25,20 @@ const WORKERS = [
   },
 ];
 
+/** Which package a bundled input belongs to: `@faceverify/<name>`, a dependency, or the Worker. */
+function packageOf(input) {
+  const ours = /(?:^|\/)packages\/([^/]+)\/dist\//.exec(input);
+  if (ours) return `@faceverify/${ours[1]}`;
+  const dependency = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(?!.*node_modules\/)/.exec(input);
+  return dependency ? dependency[1] : 'the Worker itself';
+}
+
+// Double-quoted literals, matched from the start so that each match is one literal; one of 60
+// characters or more is a message that says how to fix something (error answers,
+// configuration errors, log lines).
+const LITERAL = /"(?:[^"\\\n]|\\.)*"/g;
+const isMessage = (literal) => literal.length >= 60;
+
 /** Bundles a Worker as Wrangler does (esbuild, ESM, the workerd conditions), minified. */
 async function workerSize(entry) {
   const result = await build({
@@ -39,9 +53,36 @@ async function workerSize(entry) {
     nodePaths: [join(ROOT, 'node_modules', '.pnpm', 'node_modules')],
     write: false,
     logLevel: 'error',
+    metafile: true,
   });
   const code = result.outputFiles[0].contents;
-  return { minifiedBytes: code.byteLength, gzippedBytes: gzipSync(code, { level: 9 }).byteLength };
+  const gzippedBytes = gzipSync(code, { level: 9 }).byteLength;
+  // Where the minified bytes come from, by package, largest first.
+  const byPackage = new Map();
+  for (const output of Object.values(result.metafile.outputs)) {
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const name = packageOf(input);
+      byPackage.set(name, (byPackage.get(name) ?? 0) + bytesInOutput);
+    }
+  }
+  const text = result.outputFiles[0].text;
+  const messages = (text.match(LITERAL) ?? []).filter(isMessage);
+  const withoutMessages = gzipSync(
+    text.replace(LITERAL, (literal) => (isMessage(literal) ? '""' : literal)),
+    { level: 9 },
+  ).byteLength;
+  return {
+    minifiedBytes: code.byteLength,
+    gzippedBytes,
+    packages: [...byPackage]
+      .map(([name, minifiedBytes]) => ({ name, minifiedBytes }))
+      .sort((a, b) => b.minifiedBytes - a.minifiedBytes),
+    messages: {
+      count: messages.length,
+      minifiedBytes: messages.reduce((sum, message) => sum + message.length, 0),
+      gzippedBytes: gzippedBytes - withoutMessages,
+    },
+  };
 }
 
 const COLD = `
@@ -94,6 +135,15 @@ async function main() {
       ]),
     ),
   );
+  for (const size of sizes) {
+    console.log(
+      `\n${size.name}, minified bytes by package: ` +
+        size.packages.map((p) => `${p.name} ${(p.minifiedBytes / KIB).toFixed(1)} KiB`).join(', ') +
+        `; ${size.messages.count} messages of 60 characters or more: ` +
+        `${(size.messages.minifiedBytes / KIB).toFixed(1)} KiB minified, ` +
+        `${(size.messages.gzippedBytes / KIB).toFixed(1)} KiB gzipped`,
+    );
+  }
   const start = startup(rounds);
   console.log(
     `\ncreateReceiver() on Node, median of ${rounds} fresh processes: import of @faceverify/core ${start.importMs} ms, ` +
@@ -102,7 +152,7 @@ async function main() {
   const file = writeResults(BENCH_DIR, 'edge', {
     benchmark: 'edge',
     description:
-      'minified and gzipped (level 9) size of a Worker bundled by esbuild for workerd: Hono + @faceverify/hono + D1Store against Hono + a hand-written Web Crypto verifier; createReceiver() start-up time in fresh Node processes (import, first, later Receivers).',
+      'minified and gzipped (level 9) size of a Worker bundled by esbuild for workerd: Hono + @faceverify/hono + D1Store against Hono + a hand-written Web Crypto verifier, with the minified bytes by package and the share of long messages (double-quoted literals of 60 characters or more); createReceiver() start-up time in fresh Node processes (import, first, later Receivers).',
     machine: machineInfo(ROOT),
     settings: { rounds },
     sizes: sizes.map(({ entry, ...size }) => size),

@@ -337,6 +337,19 @@ function goalLines(goals) {
     .join('\n');
 }
 
+/** Where our Worker's bytes come from, when the run recorded it. */
+function edgeBreakdown(size, kib) {
+  if (!size?.packages) return '';
+  const { messages } = size;
+  return `
+Its minified bytes by package: ${size.packages
+    .map((p) => `${p.name} ${kib(p.minifiedBytes)} KiB`)
+    .join(', ')}. Of the gzipped size, ${kib(messages.gzippedBytes)} KiB are the ${messages.count}
+messages of 60 characters or more (error answers, configuration errors and log lines that say
+how to fix what went wrong).
+`;
+}
+
 function edgeSection(edge) {
   if (!edge) return '## Edge\n\nNo results yet: run `pnpm bench`.\n';
   const kib = (bytes) => fixed(bytes / 1024, 1);
@@ -353,7 +366,7 @@ ${mdTable(
 
 Ours is ${fixed(edge.ratio)}× the hand-written Worker gzipped: it also carries the replay window,
 payload validation, the API client and polling, the Store contract on D1 and the sweep.
-
+${edgeBreakdown(edge.sizes[0], kib)}
 \`createReceiver()\` on Node, median of ${edge.settings.rounds} fresh processes: importing
 \`@faceverify/core\` ${fixed(edge.startup.importMs, 1)} ms, the first \`createReceiver()\`
 ${fixed(edge.startup.firstCreateMs, 2)} ms, each later one ${fixed(edge.startup.warmCreateMs, 3)} ms.
