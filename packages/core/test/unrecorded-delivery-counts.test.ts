@@ -75,3 +75,39 @@ it('every attempt counts, including one whose success cannot be recorded: failed
   await withClock(receiver.sweep());
   expect(runs).toBe(3);
 });
+
+/** A store whose first completion throws where it stands, instead of rejecting. */
+class StoreThatThrowsOnce extends MemoryStore {
+  thrown = 0;
+  override settle(options: SettleOptions): Promise<boolean> {
+    if (options.update.state === 'completed' && this.thrown === 0) {
+      this.thrown += 1;
+      throw new Error('connection reset');
+    }
+    return super.settle(options);
+  }
+}
+
+it('a success the store failed to record by throwing, not rejecting, is recorded on the next try', async () => {
+  const clock = createTestClock();
+  const store = new StoreThatThrowsOnce();
+  const receiver = createReceiver({ secret: SECRET, client: false, store, clock });
+  let runs = 0;
+  receiver.on('verification.completed', () => {
+    runs += 1;
+  });
+  const answering = receiver.receive(
+    await signedDelivery(fixturePayload({ external_user_id: 'u_thrown' }), { secret: SECRET }),
+  );
+  let answered = false;
+  void answering.finally(() => {
+    answered = true;
+  });
+  while (!answered) await clock.advance(25);
+  const answer = await answering;
+  expect(answer.status).toBe(200);
+  expect(JSON.parse(answer.body)).toEqual({ received: true });
+  expect(store.thrown).toBe(1);
+  expect(runs).toBe(1);
+  expect(await store.counts({ now: clock.now() })).toMatchObject({ delivering: 0, pending: 0 });
+});

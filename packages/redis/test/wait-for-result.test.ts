@@ -1,7 +1,7 @@
 import { createReceiver, type Receiver } from '@faceverify/core';
 import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
 import { waitFor } from '@faceverify/test-support';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { RedisStore } from '../src/index.js';
 import { connect, uniquePrefix } from './support/clients.js';
 
@@ -65,5 +65,48 @@ describe('waitForResult on RedisStore: a result delivered by another instance', 
       expect((outcome as Error).message).toBe('pages closed');
     }
     await waitFor(async () => (await subscribers(prefix)) === 0, 'the subscription ended');
+  });
+});
+
+describe('closed-record notices on RedisStore', () => {
+  it('a close still succeeds when the Redis user may not PUBLISH (a managed Redis ACL)', async () => {
+    const admin = connect();
+    const user = `fv_no_publish_${process.pid}_${Math.random().toString(36).slice(2)}`;
+    await admin.call(
+      'ACL',
+      'SETUSER',
+      user,
+      'on',
+      '>no-publish-pw',
+      '~*',
+      '&*',
+      '+@all',
+      '-publish',
+    );
+    const url = new URL(inject('redisUrl'));
+    url.username = user;
+    url.password = 'no-publish-pw';
+    const limited = connect(url.href);
+    await expect(limited.publish('anything', 'x')).rejects.toThrow(/NOPERM/);
+
+    const store = new RedisStore({ redis: limited, prefix: uniquePrefix('acl') });
+    const now = Date.now();
+    await store.insert({
+      record: {
+        key: 'tok_acl_1',
+        token: 'tok_acl_1',
+        externalUserId: 'acl-user',
+        createdAt: now,
+        expiresAt: now + 60_000,
+        state: 'delivering',
+        dueAt: now,
+        attempts: 0,
+        lease: { owner: 'w', until: now + 30_000 },
+      },
+      now,
+    });
+    const update = { state: 'completed', retainMs: 60_000 } as const;
+    expect(await store.settle({ key: 'tok_acl_1', owner: 'w', update, now })).toBe(true);
+    expect(await store.get({ key: 'tok_acl_1', now })).toMatchObject({ state: 'completed' });
   });
 });

@@ -165,8 +165,14 @@ function settleSuccess(
   }
   // The common case is one store call; only a failure enters the waiting loop.
   const now = context.now();
-  return store
-    .settle({ key, owner, update, now })
+  let first: Promise<boolean>;
+  try {
+    first = store.settle({ key, owner, update, now });
+  } catch (error) {
+    // A store that throws instead of rejecting is waited out the same way.
+    first = Promise.reject(error);
+  }
+  return first
     .catch((error: unknown) => settleAfterFailure(context, key, owner, update, now, error))
     .catch((error: unknown) => {
       // Handlers ran; the failure to record it is reported, and the lease keeps others away.

@@ -4,8 +4,10 @@ import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
 /**
  * KEYS: marker, due, state sets, record, its user's indexes. ARGV: prefix, key, owner, now, new state, result JSON or '' for none, then
  * - open states: dueAt, attempts;
- * - closed states: purge time (now + retainMs), attempts or '' to leave them, and the channel
- *   the close is published on: in the script, no round trip of its own per close.
+ * - closed states: purge time (now + retainMs), attempts or '' to leave them;
+ * then the channel a close is published on: from the script, no round trip of its own per
+ * close. A PUBLISH that Redis refuses (an ACL without the channel) does not fail the close:
+ * notices are hints, and waiting pages reread the store.
  * Returns 1 when applied, 0 when the owner does not hold the lease.
  */
 export const SETTLE = new LuaScript(`${RECORD_LIFETIME_LUA}
@@ -24,7 +26,7 @@ end
 if not isOpen(state) then
   if ARGV[8] ~= '' then redis.call('HSET', rk, 'attempts', ARGV[8]) end
   close(key, state, tonumber(ARGV[7]), now)
-  redis.call('PUBLISH', ARGV[9], key)
+  redis.pcall('PUBLISH', ARGV[9], key)
   return 1
 end
 
