@@ -10,9 +10,11 @@ export { type ExecutionContextLike, lazyWaitUntil } from './lazy-wait-until.js';
 export { type NodeResponseLike, writeNodeAnswer } from './node-answer.js';
 export { type GetRawBody, type RawBodyOptions, rawBodyReader } from './raw-body-reader.js';
 export {
+  bunServedOf,
   type NodeIncomingLike,
   nodeIncomingOf,
   readFetchBody,
+  type ServerParsed,
   UNREADABLE_BODY,
 } from './read-fetch-body.js';
 export { type LimitedRead, readLimited } from './read-limited.js';

@@ -26,10 +26,17 @@ function lengthOf(declared: string | null | undefined): number | undefined {
   return Number(declared);
 }
 
-/** The parts of Node's `IncomingMessage` that `@hono/node-server` serves a `Request` from. */
-export interface NodeIncomingLike {
-  /** The headers as Node's parser read them: lower-case names, a plain record. */
+/**
+ * A request as the HTTP server that parsed it from a connection read its headers. The server's
+ * parser holds the body to its Content-Length, so a body it delivers is never longer.
+ */
+export interface ServerParsed {
+  /** The headers as the server read them: lower-case names, a plain record. */
   readonly headers: Record<string, string | readonly string[] | undefined>;
+}
+
+/** The parts of Node's `IncomingMessage` that `@hono/node-server` serves a `Request` from. */
+export interface NodeIncomingLike extends ServerParsed {
   /** The connection it arrived on: present only on a request Node's HTTP server parsed. */
   readonly socket: object;
 }
@@ -52,6 +59,29 @@ export function nodeIncomingOf(env: unknown): NodeIncomingLike | undefined {
 }
 
 /**
+ * The request as `Bun.serve` parsed it, when a Fetch handler's second argument is the Bun
+ * server that read it from a connection: `server.requestIP(request)` answers only for those (a
+ * `Request` built or cloned in the process gets `null`), so the body is held to its
+ * Content-Length and `arrayBuffer()` reads it without a web stream. For adapter authors.
+ */
+export function bunServedOf(context: unknown, request: Request): ServerParsed | undefined {
+  const requestIP = (context as { requestIP?: unknown } | null | undefined)?.requestIP;
+  if (typeof requestIP !== 'function') return undefined;
+  try {
+    if (requestIP.call(context, request) == null) return undefined;
+  } catch {
+    return undefined;
+  }
+  const { headers } = request;
+  return {
+    headers: {
+      'content-length': headers.get('content-length') ?? undefined,
+      'transfer-encoding': headers.get('transfer-encoding') ?? undefined,
+    },
+  };
+}
+
+/**
  * `request.arrayBuffer()`. Nothing races the body deadline here: the pipeline answers `408`
  * when it passes whatever the read does, and the connection it closes ends the read.
  */
@@ -67,10 +97,11 @@ async function wholeBody(request: Request, signal: AbortSignal): Promise<Uint8Ar
  * `arrayBuffer()` would read all of it before anything could count. Stops when `signal`
  * aborts. A body someone already read is `unavailable` with `consumedHint` (the fix).
  *
- * `incoming` (see {@link nodeIncomingOf}) is the Node request the body arrived on, through an
- * HTTP parser that holds it to its Content-Length: a declared length within `limit` is then
- * read with `arrayBuffer()`, which `@hono/node-server` serves straight from Node's request
- * without building a web stream. For adapter authors.
+ * `parsed` ({@link nodeIncomingOf}, {@link bunServedOf}) is the request as the HTTP server
+ * that read it from a connection saw it, whose parser holds the body to its Content-Length: a
+ * declared length within `limit` is then read with `arrayBuffer()`, which `@hono/node-server`
+ * serves straight from Node's request and Bun from its own, without a web stream. For adapter
+ * authors.
  *
  * @example
  * const read = await readFetchBody(request, limit, signal, 'Read the body only once.');
@@ -80,11 +111,11 @@ export async function readFetchBody(
   limit: number,
   signal: AbortSignal,
   consumedHint: string,
-  incoming?: NodeIncomingLike,
+  parsed?: ServerParsed,
 ): Promise<BodyRead> {
   if (request.bodyUsed) return { kind: 'unavailable', hint: consumedHint };
-  if (incoming && incoming.headers['transfer-encoding'] === undefined) {
-    const declared = lengthOf(readHeader(incoming.headers, 'content-length'));
+  if (parsed && parsed.headers['transfer-encoding'] === undefined) {
+    const declared = lengthOf(readHeader(parsed.headers, 'content-length'));
     if (declared !== undefined && declared <= limit) {
       try {
         const bytes = await wholeBody(request, signal);

@@ -1,4 +1,5 @@
 import {
+  bunServedOf,
   lazyWaitUntil,
   nodeIncomingOf,
   readFetchBody,
@@ -50,8 +51,15 @@ export const verificationWebhook = webhookMiddleware<
     // The platform's router chose this request: the handler is mounted on its route.
     isRouted: () => true,
     path: () => undefined,
+    // Node's parser, or Bun.serve's, held the body to its Content-Length: read it whole.
     readBody: (limit, signal) =>
-      readFetchBody(request, limit, signal, BODY_CONSUMED_HINT, incoming),
+      readFetchBody(
+        request,
+        limit,
+        signal,
+        BODY_CONSUMED_HINT,
+        incoming ?? bunServedOf(context, request),
+      ),
     waitUntil: lazyWaitUntil(() => context),
     keep: () => undefined,
     // Never called: the handler is always on its route and has no passThrough.

@@ -1,5 +1,6 @@
 import type { BodyRead, BodyReader } from '@faceverify/core/adapter';
 import {
+  bunServedOf,
   nodeIncomingOf,
   readFetchBody,
   textAsSent,
@@ -41,7 +42,8 @@ export const readWebhookBody: BodyReader<Context> = async (c, limit, signal) => 
     limit,
     signal,
     HINTS.rawConsumed,
-    nodeIncomingOf(c.env),
+    // Node's parser, or Bun.serve's, held the body to its Content-Length: read it whole.
+    nodeIncomingOf(c.env) ?? bunServedOf(c.env, req.raw),
   );
   if (read.kind === 'bytes') bodyCacheOf(req).arrayBuffer = Promise.resolve(ownBuffer(read.bytes));
   return read;

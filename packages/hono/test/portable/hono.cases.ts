@@ -123,6 +123,15 @@ function fakeExecutionContext(waited: Promise<unknown>[]): ExecutionContext {
   };
 }
 
+/** The part of Bun's API the Bun.serve case uses; absent on other runtimes. */
+interface BunRuntime {
+  serve(options: {
+    hostname: string;
+    port: number;
+    fetch: (request: Request, server: unknown) => Response | Promise<Response>;
+  }): { port: number; stop(force: boolean): void };
+}
+
 export const honoCases: PortableCase[] = [
   {
     name: 'app.post(path, middleware): a signed webhook is 200 and delivered with its exact data',
@@ -140,6 +149,35 @@ export const honoCases: PortableCase[] = [
       checkEqual(answer.json.received, true, 'acknowledged');
       checkEqual(events.length, 1, 'delivered once');
       checkEqual(JSON.stringify(events[0]?.data), JSON.stringify(payload), 'exact data');
+    },
+  },
+  {
+    name: 'on Bun.serve (the server is c.env) a webhook is read whole and delivered with its exact data; elsewhere app.fetch alone',
+    async run() {
+      const bun = (globalThis as { Bun?: BunRuntime }).Bun;
+      const { receiver, events } = setup();
+      const app = new Hono();
+      app.post(WEBHOOK, verificationWebhook(receiver));
+      const payload = fixturePayload({ external_user_id: 'bun-served' });
+      const delivery = await signedDelivery(payload, {
+        secret: SECRET,
+        rawBody: JSON.stringify(payload),
+      });
+      const server = bun?.serve({ hostname: '127.0.0.1', port: 0, fetch: app.fetch });
+      try {
+        const response = server
+          ? await fetch(`http://127.0.0.1:${server.port}${WEBHOOK}`, {
+              method: 'POST',
+              headers: delivery.headers,
+              body: new Uint8Array(delivery.body),
+            })
+          : await app.fetch(exactRequest(WEBHOOK, delivery));
+        checkEqual(response.status, 200, 'status');
+        checkEqual(events.length, 1, 'delivered once');
+        checkEqual(JSON.stringify(events[0]?.data), JSON.stringify(payload), 'exact data');
+      } finally {
+        server?.stop(true);
+      }
     },
   },
   {
