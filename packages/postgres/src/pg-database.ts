@@ -32,16 +32,27 @@ function secretsOf(pool: Pool): string[] {
 // Pools the store already listens on, so that several stores sharing one add one listener.
 const listenedPools = new WeakSet<Pool>();
 
+const ignore = () => undefined;
+
 /**
  * An idle pooled connection that the server ends (a restart, a pooler restart,
  * `pg_terminate_backend`) is emitted as the pool's 'error' event, which kills the process
  * when nobody listens. The pool has already dropped that connection and the next checkout
  * opens a new one, so there is nothing to do but keep it from being unhandled.
+ *
+ * A checked-out connection has moments with no listener at all: pg-pool stops listening when
+ * it hands a client out and listens once per query, so an error between a checkout and the
+ * first statement, or a second error after a query's first, is emitted on the client with
+ * nobody to hear it (a receiver behind PgBouncer died of it). Every connection the pool opens
+ * therefore keeps a listener that ignores what it emits: the statements on it fail with the
+ * error all the same, and pg-pool still drops it. (Connections the pool opened before the
+ * store was created are not seen; a store is created with its pool, at start.)
  */
 function listenOnPool(pool: Pool): void {
   if (listenedPools.has(pool)) return;
   listenedPools.add(pool);
-  pool.on('error', () => undefined);
+  pool.on('error', ignore);
+  pool.on('connect', (client) => client.on('error', ignore));
 }
 
 /** A node-postgres `Pool`: statements on any connection, transactions on one checked out. */

@@ -96,6 +96,27 @@ describe('a dropped PostgreSQL connection', () => {
     expect(await store.counts({ now: 1_000 })).toMatchObject({ pending: 0 });
     expect(escaped).toEqual([]);
   });
+
+  it('of a connection checked out and between statements, with no listener of its own, is no unhandled error', async () => {
+    // pg-pool stops listening on a client it hands out, and listens once per query: a client
+    // between two of pg-pool's own steps (a checkout resolved, not yet listened on; a second
+    // error after the first) has nobody. Under PgBouncer restarts a receiver died of it.
+    const pool = connect(undefined, { application_name: 'drops_checked_out' });
+    pool.removeAllListeners('error');
+    const store = new PostgresStore({ pool, prefix: uniquePrefix('drop_out') });
+    await store.migrate();
+    const client = await pool.connect();
+    let ended = false;
+    client.once('end', () => {
+      ended = true;
+    });
+    expect(await terminateBackendsOf('drops_checked_out')).toBeGreaterThan(0);
+    // An error escaping stops pg before it ends the client: either is the positive signal.
+    await waitFor(() => ended || escaped.length > 0, 'the client ended, or an error escaped');
+    client.release(true);
+    expect(await store.counts({ now: 1_000 })).toMatchObject({ pending: 0 });
+    expect(escaped).toEqual([]);
+  });
 });
 
 describe('idle_in_transaction_session_timeout shorter than a transactional handler', () => {
