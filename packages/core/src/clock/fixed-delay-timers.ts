@@ -66,11 +66,12 @@ export class FixedDelayTimers {
   cancel(timer: PendingTimer): void {
     const entry = timer as Entry;
     if (entry.callback === undefined) return;
-    entry.callback = undefined;
-    this.unlink(entry);
+    this.retire(entry);
   }
 
-  private unlink(entry: Entry): void {
+  /** Takes a cancelled or due entry out of the list, holding nothing of its request. */
+  private retire(entry: Entry): void {
+    entry.callback = undefined;
     const { previous, next } = entry;
     if (previous) previous.next = next;
     else this.first = next;
@@ -99,8 +100,7 @@ export class FixedDelayTimers {
       const following = entry.next;
       if (entry.at <= now) {
         due.push(entry.callback!);
-        entry.callback = undefined;
-        this.unlink(entry);
+        this.retire(entry);
       } else if (entry.at < next) {
         next = entry.at;
       }
