@@ -144,14 +144,9 @@ async function decide(
   payload: VerificationPayload,
   result: StoredResult,
   digest: string,
+  finding: Promise<TrackedSession[]>,
 ): Promise<Decided> {
-  const { store } = context;
-  const sessions = await store.findByUser({
-    externalUserId: payload.external_user_id,
-    now: context.now(),
-    limit: context.maxOpenPerUser + RECENT_CLOSED_CONSIDERED,
-  });
-  const correlation = correlate(payload, sessions);
+  const correlation = correlate(payload, await finding);
   switch (correlation.kind) {
     case 'duplicate':
       return { outcome: 'duplicate' };
@@ -173,6 +168,28 @@ async function decide(
         ? confirmAndDeliver(context, request, key, result)
         : attachAndDeliver(context, request, key, result, digest);
     }
+  }
+}
+
+/**
+ * The sessions tracked for the webhook's user, looked up while its digest is remembered: the
+ * two calls are independent, so a store across a network answers both in one round trip's
+ * time. A replay never reads the answer; a rejection here is only seen if it is read.
+ */
+function findSessions(
+  context: ReceiverContext,
+  payload: VerificationPayload,
+  now: number,
+): Promise<TrackedSession[]> {
+  try {
+    return context.store.findByUser({
+      externalUserId: payload.external_user_id,
+      now,
+      limit: context.maxOpenPerUser + RECENT_CLOSED_CONSIDERED,
+    });
+  } catch (error) {
+    // A store that throws instead of rejecting fails the webhook as a rejection would.
+    return Promise.reject(error);
   }
 }
 
@@ -373,6 +390,8 @@ export async function receiveWebhook(
   const hashing = bodyDigest(request.body);
   const digest = typeof hashing === 'string' ? hashing : await hashing;
   const now = context.now();
+  const finding = findSessions(context, payload, now);
+  finding.catch(ignoreUnread);
   try {
     // Kept as long as any session this delivery could match is open or retained.
     const ttlMs = context.replayWindowMs + context.sessionLifetimeMs;
@@ -395,13 +414,16 @@ export async function receiveWebhook(
     });
   }
   try {
-    const { outcome, event } = await decide(context, request, payload, result, digest);
+    const { outcome, event } = await decide(context, request, payload, result, digest, finding);
     return answerOutcome(outcome, event);
   } catch (error) {
     await context.store.forget({ digest }).catch(() => undefined);
     return storeUnavailable(context, error);
   }
 }
+
+/** A lookup whose answer is not needed (a replay, or a failed remember) fails unseen. */
+function ignoreUnread(): void {}
 
 function storeUnavailable(context: ReceiverContext, error: unknown): ReceiverResponse {
   context.activity.record('store_unavailable');

@@ -1,0 +1,143 @@
+import { expect, it } from 'vitest';
+import { createReceiver, MemoryStore } from '../src/index.js';
+import type {
+  FindByUserOptions,
+  InsertOptions,
+  InsertOutcome,
+  RememberOptions,
+  SettleOptions,
+  TrackedSession,
+} from '../src/store/index.js';
+import { createTestClock, fixturePayload, signedDelivery } from '../src/testing/index.js';
+
+const SECRET = 'whsec_webhook_round_trips';
+
+/** The next turn of the event loop: a store across a network answers no sooner. */
+const roundTrip = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * A MemoryStore that answers each call a turn later, as a network store would, and notes
+ * which calls were in flight together: a call's round trip is one more than the latest
+ * round trip of any call that had answered before it was made.
+ */
+class RoundTripStore extends MemoryStore {
+  readonly calls: { name: string; trip: number }[] = [];
+  private answered = 0;
+  failLookup = false;
+
+  private async traced<T>(name: string, call: () => Promise<T>): Promise<T> {
+    const trip = this.answered + 1;
+    this.calls.push({ name, trip });
+    await roundTrip();
+    this.answered = Math.max(this.answered, trip);
+    return call();
+  }
+
+  override remember(options: RememberOptions): Promise<boolean> {
+    return this.traced('remember', () => super.remember(options));
+  }
+  override findByUser(options: FindByUserOptions): Promise<TrackedSession[]> {
+    return this.traced('findByUser', () =>
+      this.failLookup ? Promise.reject(new Error('lookup lost')) : super.findByUser(options),
+    );
+  }
+  override insert(options: InsertOptions): Promise<InsertOutcome> {
+    return this.traced('insert', () => super.insert(options));
+  }
+  override settle(options: SettleOptions): Promise<boolean> {
+    return this.traced('settle', () => super.settle(options));
+  }
+}
+
+/** Rejections nobody handled while `work` ran and its microtasks drained. */
+async function unhandledDuring(work: () => Promise<void>): Promise<unknown[]> {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    await work();
+    // Node reports unhandled rejections before it runs the next turn's callbacks.
+    await roundTrip();
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+  return unhandled;
+}
+
+it('an accepted webhook matched to no session waits for three store round trips: its digest is remembered while its user is looked up', async () => {
+  const store = new RoundTripStore();
+  const receiver = createReceiver({ secret: SECRET, client: false, store });
+  let runs = 0;
+  receiver.on('verification.completed', () => {
+    runs += 1;
+  });
+  const delivery = await signedDelivery(fixturePayload({ external_user_id: 'u_round_trips' }), {
+    secret: SECRET,
+  });
+
+  const answer = await receiver.receive(delivery);
+
+  expect(answer.status).toBe(200);
+  expect(runs).toBe(1);
+  expect(store.calls).toEqual([
+    { name: 'findByUser', trip: 1 },
+    { name: 'remember', trip: 1 },
+    { name: 'insert', trip: 2 },
+    { name: 'settle', trip: 3 },
+  ]);
+});
+
+it('a replay is acknowledged without reading the lookup made beside it, and that lookup failing escapes nowhere', async () => {
+  const clock = createTestClock();
+  const store = new RoundTripStore();
+  const receiver = createReceiver({ secret: SECRET, client: false, store, clock });
+  let runs = 0;
+  receiver.on('verification.completed', () => {
+    runs += 1;
+  });
+  const delivery = await signedDelivery(fixturePayload({ external_user_id: 'u_replayed' }), {
+    secret: SECRET,
+  });
+  expect((await receiver.receive(delivery)).status).toBe(200);
+  store.failLookup = true;
+
+  let answer: Awaited<ReturnType<typeof receiver.receive>> | undefined;
+  const unhandled = await unhandledDuring(async () => {
+    answer = await receiver.receive(delivery);
+  });
+
+  expect(unhandled).toEqual([]);
+  expect(answer?.status).toBe(200);
+  expect(JSON.parse(answer?.body ?? '')).toEqual({ received: true, duplicate: true });
+  expect(runs).toBe(1);
+  expect(store.calls.slice(4).map(({ name }) => name)).toEqual(['findByUser', 'remember']);
+});
+
+it('a new webhook whose lookup fails is answered 503 and forgotten, so the sender’s retry is handled', async () => {
+  const clock = createTestClock();
+  const store = new RoundTripStore();
+  const receiver = createReceiver({ secret: SECRET, client: false, store, clock });
+  receiver.on('error', () => {});
+  let runs = 0;
+  receiver.on('verification.completed', () => {
+    runs += 1;
+  });
+  const delivery = await signedDelivery(fixturePayload({ external_user_id: 'u_lookup_lost' }), {
+    secret: SECRET,
+  });
+  store.failLookup = true;
+
+  let answer: Awaited<ReturnType<typeof receiver.receive>> | undefined;
+  const unhandled = await unhandledDuring(async () => {
+    answer = await receiver.receive(delivery);
+  });
+
+  expect(unhandled).toEqual([]);
+  expect(answer?.status).toBe(503);
+  expect(JSON.parse(answer?.body ?? '').error).toBe('store_unavailable');
+  expect(runs).toBe(0);
+
+  store.failLookup = false;
+  expect((await receiver.receive(delivery)).status).toBe(200);
+  expect(runs).toBe(1);
+});
