@@ -1,5 +1,11 @@
 import { expect, it } from 'vitest';
-import { createReceiver, MemoryStore } from '../src/index.js';
+import {
+  createReceiver,
+  MemoryStore,
+  type Receiver,
+  type ReceiverResponse,
+  type WebhookRequest,
+} from '../src/index.js';
 import type {
   FindByUserOptions,
   InsertOptions,
@@ -8,7 +14,7 @@ import type {
   SettleOptions,
   TrackedSession,
 } from '../src/store/index.js';
-import { createTestClock, fixturePayload, signedDelivery } from '../src/testing/index.js';
+import { fixturePayload, signedDelivery } from '../src/testing/index.js';
 
 const SECRET = 'whsec_webhook_round_trips';
 
@@ -49,36 +55,46 @@ class RoundTripStore extends MemoryStore {
   }
 }
 
-/** Rejections nobody handled while `work` ran and its microtasks drained. */
-async function unhandledDuring(work: () => Promise<void>): Promise<unknown[]> {
+/** The answer to `delivery`, and the rejections nobody handled while it was made. */
+async function receiveWatched(
+  receiver: Receiver,
+  delivery: WebhookRequest,
+): Promise<{ answer: ReceiverResponse; unhandled: unknown[] }> {
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown) => unhandled.push(reason);
   process.on('unhandledRejection', onUnhandled);
   try {
-    await work();
+    const answer = await receiver.receive(delivery);
     // Node reports unhandled rejections before it runs the next turn's callbacks.
     await roundTrip();
+    return { answer, unhandled };
   } finally {
     process.off('unhandledRejection', onUnhandled);
   }
-  return unhandled;
+}
+
+/** A Receiver on a RoundTripStore, one signed webhook for `externalUserId`, and a run count. */
+async function setUp(externalUserId: string) {
+  const store = new RoundTripStore();
+  const receiver = createReceiver({ secret: SECRET, client: false, store });
+  receiver.on('error', () => {});
+  const runs = { count: 0 };
+  receiver.on('verification.completed', () => {
+    runs.count += 1;
+  });
+  const delivery = await signedDelivery(fixturePayload({ external_user_id: externalUserId }), {
+    secret: SECRET,
+  });
+  return { store, receiver, delivery, runs };
 }
 
 it('an accepted webhook matched to no session waits for three store round trips: its digest is remembered while its user is looked up', async () => {
-  const store = new RoundTripStore();
-  const receiver = createReceiver({ secret: SECRET, client: false, store });
-  let runs = 0;
-  receiver.on('verification.completed', () => {
-    runs += 1;
-  });
-  const delivery = await signedDelivery(fixturePayload({ external_user_id: 'u_round_trips' }), {
-    secret: SECRET,
-  });
+  const { store, receiver, delivery, runs } = await setUp('u_round_trips');
 
   const answer = await receiver.receive(delivery);
 
   expect(answer.status).toBe(200);
-  expect(runs).toBe(1);
+  expect(runs.count).toBe(1);
   expect(store.calls).toEqual([
     { name: 'findByUser', trip: 1 },
     { name: 'remember', trip: 1 },
@@ -88,56 +104,31 @@ it('an accepted webhook matched to no session waits for three store round trips:
 });
 
 it('a replay is acknowledged without reading the lookup made beside it, and that lookup failing escapes nowhere', async () => {
-  const clock = createTestClock();
-  const store = new RoundTripStore();
-  const receiver = createReceiver({ secret: SECRET, client: false, store, clock });
-  let runs = 0;
-  receiver.on('verification.completed', () => {
-    runs += 1;
-  });
-  const delivery = await signedDelivery(fixturePayload({ external_user_id: 'u_replayed' }), {
-    secret: SECRET,
-  });
+  const { store, receiver, delivery, runs } = await setUp('u_replayed');
   expect((await receiver.receive(delivery)).status).toBe(200);
   store.failLookup = true;
 
-  let answer: Awaited<ReturnType<typeof receiver.receive>> | undefined;
-  const unhandled = await unhandledDuring(async () => {
-    answer = await receiver.receive(delivery);
-  });
+  const { answer, unhandled } = await receiveWatched(receiver, delivery);
 
   expect(unhandled).toEqual([]);
-  expect(answer?.status).toBe(200);
-  expect(JSON.parse(answer?.body ?? '')).toEqual({ received: true, duplicate: true });
-  expect(runs).toBe(1);
+  expect(answer.status).toBe(200);
+  expect(JSON.parse(answer.body)).toEqual({ received: true, duplicate: true });
+  expect(runs.count).toBe(1);
   expect(store.calls.slice(4).map(({ name }) => name)).toEqual(['findByUser', 'remember']);
 });
 
 it('a new webhook whose lookup fails is answered 503 and forgotten, so the sender’s retry is handled', async () => {
-  const clock = createTestClock();
-  const store = new RoundTripStore();
-  const receiver = createReceiver({ secret: SECRET, client: false, store, clock });
-  receiver.on('error', () => {});
-  let runs = 0;
-  receiver.on('verification.completed', () => {
-    runs += 1;
-  });
-  const delivery = await signedDelivery(fixturePayload({ external_user_id: 'u_lookup_lost' }), {
-    secret: SECRET,
-  });
+  const { store, receiver, delivery, runs } = await setUp('u_lookup_lost');
   store.failLookup = true;
 
-  let answer: Awaited<ReturnType<typeof receiver.receive>> | undefined;
-  const unhandled = await unhandledDuring(async () => {
-    answer = await receiver.receive(delivery);
-  });
+  const { answer, unhandled } = await receiveWatched(receiver, delivery);
 
   expect(unhandled).toEqual([]);
-  expect(answer?.status).toBe(503);
-  expect(JSON.parse(answer?.body ?? '').error).toBe('store_unavailable');
-  expect(runs).toBe(0);
+  expect(answer.status).toBe(503);
+  expect(JSON.parse(answer.body).error).toBe('store_unavailable');
+  expect(runs.count).toBe(0);
 
   store.failLookup = false;
   expect((await receiver.receive(delivery)).status).toBe(200);
-  expect(runs).toBe(1);
+  expect(runs.count).toBe(1);
 });
