@@ -5,6 +5,7 @@ import {
   type VerificationCompletedEvent,
 } from '@faceverify/core';
 import { fixturePayload, signedDelivery, tamperedDelivery } from '@faceverify/core/testing';
+import { bunRuntime } from '../../../core/test/portable/bun-runtime.js';
 // One portable-case format for the whole repository: the runtimes runner reads it.
 import { check, checkEqual, type PortableCase } from '../../../core/test/portable/case.js';
 import { verificationWebhook } from '../../src/index.js';
@@ -68,15 +69,6 @@ function longerThanDeclared(delivery: { body: Uint8Array; headers: Record<string
   });
   const headers = { ...delivery.headers, 'content-length': String(delivery.body.byteLength) };
   return { request: streamedRequest(headers, stream), pulled: () => pulled };
-}
-
-/** The part of Bun's API the Bun.serve case uses; absent on other runtimes. */
-interface BunRuntime {
-  serve(options: {
-    hostname: string;
-    port: number;
-    fetch: (request: Request, server: unknown) => Promise<Response>;
-  }): { port: number; stop(force: boolean): void };
 }
 
 export const fetchCases: PortableCase[] = [
@@ -161,7 +153,7 @@ export const fetchCases: PortableCase[] = [
   {
     name: 'on Bun.serve a webhook from a connection is read whole and accepted; a Request built in the process and handed over with the server is still read within its Content-Length',
     async run() {
-      const bun = (globalThis as { Bun?: BunRuntime }).Bun;
+      const bun = bunRuntime();
       const { receiver, events } = setup();
       const handler = verificationWebhook(receiver) as (
         request: Request,

@@ -12,6 +12,7 @@ import {
 } from '@faceverify/core/testing';
 import type { ExecutionContext } from 'hono';
 import { Hono, type MiddlewareHandler } from 'hono';
+import { bunRuntime } from '../../../core/test/portable/bun-runtime.js';
 // One portable-case format for the whole repository: the runtimes runner reads it.
 import { check, checkEqual, type PortableCase } from '../../../core/test/portable/case.js';
 import { type VerificationEnv, verificationWebhook } from '../../src/index.js';
@@ -123,15 +124,6 @@ function fakeExecutionContext(waited: Promise<unknown>[]): ExecutionContext {
   };
 }
 
-/** The part of Bun's API the Bun.serve case uses; absent on other runtimes. */
-interface BunRuntime {
-  serve(options: {
-    hostname: string;
-    port: number;
-    fetch: (request: Request, server: unknown) => Response | Promise<Response>;
-  }): { port: number; stop(force: boolean): void };
-}
-
 export const honoCases: PortableCase[] = [
   {
     name: 'app.post(path, middleware): a signed webhook is 200 and delivered with its exact data',
@@ -154,7 +146,7 @@ export const honoCases: PortableCase[] = [
   {
     name: 'on Bun.serve (the server is c.env) a webhook is read whole and delivered with its exact data; elsewhere app.fetch alone',
     async run() {
-      const bun = (globalThis as { Bun?: BunRuntime }).Bun;
+      const bun = bunRuntime();
       const { receiver, events } = setup();
       const app = new Hono();
       app.post(WEBHOOK, verificationWebhook(receiver));
