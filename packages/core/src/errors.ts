@@ -12,7 +12,10 @@ export type FaceverifyErrorCode =
   | 'image_error'
   | 'store_error'
   | 'store_reset'
-  | 'store_eviction_risk';
+  | 'store_eviction_risk'
+  | 'store_rewound'
+  | 'token_key_missing'
+  | 'clock_skew';
 
 /** Base class of every faceverify error: `code` is stable and safe to switch on. */
 export class FaceverifyError extends Error {

@@ -1,3 +1,4 @@
+import { sha256Hex128 } from '#hmac';
 import { type Clock, systemClock } from '../clock/clock.js';
 import { SlidingWindowPacer } from './pacer.js';
 import { ReadGate } from './read-gate.js';
@@ -36,10 +37,10 @@ function registry(clock: Clock): Map<string, KeyLimiters> {
 }
 
 // The map is keyed by a digest so that the key itself is never stored outside the client
-// that was given it.
+// that was given it. Synchronous where the runtime hashes synchronously (Node): a client's
+// first request then waits on no thread pool.
 async function keyDigest(apiKey: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(apiKey)));
-  return Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
+  return sha256Hex128(encoder.encode(apiKey));
 }
 
 /** The process-wide limiters of one API key (and clock). */

@@ -19,7 +19,20 @@ export type AlarmCode =
   /**
    * Raised by the store: it may lose records (a Redis eviction policy other than noeviction).
    */
-  | 'store_eviction_risk';
+  | 'store_eviction_risk'
+  /**
+   * Raised by the store: it went back in time (a failover that lost acknowledged writes).
+   */
+  | 'store_rewound'
+  /**
+   * A session's token is sealed under keys this instance does not list: it is left to an
+   * instance that does (a rolling change in progress, or a key removed too soon).
+   */
+  | 'token_key_missing'
+  /**
+   * This process's clock and the store's disagree beyond `maxClockSkewMs`.
+   */
+  | 'clock_skew';
 
 /** A situation an operator must act on, raised at most once per window per code. */
 export interface ReceiverAlert {

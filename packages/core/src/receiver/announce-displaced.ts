@@ -12,6 +12,8 @@ export async function announceDisplaced(
   displaced: readonly TrackedSession[],
 ): Promise<void> {
   for (const record of displaced) {
+    // Its token is sealed under keys this instance lacks: an event would name no session.
+    if (record.unreadableToken) continue;
     context.log.warn('A user has too many open sessions; the oldest was given up.', {
       sessionToken: record.token,
       maxOpenPerUser: context.maxOpenPerUser,

@@ -48,6 +48,7 @@ export function createConfirmSession(
 
 async function confirmOnce(context: ReceiverContext, token: string): Promise<ConfirmedSession> {
   const { store } = context;
+  await context.clockReady();
   const record = await store.get({ key: token, now: context.now() });
   if (!record?.token) return UNKNOWN;
   if (!isOpen(record.state)) {

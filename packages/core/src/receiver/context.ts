@@ -17,6 +17,11 @@ export interface ReceiverContext extends ResolvedReceiverOptions {
   renewalTimers: FixedDelayTimers;
   /** What happened recently, for `health()` and the alarms. */
   activity: ActivityWindow;
+  /**
+   * Before the first work on the store's clock (`storeClock`): a promise of its first
+   * reading, else `undefined`. Awaited only when it is a promise.
+   */
+  clockReady(): Promise<void> | undefined;
 }
 
 function randomId(): string {

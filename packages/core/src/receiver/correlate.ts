@@ -50,7 +50,11 @@ export function correlate(payload: VerificationPayload, sessions: TrackedSession
       !isOpen(session.state) && session.result && sameOutcome(session.result.payload, payload),
   );
   if (closedAlike) return { kind: 'duplicate' };
-  const open = sessions.filter((session) => isOpen(session.state) && session.token);
+  // A session whose token this instance cannot open is still the user's session: the webhook
+  // is kept with it for an instance that can open it to confirm.
+  const open = sessions.filter(
+    (session) => isOpen(session.state) && (session.token || session.unreadableToken),
+  );
   if (open.length === 1) return { kind: 'session', key: open[0]!.key, by: 'user' };
   if (open.length > 1) return { kind: 'ambiguous', keys: open.map((session) => session.key) };
   return { kind: 'none' };

@@ -1,6 +1,7 @@
 import { checkExternalUserId } from '../client/external-user-id.js';
 import type { CreateSessionParams } from '../client/index.js';
 import { FixedDelayTimers } from '../clock/fixed-delay-timers.js';
+import { createStoreTime } from '../clock/store-time.js';
 import { ConfigurationError } from '../errors.js';
 import {
   isTransactional,
@@ -8,6 +9,7 @@ import {
   type TrackedSession,
   type TransactionOf,
 } from '../store/store.js';
+import { StoreAlarm } from '../store/store-alarm.js';
 import type { ReceiverSpanAttributes, ReceiverTelemetry } from '../telemetry/receiver-telemetry.js';
 import { type SweepReport, sweep } from '../tracker/sweep.js';
 import { announceDisplaced } from './announce-displaced.js';
@@ -27,7 +29,7 @@ import { errorResponse, type ReceiverResponse } from './http-response.js';
 import { type ReceiverOptions, resolveReceiverOptions } from './options.js';
 import { receiveWebhook, type WebhookRequest } from './receive-webhook.js';
 import { attachReceiverInternals } from './receiver-internals.js';
-import { reportStoreAlarms } from './report-store-alarms.js';
+import { reportStoreAlarm, reportStoreAlarms } from './report-store-alarms.js';
 import { type WaitedResult, type WaitForResultOptions, waitForResult } from './wait-for-result.js';
 import { answerName } from './webhook-outcomes.js';
 
@@ -139,6 +141,30 @@ export interface Receiver<Transaction = never> {
   stop(): Promise<void>;
 }
 
+// The store's clock is read again this often: clocks drift slowly, NTP steps are rare.
+const STORE_CLOCK_REFRESH_MS = 30_000;
+// How often a clock that stays skewed is raised again: the alarms' window.
+const SKEW_REPORTED_EVERY_MS = 15 * 60_000;
+const noWait = () => undefined;
+const skewReportedAt = new WeakMap<ReceiverContext, number>();
+
+/** Raises `clock_skew`, at most once per window. */
+function reportSkew(context: ReceiverContext, offsetMs: number): void {
+  const now = context.clock.now();
+  const last = skewReportedAt.get(context);
+  if (last !== undefined && now - last < SKEW_REPORTED_EVERY_MS) return;
+  skewReportedAt.set(context, now);
+  const seconds = (Math.abs(offsetMs) / 1000).toFixed(1);
+  const side = offsetMs > 0 ? 'behind' : 'ahead of';
+  reportStoreAlarm(
+    context,
+    new StoreAlarm(
+      'clock_skew',
+      `This process's clock is ${seconds} s ${side} the store's (more than maxClockSkewMs, ${context.maxClockSkewMs} ms). Leases and due times follow the store's clock, so no result is handled twice for it, but times this process logs and reports are off: synchronise its clock (NTP, chrony).`,
+    ),
+  );
+}
+
 // Counts and alarms cover this long: long enough to tell a pattern from one lost webhook.
 const HEALTH_WINDOW_MS = 15 * 60_000;
 // What happens when all is well never raises an alarm; only the rest is checked.
@@ -159,8 +185,18 @@ export function createReceiver<S extends Store = Store>(
   options: ReceiverOptions & { store?: S } = {},
 ): Receiver<TransactionOf<S>> {
   const resolved = resolveReceiverOptions(options);
+  const storeTime = resolved.storeClock
+    ? createStoreTime(resolved.clock, {
+        readClock: () => options.store!.readClock!(),
+        refreshMs: STORE_CLOCK_REFRESH_MS,
+        maxSkewMs: resolved.maxClockSkewMs,
+        onSkew: (offsetMs) => reportSkew(context, offsetMs),
+      })
+    : undefined;
   const context: ReceiverContext = {
     ...resolved,
+    now: storeTime ? storeTime.now : resolved.now,
+    clockReady: storeTime ? storeTime.ready : noWait,
     handlers: new HandlerRegistry(),
     newOwner: createOwnerFactory(),
     ackTimers: new FixedDelayTimers(resolved.clock, resolved.ackAfterMs),
@@ -252,6 +288,7 @@ export function createReceiver<S extends Store = Store>(
     async track(token, externalUserId) {
       requireClient(context, 'track()');
       checkExternalUserId(externalUserId, 'track()');
+      await context.clockReady();
       const now = context.now();
       const record: TrackedSession = {
         key: token,
@@ -278,7 +315,8 @@ export function createReceiver<S extends Store = Store>(
     waitForResult: (token, options) => waitForResult(context, token, options),
     sweep: runSweep,
     health: () => readHealth(context.activity, alarms, readStore, context.now()),
-    deadLetters: createDeadLetters(context.store, context.clock),
+    // Dead letters are read and reopened on the clock leases use.
+    deadLetters: createDeadLetters(context.store, { ...context.clock, now: context.now }),
     start() {
       if (started) return;
       // Polling is what start() is for; only an explicit webhook-only Receiver sweeps without it.

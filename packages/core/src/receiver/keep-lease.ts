@@ -7,7 +7,7 @@ import type { ReceiverContext } from './context.js';
  * lock) skips ticks instead of piling up renewals, each holding a connection.
  */
 export function keepLease(context: ReceiverContext, key: string, owner: string): () => void {
-  const { clock, store, leaseMs, renewalTimers } = context;
+  const { store, leaseMs, renewalTimers } = context;
   let stopped = false;
   let renewing = false;
   const renew = () => {
@@ -15,7 +15,7 @@ export function keepLease(context: ReceiverContext, key: string, owner: string):
     if (!renewing) {
       renewing = true;
       store
-        .lease({ key, owner, now: clock.now(), leaseMs })
+        .lease({ key, owner, now: context.now(), leaseMs })
         .catch(() => undefined)
         .finally(() => {
           renewing = false;

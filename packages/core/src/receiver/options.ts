@@ -119,6 +119,19 @@ export interface ReceiverOptions {
    */
   clock?: Clock;
   /**
+   * Keep leases and due times on the store's clock (`Store.readClock`: Redis `TIME`,
+   * PostgreSQL `clock_timestamp()`), measured against this process's clock every 30 s, so that
+   * instances whose clocks disagree never both hold a lease. Default: `true` when the store
+   * has a clock and no `clock` option is given (a test clock then rules alone).
+   */
+  storeClock?: boolean;
+  /**
+   * Beyond this difference between this process's clock and the store's, a `clock_skew`
+   * alarm is raised (leases stay safe on the store's clock; the process's clock needs NTP).
+   * Default 10 s.
+   */
+  maxClockSkewMs?: number;
+  /**
    * Metrics and traces of what the Receiver does. `openTelemetry()` from
    * `@faceverify/core/opentelemetry` reports them through `@opentelemetry/api` (see
    * docs/operations.md for every name). Default: none, at no cost.
@@ -148,6 +161,8 @@ const RECEIVER_OPTIONS: Record<keyof ReceiverOptions, true> = {
   sweepConcurrency: true,
   logger: true,
   clock: true,
+  storeClock: true,
+  maxClockSkewMs: true,
   telemetry: true,
 };
 
@@ -184,6 +199,9 @@ export interface ResolvedReceiverOptions {
   sweepConcurrency: number;
   log: Log;
   clock: Clock;
+  /** Whether leases and due times follow the store's clock (see `storeClock`). */
+  storeClock: boolean;
+  maxClockSkewMs: number;
   now: () => number;
   telemetry: ReceiverTelemetry | undefined;
 }
@@ -307,10 +325,7 @@ export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiv
         secrets.map(({ secret }) => secret),
         options.tokenKeys ? '`tokenKeys`' : ENV.tokenKeys,
       ),
-      (keyId) =>
-        log.error(
-          `A session token in the store was sealed with token key ${keyId}, which is no longer configured, so that session can no longer be polled. Keep a previous signing secret (or token key) listed, after the new one, until sessions started before the rotation have closed (sessionLifetimeMs).`,
-        ),
+      () => clock.now(),
     ),
     maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes, 256 * 1024),
     replayWindowMs: positive('replayWindowMs', options.replayWindowMs, 24 * 60 * MINUTE),
@@ -342,6 +357,10 @@ export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiv
     sweepConcurrency: positive('sweepConcurrency', options.sweepConcurrency, 4),
     log,
     clock,
+    storeClock:
+      typeof options.store?.readClock === 'function' &&
+      (options.storeClock ?? options.clock === undefined),
+    maxClockSkewMs: positive('maxClockSkewMs', options.maxClockSkewMs, 10 * SECOND),
     now: () => clock.now(),
     telemetry: options.telemetry,
   };

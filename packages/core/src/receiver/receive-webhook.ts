@@ -70,9 +70,9 @@ async function leaseWithPatience(context: ReceiverContext, key: string, owner: s
   const { store, leaseMs, clock } = context;
   const deadline = clock.now() + Math.min(context.ackAfterMs / 2, 2000);
   for (let wait = 25; ; wait = Math.min(wait * 2, 400)) {
-    const session = await store.lease({ key, owner, now: clock.now(), leaseMs });
+    const session = await store.lease({ key, owner, now: context.now(), leaseMs });
     if (session) return session;
-    const current = await store.get({ key, now: clock.now() });
+    const current = await store.get({ key, now: context.now() });
     if (!current || !isOpen(current.state)) return 'closed';
     if (clock.now() + wait > deadline) return undefined;
     await sleepOn(clock, wait);
@@ -127,6 +127,7 @@ function deliveryOutcome(outcome: DeliveryOutcome | PollOutcome['outcome']): Web
     case 'lease-lost':
     case 'retry-later':
     case 'pending':
+    case 'left':
       return 'queued';
     case 'expired':
       return 'contradicted';
@@ -387,6 +388,9 @@ export async function receiveWebhook(
     return errorResponse(400, 'payload_invalid', message);
   }
   context.activity.record('webhook_accepted');
+  // The first webhook of a process reads the store's clock first (`storeClock`).
+  const clockReading = context.clockReady();
+  if (clockReading) await clockReading;
   const hashing = bodyDigest(request.body);
   const digest = typeof hashing === 'string' ? hashing : await hashing;
   const now = context.now();

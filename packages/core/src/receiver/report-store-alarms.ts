@@ -8,14 +8,17 @@ import type { ReceiverContext } from './context.js';
  * evicting store as it sees any other failure.
  */
 export function reportStoreAlarms(context: ReceiverContext): void {
-  context.store.onAlarm?.((alarm: StoreAlarm) => {
-    context.log.error(alarm.message, { code: alarm.code });
-    context.handlers.raiseAlert({
-      code: alarm.code,
-      message: alarm.message,
-      count: 1,
-      raisedAt: new Date(context.now()),
-    });
-    context.handlers.reportError(alarm, { stage: 'store', code: alarm.code });
+  context.store.onAlarm((alarm: StoreAlarm) => reportStoreAlarm(context, alarm));
+}
+
+/** Reports one alarm about the store as {@link reportStoreAlarms} reports the store's own. */
+export function reportStoreAlarm(context: ReceiverContext, alarm: StoreAlarm): void {
+  context.log.error(alarm.message, { code: alarm.code });
+  context.handlers.raiseAlert({
+    code: alarm.code,
+    message: alarm.message,
+    count: 1,
+    raisedAt: new Date(context.now()),
   });
+  context.handlers.reportError(alarm, { stage: 'store', code: alarm.code });
 }

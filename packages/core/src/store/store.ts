@@ -70,6 +70,12 @@ export interface TrackedSession {
   attempts: number;
   result?: StoredResult;
   lease?: Lease;
+  /**
+   * Never written by a store. The Receiver marks a record whose sealed token no key it lists
+   * opens, with the ids of the keys the token was sealed under: it leaves such a record to an
+   * instance that can open it, and neither polls, delivers nor expires it.
+   */
+  unreadableToken?: { keyIds: string[] };
 }
 
 /** What `settle` writes when its work on a leased record is done. */
@@ -294,6 +300,12 @@ export interface Store {
   discardDeadLetter(options: DeadLetterOptions): Promise<boolean>;
   /** How many open records are due at `now` and not leased, and the earliest due time. */
   dueSummary(options: DueSummaryOptions): Promise<DueSummary>;
+  /**
+   * Optional: the store server's own clock, in ms since the epoch (Redis `TIME`, PostgreSQL
+   * `clock_timestamp()`). When a store has one, the Receiver keeps leases and due times on it,
+   * so that processes whose clocks disagree still agree on who holds a lease.
+   */
+  readClock?(): Promise<number>;
   /**
    * Optional, for stores that can lose data behind their own back (Redis without
    * persistence, or with an eviction policy): calls `listener` once per finding that the

@@ -24,8 +24,8 @@ import type {
   TransactionalStore,
 } from '../store/store.js';
 import { isTransactional } from '../store/store.js';
-import type { StoreAlarmListener } from '../store/store-alarm.js';
-import { isSealed, openToken, sealToken } from './sealed-token.js';
+import { StoreAlarm, type StoreAlarmListener } from '../store/store-alarm.js';
+import { isSealed, openToken, sealedKeyIds, sealToken } from './sealed-token.js';
 import { deriveTokenKey, RECORD_KEY_PREFIX, recordKeyOf, type TokenKey } from './token-keys.js';
 
 /**
@@ -35,9 +35,14 @@ import { deriveTokenKey, RECORD_KEY_PREFIX, recordKeyOf, type TokenKey } from '.
  * - the token sealed with AES-256-GCM (`fvt1.<key id>.…`, the record key as associated
  *   data), which the store drops when the record closes.
  *
- * Keys come from secrets the store never holds, newest first: the first seals and keys new
- * records, every one is tried on lookup and opens what it sealed, so rotating keeps open
- * sessions as long as the previous secret stays listed.
+ * Keys come from secrets the store never holds, newest first: the first keys new records and
+ * every one is tried on lookup; a token is sealed under every key, so any instance that shares
+ * one key with this one opens it, whichever step of a rotation each instance runs.
+ *
+ * A record whose token no configured key opens (its keys were removed everywhere too soon, or
+ * an instance runs a configuration this one never had) is handed over as it is stored, marked
+ * `unreadableToken`, and raised as a `token_key_missing` alarm: the Receiver leaves it for an
+ * instance that can open it, and never expires or delivers it.
  *
  * Records written before tokens were protected (keyed by the token itself) are still found:
  * a lookup that misses every hashed key tries the token as it is, until those records close
@@ -53,6 +58,9 @@ const isConcealed = (record: TrackedSession) =>
 
 /** Entries each cache below keeps; cleared when full, as tokens are short-lived. */
 const CACHE_LIMIT = 4096;
+
+/** How often one missing key is raised again while it stays missing: the alarms' window. */
+const MISSING_KEY_WINDOW_MS = 15 * 60_000;
 
 function cacheEntry<K, V>(cache: Map<K, V>, key: K, value: V): V {
   if (cache.size >= CACHE_LIMIT) cache.clear();
@@ -71,7 +79,9 @@ export class TokenProtectingStore implements Store {
   // record sealed under an older key, or written before tokens were protected, is then
   // leased and settled in one store call, not in one per key listed before its own.
   private readonly foundUnder = new Map<string, string>();
-  readonly onAlarm?: (listener: StoreAlarmListener) => () => void;
+  private readonly alarmListeners = new Set<StoreAlarmListener>();
+  // When each set of missing key ids was last raised: once per window, not once per read.
+  private readonly missingRaisedAt = new Map<string, number>();
   /** The inner store's notices, with the keys it stores (see `keysOf`). */
   readonly watchClosed?: (listener: (storedKey: string) => void) => () => void;
   readonly settleWith?: TransactionalStore['settleWith'];
@@ -79,15 +89,13 @@ export class TokenProtectingStore implements Store {
   /**
    * @param inner The store that keeps the records.
    * @param secrets Secrets the token keys are derived from, newest first.
-   * @param onUnreadable Told when a sealed token cannot be opened (its key is no longer
-   *   configured); the record is then worked on without its token.
+   * @param now The Receiver's clock, for how often a missing key is raised again.
    */
   constructor(
     private readonly inner: Store,
     private readonly secrets: readonly string[],
-    private readonly onUnreadable: (keyId: string) => void = () => undefined,
+    private readonly now: () => number = Date.now,
   ) {
-    if (inner.onAlarm) this.onAlarm = (listener) => inner.onAlarm!(listener);
     if (inner.watchClosed) this.watchClosed = (listener) => inner.watchClosed!(listener);
     if (isTransactional(inner)) {
       this.settleWith = (options, work) =>
@@ -97,6 +105,16 @@ export class TokenProtectingStore implements Store {
           notSettled,
         );
     }
+  }
+
+  /** The inner store's alarms, and `token_key_missing` of this one. */
+  onAlarm(listener: StoreAlarmListener): () => void {
+    const fromInner = this.inner.onAlarm?.(listener);
+    this.alarmListeners.add(listener);
+    return () => {
+      fromInner?.();
+      this.alarmListeners.delete(listener);
+    };
   }
 
   insert(options: InsertOptions): Promise<InsertOutcome> {
@@ -264,13 +282,13 @@ export class TokenProtectingStore implements Store {
 
   private async conceal(record: TrackedSession): Promise<TrackedSession> {
     if (record.key.startsWith(UNMATCHED_PREFIX)) return record;
-    const [newest] = await this.tokenKeys();
-    const key = await recordKeyOf(newest!, record.key);
+    const keys = await this.tokenKeys();
+    const key = await recordKeyOf(keys[0]!, record.key);
     const { token, ...rest } = record;
     return {
       ...rest,
       key,
-      ...(token === undefined ? {} : { token: await sealToken(newest!, token, key) }),
+      ...(token === undefined ? {} : { token: await sealToken(uniqueById(keys), token, key) }),
     };
   }
 
@@ -296,13 +314,33 @@ export class TokenProtectingStore implements Store {
       (await openToken(await this.tokenKeys(), record.token, record.key));
     if (token !== undefined) cacheEntry(this.opened, cacheKey, token);
     if (token === undefined) {
-      this.onUnreadable(record.token.split('.')[1] ?? '');
+      const keyIds = sealedKeyIds(record.token);
+      this.raiseMissing(keyIds);
       const { token: _sealed, ...rest } = record;
-      return rest;
+      return { ...rest, unreadableToken: { keyIds } };
     }
     cacheEntry(this.foundUnder, token, record.key);
     return { ...record, key: token, token };
   }
+
+  /** Raises `token_key_missing` for these key ids, at most once per window. */
+  private raiseMissing(keyIds: string[]): void {
+    const ids = keyIds.join(', ');
+    const now = this.now();
+    const last = this.missingRaisedAt.get(ids);
+    if (last !== undefined && now - last < MISSING_KEY_WINDOW_MS) return;
+    this.missingRaisedAt.set(ids, now);
+    const alarm = new StoreAlarm(
+      'token_key_missing',
+      `A session in the store has its token sealed under token key ${ids}, and this instance lists none of them, so it leaves that session to an instance that does: it neither polls, delivers nor expires it. During a rolling change this passes once every instance runs the new configuration. If no instance lists the key any more, it was removed too soon: list the secret (FACEVERIFY_WEBHOOK_SECRET) or token key (FACEVERIFY_TOKEN_KEYS) again, last in the list, until sessions started before the change have closed (see docs/security.md, "Rotating keys").`,
+    );
+    for (const listener of this.alarmListeners) listener(alarm);
+  }
+}
+
+/** One key per id: the same secret listed twice (as a token key and a signing secret) seals once. */
+function uniqueById(keys: readonly TokenKey[]): TokenKey[] {
+  return keys.filter((key, index) => keys.findIndex((other) => other.id === key.id) === index);
 }
 
 function notSettled<T>(outcome: SettledWith<T>): boolean {

@@ -17,7 +17,8 @@ import { expireLeased } from './expire-session.js';
 
 /** What one look at a leased session came to, and what the service said of it. */
 export interface PollOutcome {
-  outcome: DeliveryOutcome | 'pending' | 'expired' | 'retry-later';
+  /** `left`: this instance cannot open the session's token; it is left to one that can. */
+  outcome: DeliveryOutcome | 'pending' | 'expired' | 'retry-later' | 'left';
   status: SessionSnapshot['status'] | 'unknown';
   result?: VerificationPayload;
   /** The event delivered, when this look delivered one. */
@@ -73,13 +74,18 @@ async function lookAt(
   options: PollOptions,
 ): Promise<PollOutcome> {
   const { store, log, telemetry } = context;
+  // What this instance cannot read, it neither delivers nor destroys.
+  if (session.unreadableToken) return leave(context, session, owner, options.webhook);
   const claimed = options.webhook ?? session.result;
   const awaiting = session.result?.awaitingConfirmation === true;
   if (session.result && !awaiting && !options.ask && !options.webhook) {
     return deliver(context, session, owner, session.result, session.result.payload.status, options);
   }
   if (!session.token) {
-    if (session.result) {
+    // A delivery matched to no session (`webhook:<digest>`): its result is all there is, and
+    // only a Receiver that delivers untracked webhooks stores one. A claim waiting for the
+    // service's word is never delivered without it.
+    if (session.result && !awaiting) {
       return deliver(
         context,
         session,
@@ -89,7 +95,6 @@ async function lookAt(
         options,
       );
     }
-    // A record without a token and without a result cannot be worked on; close it.
     await store.settle({
       key: session.key,
       owner,
@@ -136,6 +141,14 @@ async function lookAt(
     // A webhook waiting for the service's word keeps its result, so nothing is lost while
     // the service cannot be asked; it is still delivered only once the service agrees.
     const claim = options.webhook ?? (awaiting ? session.result : undefined);
+    // The session's lifetime bounds every path: a service that cannot be asked until then
+    // cannot confirm a claim either, and a pending session is given up as it would be.
+    if (now >= session.expiresAt) {
+      if (claim)
+        contradicted(context, session, 'the service could not be asked within its lifetime');
+      await expireLeased(context, session, owner, 'lifetime');
+      return { outcome: 'expired', status: 'unknown', error };
+    }
     await store.settle({
       key: session.key,
       owner,
@@ -184,6 +197,34 @@ async function lookAt(
     now,
   });
   return { outcome: 'pending', status: 'pending', contradicted: claimed !== undefined };
+}
+
+/**
+ * Hands a session this instance cannot open back, unchanged but for a due time a little later,
+ * so that an instance that lists its key takes it; a webhook's claim is kept with it, to be
+ * confirmed there. Jittered, so that this instance's sweeps do not always come first.
+ */
+async function leave(
+  context: ReceiverContext,
+  session: TrackedSession,
+  owner: string,
+  claim: StoredResult | undefined,
+): Promise<PollOutcome> {
+  const now = context.now();
+  const delay = context.sweepIntervalMs * (1 + Math.random());
+  const result = session.result ?? (claim && { ...claim, awaitingConfirmation: true });
+  await context.store.settle({
+    key: session.key,
+    owner,
+    update: {
+      state: result ? 'delivering' : 'pending',
+      dueAt: now + delay,
+      attempts: session.attempts,
+      ...(result ? { result } : {}),
+    },
+    now,
+  });
+  return { outcome: 'left', status: 'unknown' };
 }
 
 async function deliver(

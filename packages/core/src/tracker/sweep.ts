@@ -10,6 +10,8 @@ export interface SweepReport {
   pending: number;
   expired: number;
   retryLater: number;
+  /** Sessions left to an instance that lists the key their token is sealed under. */
+  left: number;
 }
 
 function tally(report: SweepReport, outcome: PollOutcome['outcome']): void {
@@ -18,6 +20,7 @@ function tally(report: SweepReport, outcome: PollOutcome['outcome']): void {
   else if (outcome === 'pending') report.pending += 1;
   else if (outcome === 'expired') report.expired += 1;
   else if (outcome === 'retry-later') report.retryLater += 1;
+  else if (outcome === 'left') report.left += 1;
 }
 
 /**
@@ -26,6 +29,7 @@ function tally(report: SweepReport, outcome: PollOutcome['outcome']): void {
  * several processes at once: each session is leased by one of them.
  */
 export async function sweep(context: ReceiverContext): Promise<SweepReport> {
+  await context.clockReady();
   const owner = context.newOwner();
   const due = await context.store.leaseDue({
     now: context.now(),
@@ -40,6 +44,7 @@ export async function sweep(context: ReceiverContext): Promise<SweepReport> {
     pending: 0,
     expired: 0,
     retryLater: 0,
+    left: 0,
   };
   let next = 0;
   const worker = async () => {

@@ -1,0 +1,78 @@
+import type { Clock } from './clock.js';
+
+/** Time on the store's clock, as this process reads it: its own clock plus a measured offset. */
+export interface StoreTime {
+  /** Now on the store's clock (ms since the epoch), from the last measurement. */
+  now(): number;
+  /**
+   * While no reading has succeeded yet, reads the store's clock: resolves once that is done
+   * (or failed, when the store is unreachable and the work that waits fails on it anyway).
+   * `undefined` once a reading succeeded.
+   */
+  ready(): Promise<void> | undefined;
+}
+
+export interface StoreTimeOptions {
+  /** Reads the store server's clock (`Store.readClock`). */
+  readClock: () => Promise<number>;
+  /** How often the offset is measured again. */
+  refreshMs: number;
+  /** Told each measurement whose offset is beyond `maxSkewMs` (positive: the store is ahead). */
+  onSkew: (offsetMs: number) => void;
+  maxSkewMs: number;
+}
+
+// A sample whose round trip took longer says little about the offset (its error is up to half
+// the round trip): kept only when there is no better one.
+const USEFUL_ROUND_TRIP_MS = 2_000;
+
+/**
+ * Keeps leases and due times on one clock, the store's, whatever this process's clock says:
+ * two instances whose clocks disagree by more than a lease would otherwise both hold it. The
+ * offset is measured (Cristian's algorithm: the store's time against the middle of the round
+ * trip) when first needed and every `refreshMs` after, in the background; a failed reading
+ * keeps the last offset.
+ */
+export function createStoreTime(clock: Clock, options: StoreTimeOptions): StoreTime {
+  let offset = 0;
+  let measuredAt = Number.NEGATIVE_INFINITY;
+  let measured = false;
+  let measuring: Promise<void> | undefined;
+  const measure = async () => {
+    const sent = clock.now();
+    try {
+      const storeNow = await options.readClock();
+      const received = clock.now();
+      if (!measured || received - sent <= USEFUL_ROUND_TRIP_MS) {
+        offset = storeNow - (sent + received) / 2;
+        measured = true;
+        if (Math.abs(offset) > options.maxSkewMs) options.onSkew(offset);
+      }
+    } catch {
+      // The store is unreachable: every call fails now anyway; the last offset stays.
+    } finally {
+      measuredAt = clock.now();
+      measuring = undefined;
+    }
+  };
+  const refresh = () => {
+    if (!measuring && clock.now() - measuredAt >= options.refreshMs) {
+      measuring = measure();
+    }
+    return measuring;
+  };
+  return {
+    now() {
+      // Before the first reading, nothing is read here: a Receiver made at import time makes
+      // no store call until it works.
+      if (measured || measuredAt !== Number.NEGATIVE_INFINITY) refresh();
+      return clock.now() + offset;
+    },
+    // Until one reading succeeded, nothing is leased on a guess: each caller reads again.
+    ready() {
+      if (measured) return undefined;
+      measuring ??= measure();
+      return measuring;
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import type { Ledger } from './ledger.js';
+import type { ServiceModel } from './service-model.js';
+
+const OUTCOME_FIELDS = [
+  'status',
+  'external_user_id',
+  'confidence',
+  'livenessPassed',
+  'duplicate',
+  'risk',
+  'reason',
+] as const;
+
+/** Alarms by which a store says it lost acknowledged data. */
+const LOSS_ALARMS = new Set(['store_reset', 'store_rewound']);
+
+/**
+ * The promises of docs/guarantees.md, checked on what a run left behind. Each violation is one
+ * line saying which promise broke and for which session.
+ */
+export function checkInvariants(
+  ledger: Ledger,
+  service: ServiceModel,
+  tracked: ReadonlySet<string>,
+): string[] {
+  const violations: string[] = [];
+  const lossAlarmed = ledger.alerts.some((alert) => LOSS_ALARMS.has(alert.code));
+  for (const loss of ledger.storeLosses) {
+    const told = ledger.alerts.some((alert) => LOSS_ALARMS.has(alert.code) && alert.at >= loss.at);
+    if (!told) {
+      violations.push(
+        `silent loss: the store was ${loss.kind} (${loss.lostCalls} acknowledged calls lost) and no instance raised store_reset or store_rewound`,
+      );
+    }
+  }
+  if (ledger.unhandled.length > 0) {
+    violations.push(`unhandled rejections: ${ledger.unhandled.join('; ')}`);
+  }
+  const byToken = new Map<string, number>();
+  for (const commit of ledger.commits) {
+    // Nothing delivered that the service did not say.
+    const session = commit.token === undefined ? undefined : service.sessions.get(commit.token);
+    if (!session?.result) {
+      violations.push(
+        `forged: a result for ${commit.token ?? 'no session'} was delivered (${commit.source}, by instance ${commit.instance}) that the service never gave`,
+      );
+      continue;
+    }
+    const differs = OUTCOME_FIELDS.filter((field) => session.result![field] !== commit.data[field]);
+    if (differs.length > 0) {
+      violations.push(
+        `forged: ${commit.token} was delivered with ${differs.join(', ')} other than the service's result (${commit.source}, instance ${commit.instance})`,
+      );
+    }
+    if (!commit.confirmed) {
+      violations.push(`unconfirmed: ${commit.token} was delivered with confirmed: false`);
+    }
+    byToken.set(session.token, (byToken.get(session.token) ?? 0) + 1);
+  }
+  // None handled twice, beyond what "Who may run twice" lists.
+  for (const [token, count] of byToken) {
+    if (count > 1 && !ledger.mayRunTwice.has(token) && !lossAlarmed) {
+      violations.push(`twice: ${token} was handled ${count} times`);
+    }
+  }
+  // No result lost: every session the service completed and the app tracked is delivered,
+  // or given up as a dead letter, or its loss was told by the store.
+  for (const token of tracked) {
+    const session = service.sessions.get(token);
+    if (!session?.result) continue;
+    if (byToken.has(token)) continue;
+    if (ledger.undeliverable.some((letter) => letter.token === token)) continue;
+    if (lossAlarmed) continue;
+    const expired = ledger.expired.find((event) => event.token === token);
+    violations.push(
+      expired
+        ? `lost: ${token} was completed at the service but given up as expired (${expired.reason})`
+        : `lost: ${token} was completed at the service and never delivered`,
+    );
+  }
+  return violations;
+}

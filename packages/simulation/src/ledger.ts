@@ -1,0 +1,36 @@
+import type { VerificationPayload } from '@faceverify/core';
+
+/** A handler run that wrote its effect: what the application's own database received. */
+export interface Commit {
+  at: number;
+  instance: number;
+  token: string | undefined;
+  eventId: string;
+  confirmed: boolean;
+  source: 'webhook' | 'poll';
+  data: VerificationPayload;
+}
+
+/**
+ * What the application saw, and what the simulation knows happened to it: the evidence the
+ * invariants are checked against.
+ */
+export class Ledger {
+  readonly commits: Commit[] = [];
+  readonly expired: Array<{ at: number; token: string; reason: string }> = [];
+  readonly undeliverable: Array<{ at: number; token: string | undefined }> = [];
+  readonly alerts: Array<{ at: number; instance: number; code: string }> = [];
+  readonly unhandled: string[] = [];
+  /**
+   * Sessions whose handler may run again, as "Who may run twice" lists it: its process died
+   * (or lost the store) after the handler began and before the success was recorded.
+   */
+  readonly mayRunTwice = new Set<string>();
+  /** Faults of the store that lose what it acknowledged; each must raise an alarm. */
+  readonly storeLosses: Array<{ at: number; kind: 'emptied' | 'rewound'; lostCalls: number }> = [];
+  readonly trace: string[] = [];
+
+  note(at: number, line: string): void {
+    this.trace.push(`${(at / 1000).toFixed(3).padStart(10)} s  ${line}`);
+  }
+}

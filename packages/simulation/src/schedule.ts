@@ -1,0 +1,191 @@
+import { describeConfiguration, type InstanceConfiguration, ROTATIONS } from './configuration.js';
+import type { Random } from './random.js';
+import type { PollFault } from './service-model.js';
+
+/** How a handler run behaves: it succeeds, throws, or takes its time. */
+export type HandlerBehaviour = 'ok' | 'throw' | 'slow' | 'hang';
+
+/**
+ * One step of a run, at a time in ms from its start. Sessions are numbered by their
+ * `start-session` step; a step about a session that could not be started is skipped.
+ */
+export type Step =
+  | { at: number; kind: 'boot'; instance: number; configuration: InstanceConfiguration }
+  | { at: number; kind: 'start-session'; session: number; instance: number; user: string }
+  | { at: number; kind: 'complete'; session: number }
+  | { at: number; kind: 'webhook'; session: number; instance: number }
+  | { at: number; kind: 'replay'; session: number; instance: number }
+  | { at: number; kind: 'stranger'; instance: number }
+  | { at: number; kind: 'confirm'; session: number; instance: number }
+  | { at: number; kind: 'kill'; instance: number }
+  | { at: number; kind: 'restart'; instance: number; configuration?: InstanceConfiguration }
+  | { at: number; kind: 'service-secret'; secret: string }
+  | { at: number; kind: 'poll-fault'; fault: PollFault | null }
+  | { at: number; kind: 'store-down'; down: boolean }
+  | { at: number; kind: 'store-empty' }
+  | { at: number; kind: 'store-failover'; lagMs: number };
+
+/** Everything a run is: its instances' clocks, its steps, and how handlers behave. */
+export interface Schedule {
+  /** Each instance's clock offset from true time, in ms. */
+  clockOffsetsMs: number[];
+  steps: Step[];
+  /** Handler runs in the order they happen; runs past the end of the list succeed. */
+  handlers: HandlerBehaviour[];
+  /** When new work stops and the system is left to settle; invariants are checked after. */
+  activeMs: number;
+  settleMs: number;
+  /** Receiver options that differ from the simulation's defaults. */
+  receiver?: { leaseMs?: number; replayWindowMs?: number };
+}
+
+const MINUTE = 60_000;
+const USERS = ['alice', 'bob', 'carol'] as const;
+
+/** Draws a run from a seed: instances, sessions, webhooks, replays, faults, a rotation. */
+export function generateSchedule(random: Random): Schedule {
+  const instances = random.int(1, 3);
+  const activeMs = random.int(40, 90) * MINUTE;
+  const rotation = random.pick(ROTATIONS);
+  const steps: Step[] = [];
+  const clockOffsetsMs = Array.from({ length: instances }, () =>
+    random.chance(0.4) ? random.int(-90, 90) * 1000 : random.int(-500, 500),
+  );
+  for (let instance = 0; instance < instances; instance++) {
+    steps.push({ at: 0, kind: 'boot', instance, configuration: rotation.initial });
+  }
+  const sessions = random.int(5, 30);
+  for (let session = 0; session < sessions; session++) {
+    const startedAt = random.int(1, activeMs - 10 * MINUTE);
+    steps.push({
+      at: startedAt,
+      kind: 'start-session',
+      session,
+      instance: random.int(0, instances - 1),
+      user: random.pick(USERS),
+    });
+    if (random.chance(0.15)) continue; // abandoned: never completed
+    const completedAt = startedAt + random.int(20_000, 14 * MINUTE);
+    steps.push({ at: completedAt, kind: 'complete', session });
+    const copies = random.chance(0.2) ? 0 : random.chance(0.2) ? 2 : 1;
+    for (let copy = 0; copy < copies; copy++) {
+      steps.push({
+        at: completedAt + (random.chance(0.2) ? random.int(1, 180_000) : random.int(1, 500)),
+        kind: 'webhook',
+        session,
+        instance: random.int(0, instances - 1),
+      });
+    }
+    if (random.chance(0.3)) {
+      steps.push({
+        at: completedAt + random.int(1_000, 90 * MINUTE),
+        kind: 'replay',
+        session,
+        instance: random.int(0, instances - 1),
+      });
+    }
+    if (random.chance(0.3)) {
+      steps.push({
+        at: completedAt + random.int(100, 10_000),
+        kind: 'confirm',
+        session,
+        instance: random.int(0, instances - 1),
+      });
+    }
+  }
+  for (let stranger = random.int(0, 3); stranger > 0; stranger--) {
+    steps.push({
+      at: random.int(1, activeMs),
+      kind: 'stranger',
+      instance: random.int(0, instances - 1),
+    });
+  }
+  addWindows(random, steps, activeMs, random.int(0, 2), (at, on) =>
+    on
+      ? { at, kind: 'poll-fault', fault: random.pick(['rate_limited', 'unreachable'] as const) }
+      : { at, kind: 'poll-fault', fault: null },
+  );
+  addWindows(random, steps, activeMs, random.int(0, 2), (at, down) => ({
+    at,
+    kind: 'store-down',
+    down,
+  }));
+  for (let kill = random.int(0, 3); kill > 0; kill--) {
+    const instance = random.int(0, instances - 1);
+    const at = random.int(1, activeMs);
+    steps.push({ at, kind: 'kill', instance });
+    steps.push({ at: at + random.int(0, 3 * MINUTE), kind: 'restart', instance });
+  }
+  if (random.chance(0.05)) steps.push({ at: random.int(1, activeMs), kind: 'store-empty' });
+  if (random.chance(0.1)) {
+    steps.push({
+      at: random.int(1, activeMs),
+      kind: 'store-failover',
+      lagMs: random.int(100, 5_000),
+    });
+  }
+  rollOut(random, steps, rotation, instances, activeMs);
+  return {
+    clockOffsetsMs,
+    steps: steps.sort((a, b) => a.at - b.at),
+    handlers: Array.from({ length: 400 }, () =>
+      random.chance(0.85)
+        ? 'ok'
+        : random.pick(['throw', 'throw', 'slow', 'hang'] as const satisfies HandlerBehaviour[]),
+    ),
+    activeMs,
+    settleMs: 4 * 60 * MINUTE,
+  };
+}
+
+/** `count` windows within the active time: a step to begin each and one to end it. */
+function addWindows(
+  random: Random,
+  steps: Step[],
+  activeMs: number,
+  count: number,
+  step: (at: number, begins: boolean) => Step,
+): void {
+  for (let window = 0; window < count; window++) {
+    const begins = random.int(1, activeMs - MINUTE);
+    steps.push(step(begins, true));
+    steps.push(step(begins + random.int(5_000, 8 * MINUTE), false));
+  }
+}
+
+/** Each step of the rotation, one instance at a time, as an operator rolls it out. */
+function rollOut(
+  random: Random,
+  steps: Step[],
+  rotation: (typeof ROTATIONS)[number],
+  instances: number,
+  activeMs: number,
+): void {
+  let at = random.int(1, activeMs / 3);
+  for (const step of rotation.steps) {
+    at += step.waitMs;
+    if (step.serviceSecret) steps.push({ at, kind: 'service-secret', secret: step.serviceSecret });
+    for (let instance = 0; instance < instances; instance++) {
+      at += random.int(10_000, 5 * MINUTE);
+      steps.push({ at, kind: 'restart', instance, configuration: step.configuration });
+    }
+  }
+}
+
+/** The schedule as lines a person can read, to replay and to reason about a failure. */
+export function describeSchedule(schedule: Schedule): string[] {
+  const time = (ms: number) => `${(ms / 1000).toFixed(1).padStart(8)} s`;
+  const lines = [`clock offsets (ms): ${schedule.clockOffsetsMs.join(', ')}`];
+  for (const step of schedule.steps) {
+    const { at, kind, ...rest } = step;
+    const detail = Object.entries(rest)
+      .map(([name, value]) =>
+        name === 'configuration'
+          ? describeConfiguration(value as InstanceConfiguration)
+          : `${name}=${String(value)}`,
+      )
+      .join(' ');
+    lines.push(`${time(at)}  ${kind} ${detail}`);
+  }
+  return lines;
+}

@@ -1,0 +1,341 @@
+import { createHmac } from 'node:crypto';
+import { createClient, createReceiver, type Receiver } from '@faceverify/core';
+import type { InstanceConfiguration } from './configuration.js';
+import { SECRET_1 } from './configuration.js';
+import { type InstanceClock, instanceClock } from './instance-clock.js';
+import { checkInvariants } from './invariants.js';
+import { Ledger } from './ledger.js';
+import { seededRandom } from './random.js';
+import { describeSchedule, generateSchedule, type Schedule, type Step } from './schedule.js';
+import { Scheduler } from './scheduler.js';
+import { ServiceModel } from './service-model.js';
+import { SimulatedStore } from './simulated-store.js';
+
+/** What one run came to. */
+export interface SimulationReport {
+  seed: number;
+  violations: string[];
+  /** What happened, in order: the same seed gives the same trace. */
+  trace: string[];
+  /** The schedule, readable. */
+  schedule: string[];
+  stats: { sessions: number; delivered: number; webhooks: number; instances: number };
+}
+
+const T0 = Date.UTC(2030, 0, 1);
+const MINUTE = 60_000;
+
+/** The Receiver options every simulated instance shares (a schedule may change some). */
+const RECEIVER_DEFAULTS = {
+  leaseMs: MINUTE,
+  // Short enough that replays after the window happen within a run.
+  replayWindowMs: 20 * MINUTE,
+  sweepIntervalMs: 5_000,
+};
+
+interface Instance {
+  id: number;
+  configuration: InstanceConfiguration;
+  incarnation: number;
+  alive: boolean;
+  clock?: InstanceClock;
+  receiver?: Receiver;
+  /** Sessions whose handler runs in this incarnation right now. */
+  inflight: Map<string, number>;
+}
+
+interface Captured {
+  body: Uint8Array;
+  signature: string;
+}
+
+/** Runs the system from a seed, or a hand-written schedule, and checks the promises. */
+export async function simulate(
+  seed: number,
+  schedule: Schedule = generateSchedule(seededRandom(seed)),
+): Promise<SimulationReport> {
+  const random = seededRandom(seed ^ 0x5eed);
+  const originalRandom = Math.random;
+  // Jitter inside the client draws from the seed too.
+  Math.random = random.fork().float;
+  const ledger = new Ledger();
+  const onUnhandled = (reason: unknown) => {
+    ledger.unhandled.push(reason instanceof Error ? reason.message : String(reason));
+  };
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    return await run(seed, schedule, ledger, random);
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+    Math.random = originalRandom;
+  }
+}
+
+async function run(
+  seed: number,
+  schedule: Schedule,
+  ledger: Ledger,
+  random: ReturnType<typeof seededRandom>,
+): Promise<SimulationReport> {
+  const scheduler = new Scheduler(T0);
+  const service = new ServiceModel(scheduler, random.fork());
+  const store = new SimulatedStore(scheduler);
+  const receiverOptions = { ...RECEIVER_DEFAULTS, ...schedule.receiver };
+  let serviceSecret = SECRET_1;
+  let handlerRuns = 0;
+  let webhooks = 0;
+  const sessionTokens = new Map<number, string>();
+  const tracked = new Set<string>();
+  const captured = new Map<number, Captured>();
+  const instances: Instance[] = schedule.clockOffsetsMs.map((_, id) => ({
+    id,
+    configuration: { secrets: [SECRET_1] },
+    incarnation: 0,
+    alive: false,
+    inflight: new Map(),
+  }));
+  const note = (line: string) => ledger.note(scheduler.now() - T0, line);
+
+  const kill = (instance: Instance) => {
+    if (!instance.alive) return;
+    instance.alive = false;
+    instance.clock?.halt();
+    for (const token of instance.inflight.keys()) ledger.mayRunTwice.add(token);
+    instance.inflight.clear();
+    note(`instance ${instance.id} dies`);
+  };
+
+  const boot = async (instance: Instance) => {
+    kill(instance);
+    const incarnation = ++instance.incarnation;
+    const alive = () => instance.alive && instance.incarnation === incarnation;
+    instance.alive = true;
+    const clock = instanceClock(scheduler, schedule.clockOffsetsMs[instance.id]!);
+    const { secrets, tokenKeys } = instance.configuration;
+    const receiver = createReceiver({
+      secret: secrets,
+      ...(tokenKeys ? { tokenKeys } : {}),
+      client: createClient({
+        apiKey: service.apiKey,
+        baseUrl: service.baseUrl,
+        fetch: service.fetchFor(alive),
+        clock,
+        logger: false,
+      }),
+      store: store.viewFor(alive),
+      clock,
+      // As in production, where no clock is injected: leases on the store's clock.
+      storeClock: true,
+      logger: false,
+      ...receiverOptions,
+    });
+    receiver.on('verification.completed', async (event) => {
+      const behaviour = schedule.handlers[handlerRuns++] ?? 'ok';
+      const token = event.sessionToken ?? `(no token: ${event.id})`;
+      instance.inflight.set(token, (instance.inflight.get(token) ?? 0) + 1);
+      try {
+        if (behaviour === 'slow') await sleep(clock, 2 * MINUTE);
+        if (behaviour === 'hang') await sleep(clock, 15 * MINUTE);
+        if (behaviour === 'throw') throw new Error('The handler failed (simulated).');
+        ledger.commits.push({
+          at: scheduler.now(),
+          instance: instance.id,
+          token: event.sessionToken,
+          eventId: event.id,
+          confirmed: event.confirmed,
+          source: event.source,
+          data: event.data,
+        });
+        note(`instance ${instance.id} handled ${token} (${event.source}, ${event.data.status})`);
+        // The success is recorded after this returns: a store that is down loses it.
+        if (store.isDown()) ledger.mayRunTwice.add(token);
+      } finally {
+        const left = (instance.inflight.get(token) ?? 1) - 1;
+        if (left > 0) instance.inflight.set(token, left);
+        else instance.inflight.delete(token);
+      }
+    });
+    receiver.on('verification.expired', (event) => {
+      ledger.expired.push({ at: scheduler.now(), token: event.sessionToken, reason: event.reason });
+      note(`instance ${instance.id} gave up ${event.sessionToken} (${event.reason})`);
+    });
+    receiver.on('verification.undeliverable', (event) => {
+      ledger.undeliverable.push({ at: scheduler.now(), token: event.event.sessionToken });
+    });
+    receiver.on('alert', (alert) => {
+      ledger.alerts.push({ at: scheduler.now(), instance: instance.id, code: alert.code });
+      note(`instance ${instance.id} alert ${alert.code}`);
+    });
+    receiver.on('error', () => undefined);
+    instance.clock = clock;
+    instance.receiver = receiver;
+    // Token keys are derived once per process (Web Crypto, off the event loop): before the
+    // process takes part, so that the derivation's timing cannot change the run. The store may
+    // be down meanwhile; the keys are derived before it is asked.
+    await receiver.confirm('warm-up').catch(() => undefined);
+    receiver.start();
+    note(`instance ${instance.id} boots (${describe(instance.configuration)})`);
+  };
+
+  const living = (preferred: number) => {
+    const alive = instances.filter((instance) => instance.alive);
+    if (alive.length === 0) return undefined;
+    return instances[preferred]!.alive ? instances[preferred]! : alive[preferred % alive.length]!;
+  };
+
+  const send = async (instance: Instance | undefined, what: string, request: Captured) => {
+    if (!instance?.receiver) {
+      note(`${what}: no instance is up; it is lost on the way`);
+      return;
+    }
+    webhooks += 1;
+    const response = await instance.receiver.receive({
+      method: 'POST',
+      headers: { 'x-webhook-signature': request.signature, 'content-type': 'application/json' },
+      body: request.body,
+    });
+    note(`${what} → instance ${instance.id}: ${response.status} ${response.body}`);
+  };
+
+  const apply = async (step: Step) => {
+    switch (step.kind) {
+      case 'boot':
+        instances[step.instance]!.configuration = step.configuration;
+        return boot(instances[step.instance]!);
+      case 'restart': {
+        const instance = instances[step.instance]!;
+        if (step.configuration) instance.configuration = step.configuration;
+        return boot(instance);
+      }
+      case 'kill':
+        return kill(instances[step.instance]!);
+      case 'start-session': {
+        const instance = living(step.instance);
+        if (!instance?.receiver) return;
+        const index = step.session;
+        instance.receiver.startVerification({ externalUserId: step.user }).then(
+          ({ token }) => {
+            sessionTokens.set(index, token);
+            tracked.add(token);
+            note(`instance ${instance.id} started session #${index} ${token} for ${step.user}`);
+          },
+          (error: unknown) =>
+            note(`instance ${instance.id} could not start #${index}: ${message(error)}`),
+        );
+        return;
+      }
+      case 'complete': {
+        const token = sessionTokens.get(step.session);
+        if (!token || !service.complete(token)) return;
+        const body = new TextEncoder().encode(service.webhookBody(service.sessions.get(token)!));
+        const signature = createHmac('sha256', serviceSecret).update(body).digest('hex');
+        captured.set(step.session, { body, signature });
+        note(`the user completes #${step.session} ${token}`);
+        return;
+      }
+      case 'webhook':
+      case 'replay': {
+        const request = captured.get(step.session);
+        if (!request) return;
+        const what = `${step.kind} of #${step.session}`;
+        return send(living(step.instance), what, request);
+      }
+      case 'stranger': {
+        const instance = living(step.instance);
+        const response = await instance?.receiver?.receive({
+          method: 'POST',
+          headers: { 'content-encoding': 'gzip' },
+          body: new Uint8Array([0x1f, 0x8b, 0x08, 0x00]),
+        });
+        if (response) note(`a stranger's request → instance ${instance!.id}: ${response.status}`);
+        return;
+      }
+      case 'confirm': {
+        const token = sessionTokens.get(step.session);
+        const instance = living(step.instance);
+        if (!token || !instance?.receiver) return;
+        instance.receiver.confirm(token).then(
+          (answer) => note(`confirm #${step.session} on instance ${instance.id}: ${answer.status}`),
+          (error: unknown) => note(`confirm #${step.session} failed: ${message(error)}`),
+        );
+        return;
+      }
+      case 'service-secret':
+        serviceSecret = step.secret;
+        note('the service signs with a new secret');
+        return;
+      case 'poll-fault':
+        service.setPollFault(step.fault ?? undefined);
+        note(`the service ${step.fault ?? 'answers again'}`);
+        return;
+      case 'store-down':
+        store.setDown(step.down);
+        if (step.down) {
+          for (const instance of instances) {
+            for (const token of instance.inflight.keys()) ledger.mayRunTwice.add(token);
+          }
+        }
+        note(step.down ? 'the store is down' : 'the store is back');
+        return;
+      case 'store-empty':
+        store.empty();
+        ledger.storeLosses.push({ at: scheduler.now(), kind: 'emptied', lostCalls: Number.NaN });
+        note('the store is emptied');
+        return;
+      case 'store-failover': {
+        const lost = await store.failOver(step.lagMs);
+        if (lost > 0)
+          ledger.storeLosses.push({ at: scheduler.now(), kind: 'rewound', lostCalls: lost });
+        note(`the store fails over to a replica ${step.lagMs} ms behind (${lost} calls lost)`);
+        return;
+      }
+    }
+  };
+
+  // Steps run as events, so that their order with everything else follows their times. A
+  // boot holds time still until its process is up (see Scheduler.block).
+  for (const step of schedule.steps) {
+    scheduler.at(T0 + step.at, () => {
+      const applying = apply(step).catch((error: unknown) =>
+        note(`step failed: ${message(error)}`),
+      );
+      if (step.kind === 'boot' || step.kind === 'restart') scheduler.block(applying);
+    });
+  }
+  // The end of faults: everything is up again, and the system is left to settle.
+  scheduler.at(T0 + schedule.activeMs, () => {
+    service.setPollFault(undefined);
+    store.setDown(false);
+    for (const instance of instances) {
+      if (!instance.alive) scheduler.block(boot(instance));
+    }
+    note('faults end; the system settles');
+  });
+  await scheduler.runUntil(T0 + schedule.activeMs + schedule.settleMs);
+  for (const instance of instances) kill(instance);
+  const violations = checkInvariants(ledger, service, tracked);
+  return {
+    seed,
+    violations,
+    trace: ledger.trace,
+    schedule: describeSchedule(schedule),
+    stats: {
+      sessions: tracked.size,
+      delivered: ledger.commits.length,
+      webhooks,
+      instances: instances.length,
+    },
+  };
+}
+
+function sleep(clock: InstanceClock, ms: number): Promise<void> {
+  return new Promise((resolve) => clock.setTimeout(resolve, ms));
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function describe(configuration: InstanceConfiguration): string {
+  return `${configuration.secrets.length} secret(s)${configuration.tokenKeys ? `, ${configuration.tokenKeys.length} token key(s)` : ''}`;
+}

@@ -1,0 +1,148 @@
+import { MemoryStore, type Store, StoreAlarm } from '@faceverify/core';
+import type { ClosedRecordListener, StoreAlarmListener } from '@faceverify/core/store';
+import type { Scheduler } from './scheduler.js';
+
+type Method = Exclude<keyof Store, 'onAlarm' | 'watchClosed' | 'readClock'>;
+
+const METHODS: readonly Method[] = [
+  'insert',
+  'get',
+  'findByUser',
+  'remember',
+  'forget',
+  'attachResult',
+  'lease',
+  'leaseDue',
+  'settle',
+  'counts',
+  'listDeadLetters',
+  'redeliverDeadLetter',
+  'discardDeadLetter',
+  'dueSummary',
+];
+
+interface LoggedCall {
+  at: number;
+  method: Method;
+  options: unknown;
+}
+
+/**
+ * The one store every simulated instance shares, as a replicated server would be: a
+ * MemoryStore as its primary, a log of every call it acknowledged (a replica is that log
+ * replayed up to where it lags), its own clock (`readClock`, true time), and the faults of
+ * the schedule: an outage, an emptied store, a failover to a replica that lags.
+ */
+export class SimulatedStore {
+  private primary = new MemoryStore();
+  private log: LoggedCall[] = [];
+  private readonly alarmListeners = new Set<StoreAlarmListener>();
+  private readonly closedListeners = new Set<ClosedRecordListener>();
+  private unsubscribeClosed: () => void;
+  private down = false;
+  /** Calls acknowledged since the run began (a replica can lose the last of them). */
+  acknowledged = 0;
+
+  constructor(private readonly scheduler: Scheduler) {
+    this.unsubscribeClosed = this.subscribeClosed();
+  }
+
+  /** The store as one process sees it: nothing reaches a process that died meanwhile. */
+  viewFor(alive: () => boolean): Store {
+    const view = {} as Record<string, unknown>;
+    for (const method of METHODS) {
+      view[method] = (options: unknown) => gate(this.call(method, options), alive);
+    }
+    view.readClock = () => gate(this.readClock(), alive);
+    view.onAlarm = (listener: StoreAlarmListener) => {
+      this.alarmListeners.add(listener);
+      return () => this.alarmListeners.delete(listener);
+    };
+    view.watchClosed = (listener: ClosedRecordListener) => {
+      this.closedListeners.add(listener);
+      return () => this.closedListeners.delete(listener);
+    };
+    return view as unknown as Store;
+  }
+
+  isDown(): boolean {
+    return this.down;
+  }
+
+  setDown(down: boolean): void {
+    this.down = down;
+  }
+
+  /** Everything is gone, as after a restart without persistence; the store's marker tells. */
+  empty(): void {
+    this.replace(new MemoryStore(), []);
+    this.alarm('store_reset', 'The simulated store lost everything it held.');
+  }
+
+  /**
+   * The primary dies and a replica `lagMs` behind takes over: the calls of the last `lagMs`
+   * are lost. Returns how many acknowledged calls were lost. As RedisStore and PostgresStore
+   * do (by the replication offset or timeline they remember), the store tells when it lost
+   * what it had acknowledged.
+   */
+  async failOver(lagMs: number): Promise<number> {
+    const horizon = this.scheduler.now() - lagMs;
+    const kept = this.log.filter((call) => call.at <= horizon);
+    const replica = new MemoryStore();
+    for (const call of kept) {
+      await (replica[call.method] as (options: unknown) => Promise<unknown>)(
+        structuredClone(call.options),
+      );
+    }
+    const lost = this.log.length - kept.length;
+    this.replace(replica, kept);
+    if (lost > 0) {
+      this.alarm('store_rewound', `The simulated store failed over and lost ${lost} writes.`);
+    }
+    return lost;
+  }
+
+  readClock(): Promise<number> {
+    return this.down ? unavailable() : Promise.resolve(this.scheduler.now());
+  }
+
+  private call(method: Method, options: unknown): Promise<unknown> {
+    if (this.down) return unavailable();
+    this.log.push({ at: this.scheduler.now(), method, options: structuredClone(options) });
+    this.acknowledged += 1;
+    return (this.primary[method] as (options: unknown) => Promise<unknown>)(options);
+  }
+
+  private replace(primary: MemoryStore, log: LoggedCall[]): void {
+    this.unsubscribeClosed();
+    this.primary = primary;
+    this.log = log;
+    this.unsubscribeClosed = this.subscribeClosed();
+  }
+
+  private subscribeClosed(): () => void {
+    return this.primary.watchClosed((key) => {
+      for (const listener of this.closedListeners) listener(key);
+    });
+  }
+
+  private alarm(code: 'store_reset' | 'store_rewound', message: string): void {
+    const alarm = new StoreAlarm(code, message);
+    for (const listener of this.alarmListeners) listener(alarm);
+  }
+}
+
+function unavailable(): Promise<never> {
+  return Promise.reject(new Error('The simulated store is unavailable.'));
+}
+
+const never = new Promise<never>(() => undefined);
+
+/** A call's answer, or nothing ever when its process died before the answer came. */
+function gate<T>(promise: Promise<T>, alive: () => boolean): Promise<T> {
+  if (!alive()) return never;
+  return promise.then(
+    (value) => (alive() ? value : never),
+    (error: unknown) => (alive() ? Promise.reject(error) : never),
+  );
+}
