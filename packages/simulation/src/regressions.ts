@@ -1,9 +1,18 @@
 import { SECRET_1, SECRET_2, TOKEN_KEY_1 } from './configuration.js';
-import type { Schedule } from './schedule.js';
+import type { Schedule, Step } from './schedule.js';
 
 const SECOND = 1_000;
 const MINUTE = 60_000;
 const SETTLE_MS = 3 * 60 * MINUTE;
+
+/** Alice's first session: started on `instance`, completed after a minute, its webhook sent there. */
+function aliceCompletes(instance: number): Step[] {
+  return [
+    { at: 10 * SECOND, kind: 'start-session', session: 0, instance, user: 'alice' },
+    { at: 1 * MINUTE, kind: 'complete', session: 0 },
+    { at: 1 * MINUTE + 200, kind: 'webhook', session: 0, instance },
+  ];
+}
 
 /**
  * Schedules that replay what broke where parts meet, one per case found, written out so
@@ -46,9 +55,7 @@ export const REGRESSIONS: Record<string, Schedule> = {
     steps: [
       { at: 0, kind: 'boot', instance: 0, configuration: { secrets: [SECRET_1] } },
       { at: 0, kind: 'boot', instance: 1, configuration: { secrets: [SECRET_2, SECRET_1] } },
-      { at: 10 * SECOND, kind: 'start-session', session: 0, instance: 0, user: 'alice' },
-      { at: 1 * MINUTE, kind: 'complete', session: 0 },
-      { at: 1 * MINUTE + 200, kind: 'webhook', session: 0, instance: 0 },
+      ...aliceCompletes(0),
       { at: 60 * MINUTE, kind: 'start-session', session: 1, instance: 1, user: 'alice' },
       { at: 60 * MINUTE + 30 * SECOND, kind: 'poll-fault', fault: 'rate_limited' },
       { at: 61 * MINUTE, kind: 'replay', session: 0, instance: 1 },
@@ -68,9 +75,7 @@ export const REGRESSIONS: Record<string, Schedule> = {
     clockOffsetsMs: [0],
     steps: [
       { at: 0, kind: 'boot', instance: 0, configuration: { secrets: [SECRET_1] } },
-      { at: 10 * SECOND, kind: 'start-session', session: 0, instance: 0, user: 'alice' },
-      { at: 1 * MINUTE, kind: 'complete', session: 0 },
-      { at: 1 * MINUTE + 200, kind: 'webhook', session: 0, instance: 0 },
+      ...aliceCompletes(0),
       { at: 60 * MINUTE, kind: 'start-session', session: 1, instance: 0, user: 'alice' },
       { at: 60 * MINUTE + 30 * SECOND, kind: 'poll-fault', fault: 'unreachable' },
       { at: 61 * MINUTE, kind: 'replay', session: 0, instance: 0 },
@@ -97,9 +102,7 @@ export const REGRESSIONS: Record<string, Schedule> = {
     steps: [
       { at: 0, kind: 'boot', instance: 0, configuration: { secrets: [SECRET_1] } },
       { at: 0, kind: 'boot', instance: 1, configuration: { secrets: [SECRET_1] } },
-      { at: 10 * SECOND, kind: 'start-session', session: 0, instance: 1, user: 'alice' },
-      { at: 1 * MINUTE, kind: 'complete', session: 0 },
-      { at: 1 * MINUTE + 200, kind: 'webhook', session: 0, instance: 1 },
+      ...aliceCompletes(1),
     ],
     handlers: ['slow'],
     activeMs: 10 * MINUTE,
@@ -114,9 +117,7 @@ export const REGRESSIONS: Record<string, Schedule> = {
     clockOffsetsMs: [0],
     steps: [
       { at: 0, kind: 'boot', instance: 0, configuration: { secrets: [SECRET_1] } },
-      { at: 10 * SECOND, kind: 'start-session', session: 0, instance: 0, user: 'alice' },
-      { at: 1 * MINUTE, kind: 'complete', session: 0 },
-      { at: 1 * MINUTE + 200, kind: 'webhook', session: 0, instance: 0 },
+      ...aliceCompletes(0),
       { at: 1 * MINUTE + 2 * SECOND, kind: 'store-failover', lagMs: 5 * SECOND },
     ],
     handlers: [],
