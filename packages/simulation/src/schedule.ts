@@ -36,14 +36,17 @@ export interface Schedule {
   activeMs: number;
   settleMs: number;
   /** Receiver options that differ from the simulation's defaults. */
-  receiver?: { leaseMs?: number; replayWindowMs?: number };
+  receiver?: { leaseMs?: number; replayWindowMs?: number; sweepIntervalMs?: number };
 }
 
 const MINUTE = 60_000;
 const USERS = ['alice', 'bob', 'carol'] as const;
 
-/** Draws a run from a seed: instances, sessions, webhooks, replays, faults, a rotation. */
-export function generateSchedule(random: Random): Schedule {
+/**
+ * Draws a run from a seed: instances, sessions, webhooks, replays, faults, a rotation. Without
+ * `storeLoss` (a real store), the store is never emptied nor failed over.
+ */
+export function generateSchedule(random: Random, { storeLoss = true } = {}): Schedule {
   const instances = random.int(1, 3);
   const activeMs = random.int(40, 90) * MINUTE;
   const rotation = random.pick(ROTATIONS);
@@ -116,8 +119,10 @@ export function generateSchedule(random: Random): Schedule {
     steps.push({ at, kind: 'kill', instance });
     steps.push({ at: at + random.int(0, 3 * MINUTE), kind: 'restart', instance });
   }
-  if (random.chance(0.05)) steps.push({ at: random.int(1, activeMs), kind: 'store-empty' });
-  if (random.chance(0.1)) {
+  if (random.chance(0.05) && storeLoss) {
+    steps.push({ at: random.int(1, activeMs), kind: 'store-empty' });
+  }
+  if (random.chance(0.1) && storeLoss) {
     steps.push({
       at: random.int(1, activeMs),
       kind: 'store-failover',

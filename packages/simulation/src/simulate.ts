@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { createClient, createReceiver, type Receiver } from '@faceverify/core';
+import { createClient, createReceiver, type Receiver, type Store } from '@faceverify/core';
 import type { InstanceConfiguration } from './configuration.js';
 import { SECRET_1 } from './configuration.js';
 import { type InstanceClock, instanceClock } from './instance-clock.js';
@@ -49,10 +49,17 @@ interface Captured {
   signature: string;
 }
 
+/** Where a run keeps its records: the simulated store (default), or a real one. */
+export interface SimulationOptions {
+  /** A real store shared by every instance of the run (the slower mode). */
+  store?: Store;
+}
+
 /** Runs the system from a seed, or a hand-written schedule, and checks the promises. */
 export async function simulate(
   seed: number,
   schedule: Schedule = generateSchedule(seededRandom(seed)),
+  options: SimulationOptions = {},
 ): Promise<SimulationReport> {
   const random = seededRandom(seed ^ 0x5eed);
   const originalRandom = Math.random;
@@ -64,7 +71,7 @@ export async function simulate(
   };
   process.on('unhandledRejection', onUnhandled);
   try {
-    return await run(seed, schedule, ledger, random);
+    return await run(seed, schedule, ledger, random, options);
   } finally {
     process.off('unhandledRejection', onUnhandled);
     Math.random = originalRandom;
@@ -76,10 +83,11 @@ async function run(
   schedule: Schedule,
   ledger: Ledger,
   random: ReturnType<typeof seededRandom>,
+  options: SimulationOptions,
 ): Promise<SimulationReport> {
   const scheduler = new Scheduler(T0);
   const service = new ServiceModel(scheduler, random.fork());
-  const store = new SimulatedStore(scheduler);
+  const store = new SimulatedStore(scheduler, options.store);
   const receiverOptions = { ...RECEIVER_DEFAULTS, ...schedule.receiver };
   let serviceSecret = SECRET_1;
   let handlerRuns = 0;

@@ -32,9 +32,13 @@ interface LoggedCall {
  * MemoryStore as its primary, a log of every call it acknowledged (a replica is that log
  * replayed up to where it lags), its own clock (`readClock`, true time), and the faults of
  * the schedule: an outage, an emptied store, a failover to a replica that lags.
+ *
+ * Or a real store (RedisStore, PostgresStore), the slower mode: time stands still while it
+ * answers, so a run still follows its schedule; it has no replica to fail over to.
  */
 export class SimulatedStore {
-  private primary = new MemoryStore();
+  private primary: Store;
+  private readonly real: boolean;
   private log: LoggedCall[] = [];
   private readonly alarmListeners = new Set<StoreAlarmListener>();
   private readonly closedListeners = new Set<ClosedRecordListener>();
@@ -43,9 +47,15 @@ export class SimulatedStore {
   /** Calls acknowledged since the run began (a replica can lose the last of them). */
   acknowledged = 0;
 
-  constructor(private readonly scheduler: Scheduler) {
+  constructor(
+    private readonly scheduler: Scheduler,
+    real?: Store,
+  ) {
+    this.primary = real ?? new MemoryStore();
+    this.real = real !== undefined;
     this.unsubscribeClosed = this.subscribeClosed();
   }
+
 
   /** The store as one process sees it: nothing reaches a process that died meanwhile. */
   viewFor(alive: () => boolean): Store {
@@ -108,12 +118,15 @@ export class SimulatedStore {
 
   private call(method: Method, options: unknown): Promise<unknown> {
     if (this.down) return unavailable();
-    this.log.push({ at: this.scheduler.now(), method, options: structuredClone(options) });
     this.acknowledged += 1;
-    return (this.primary[method] as (options: unknown) => Promise<unknown>)(options);
+    const answer = (this.primary[method] as (options: unknown) => Promise<unknown>)(options);
+    if (this.real) this.scheduler.block(answer.catch(() => undefined));
+    else this.log.push({ at: this.scheduler.now(), method, options: structuredClone(options) });
+    return answer;
   }
 
   private replace(primary: MemoryStore, log: LoggedCall[]): void {
+    if (this.real) throw new Error('A real store is neither emptied nor failed over here.');
     this.unsubscribeClosed();
     this.primary = primary;
     this.log = log;
@@ -121,9 +134,10 @@ export class SimulatedStore {
   }
 
   private subscribeClosed(): () => void {
-    return this.primary.watchClosed((key) => {
+    const unsubscribe = this.primary.watchClosed?.((key) => {
       for (const listener of this.closedListeners) listener(key);
     });
+    return unsubscribe ?? (() => undefined);
   }
 
   private alarm(code: 'store_reset' | 'store_rewound', message: string): void {

@@ -332,7 +332,7 @@ export class TokenProtectingStore implements Store {
     this.missingRaisedAt.set(ids, now);
     const alarm = new StoreAlarm(
       'token_key_missing',
-      `A session in the store has its token sealed under token key ${ids}, and this instance lists none of them, so it leaves that session to an instance that does: it neither polls, delivers nor expires it. During a rolling change this passes once every instance runs the new configuration. If no instance lists the key any more, it was removed too soon: list the secret (FACEVERIFY_WEBHOOK_SECRET) or token key (FACEVERIFY_TOKEN_KEYS) again, last in the list, until sessions started before the change have closed (see docs/security.md, "Rotating keys").`,
+      `A session in the store has its token sealed under token key ${ids}, and this instance lists none of them, so it leaves that session to an instance that does: it neither polls, delivers nor expires it. During a rolling change this passes once every instance runs the new configuration. If no instance lists the key any more, it was removed too soon: list the secret (FACEVERIFY_WEBHOOK_SECRET) or token key (FACEVERIFY_TOKEN_KEYS) again, last in the list, until sessions started before the change have closed (see "Session tokens at rest" in docs/polling-and-stores.md).`,
     );
     for (const listener of this.alarmListeners) listener(alarm);
   }
