@@ -164,8 +164,43 @@ describe('faceverify doctor --body --signature: why a captured signature does no
   it('the wrong secret: no change explains it', async () => {
     const signature = await sign(signed, 'whsec_the_services_real_secret_9');
     const diagnosis = await diagnoseSignature(encoder.encode(signed), signature, [SECRET]);
+    expect(diagnosis).toMatchObject({ kind: 'no-match', likelyReserialized: true });
+    expect(diagnosis.explanation).toContain('FACEVERIFY_WEBHOOK_SECRET');
+  });
+
+  // The service's layout is not shown: a body sent tabbed or spaced, captured after
+  // JSON.parse and JSON.stringify, must not read as a wrong secret.
+  it.each([
+    ['tabbed', JSON.stringify(JSON.parse(signed), null, '\t')],
+    ['with a space after : and ,', signed.replaceAll('":', '": ').replaceAll(',"', ', "')],
+  ])('sent %s and captured re-serialized: body-changed, not the secret', async (_name, sent) => {
+    const signature = await sign(sent, SECRET);
+    const captured = encoder.encode(JSON.stringify(JSON.parse(sent)));
+    const diagnosis = await diagnoseSignature(captured, signature, [SECRET]);
+    expect(diagnosis).toMatchObject({ kind: 'body-changed', change: 'reserialized' });
+  });
+
+  it('a layout no candidate knows, captured re-serialized: says re-serialized before the secret', async () => {
+    const sent = signed.replaceAll('":', '" :');
+    const signature = await sign(sent, SECRET);
+    const captured = encoder.encode(JSON.stringify(JSON.parse(sent)));
+    const diagnosis = await diagnoseSignature(captured, signature, [SECRET]);
+    expect(diagnosis).toMatchObject({ kind: 'no-match', likelyReserialized: true });
+    const { explanation } = diagnosis as { explanation: string };
+    expect(explanation).toMatch(/^The body is exactly what JSON.stringify writes/);
+    expect(explanation).toContain('Capture the raw bytes');
+    expect(explanation.indexOf('raw bytes')).toBeLessThan(
+      explanation.indexOf('FACEVERIFY_WEBHOOK_SECRET'),
+    );
+  });
+
+  it('takes linear time on a body of many newlines followed by one byte', async () => {
+    // The regex /(\r?\n)+$/ took 12.7 s on this body; the whole diagnosis now takes milliseconds.
+    const body = encoder.encode(`${'\n'.repeat(80_000)}x`);
+    const started = performance.now();
+    const diagnosis = await diagnoseSignature(body, await sign('{}', SECRET), [SECRET]);
     expect(diagnosis.kind).toBe('no-match');
-    expect(diagnosis.explanation).toContain("the secret is most likely not the service's");
+    expect(performance.now() - started).toBeLessThan(1_000);
   });
 
   it('a header with a sha256= prefix is malformed, and says so', async () => {
