@@ -117,7 +117,7 @@ function resolveFetch(option: typeof fetch | undefined): typeof fetch {
 }
 
 // A record, not a list, so that the compiler insists on every option of ClientOptions.
-const CLIENT_OPTIONS: Record<keyof ClientOptions, true> = {
+export const CLIENT_OPTIONS: Record<keyof ClientOptions, true> = {
   apiKey: true,
   baseUrl: true,
   fetch: true,

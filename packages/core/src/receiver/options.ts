@@ -127,7 +127,7 @@ export interface ReceiverOptions {
 }
 
 // A record, not a list, so that the compiler insists on every option of ReceiverOptions.
-const RECEIVER_OPTIONS: Record<keyof ReceiverOptions, true> = {
+export const RECEIVER_OPTIONS: Record<keyof ReceiverOptions, true> = {
   secret: true,
   client: true,
   store: true,
