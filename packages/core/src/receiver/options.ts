@@ -276,6 +276,30 @@ function untrackedWebhooks(
   return value;
 }
 
+// Every hook of ReceiverTelemetry: the compiler insists on each one.
+const TELEMETRY_HOOKS: Record<keyof ReceiverTelemetry, true> = {
+  attach: true,
+  span: true,
+  webhookAnswered: true,
+  delivered: true,
+  handlerRan: true,
+  undeliverable: true,
+  polled: true,
+  rateLimitWaited: true,
+};
+
+// A telemetry missing a hook would fail inside the first webhook; refuse it here instead.
+function telemetry(value: unknown): ReceiverTelemetry | undefined {
+  if (value === undefined) return undefined;
+  const missing = Object.keys(TELEMETRY_HOOKS).filter(
+    (hook) => typeof (value as Record<string, unknown> | null)?.[hook] !== 'function',
+  );
+  if (missing.length === 0) return value as ReceiverTelemetry;
+  throw new ConfigurationError(
+    `Receiver option "telemetry" must be what openTelemetry() from @faceverify/core/opentelemetry returns (or an object with every ReceiverTelemetry hook); it has no ${missing.join(', ')}. Pass \`telemetry: openTelemetry()\`, or remove the option.`,
+  );
+}
+
 export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiverOptions {
   assertKnownOptions(
     'createReceiver()',
@@ -343,7 +367,7 @@ export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiv
     log,
     clock,
     now: () => clock.now(),
-    telemetry: options.telemetry,
+    telemetry: telemetry(options.telemetry),
   };
 }
 
