@@ -1,3 +1,5 @@
+import { cp } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { UserConfig } from 'tsdown';
 import { failOnMisplacedJsdoc } from './misplaced-jsdoc.ts';
 
@@ -35,5 +37,46 @@ export function libraryBuild(
     checks: { pluginTimings: false },
     hooks: { 'build:done': failOnMisplacedJsdoc },
     ...overrides,
+  };
+}
+
+/**
+ * Build overrides for a package that inlines the sources of a private workspace folder
+ * (`packages/shared-sql` in `@faceverify/postgres` and `@faceverify/cloudflare`): those
+ * sources are not in the package's tarball, so its source maps would point at files that do
+ * not exist there. They are copied to `dist/<name>/` and the maps point at the copies.
+ */
+export function shipInlinedSources(packageDir: string, sourcesDir: string): UserConfig {
+  const from = resolve(packageDir, sourcesDir);
+  const name = basename(dirname(from));
+  const outDir = join(packageDir, 'dist');
+  // Both formats finish a build at about the same time: one copy serves them.
+  let copying: Promise<void> | undefined;
+  const copy = () => {
+    copying ??= cp(from, join(outDir, name), {
+      recursive: true,
+      filter: (path) => !path.endsWith('.test.ts'),
+    }).finally(() => {
+      copying = undefined;
+    });
+    return copying;
+  };
+  return {
+    outputOptions: {
+      sourcemapPathTransform: (source, sourcemapPath) => {
+        const file = resolve(dirname(sourcemapPath), source);
+        const inside = relative(from, file);
+        if (inside.startsWith('..') || isAbsolute(inside)) return source;
+        return relative(dirname(sourcemapPath), join(outDir, name, inside))
+          .split(sep)
+          .join('/');
+      },
+    },
+    hooks: {
+      'build:done': async (context) => {
+        await failOnMisplacedJsdoc(context);
+        await copy();
+      },
+    },
   };
 }

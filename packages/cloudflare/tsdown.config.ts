@@ -1,4 +1,9 @@
 import { defineConfig } from 'tsdown';
-import { libraryBuild } from '../../build/library-config.ts';
+import { libraryBuild, shipInlinedSources } from '../../build/library-config.ts';
 
-export default defineConfig(libraryBuild({ index: 'src/index.ts' }));
+export default defineConfig(
+  libraryBuild(
+    { index: 'src/index.ts' },
+    shipInlinedSources(import.meta.dirname, '../shared-sql/src'),
+  ),
+);

@@ -1,4 +1,4 @@
-import { parseOptions, USAGE } from './options.js';
+import { notWaitingBecause, parseOptions, USAGE } from './options.js';
 import { INTERRUPTED_EXIT_CODE, runDemo } from './run-demo.js';
 import { createTerminal } from './terminal.js';
 
@@ -27,9 +27,8 @@ const stop = () => {
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
 
-const ci = ['true', '1'].includes((process.env.CI ?? '').toLowerCase());
 const code = await runDemo(
-  { ...options, waitForPerson: !ci && process.stdin.isTTY === true },
+  { ...options, notWaiting: notWaitingBecause(process.env, process.stdin.isTTY === true) },
   terminal,
   controller.signal,
 ).catch((error: unknown) => {

@@ -41,3 +41,15 @@ export function parseOptions(argv: readonly string[]): DemoOptions {
   }
   return { framework, help: values.help };
 }
+
+/**
+ * Why the demo does not wait for a person at the end, or `undefined` when it does: a person
+ * can answer only at a terminal, and CI says nobody is there.
+ */
+export function notWaitingBecause(
+  env: Readonly<Record<string, string | undefined>>,
+  stdinIsTTY: boolean,
+): string | undefined {
+  if (['true', '1'].includes((env.CI ?? '').toLowerCase())) return 'CI is set';
+  return stdinIsTTY ? undefined : 'there is no terminal input';
+}

@@ -17,7 +17,7 @@ export const INTERRUPTED_EXIT_CODE = 130;
  * failed, 130 when interrupted before the end.
  */
 export async function runDemo(
-  options: DemoOptions & { waitForPerson: boolean },
+  options: DemoOptions & { notWaiting: string | undefined },
   terminal: Terminal,
   signal: AbortSignal,
 ): Promise<number> {
@@ -69,14 +69,8 @@ export async function runDemo(
       performance.now() - started,
     );
     if (passed !== STEPS.length) return 1;
-    if (options.waitForPerson) await waitForPerson(setup.context, signal);
-    else
-      terminal.line(
-        terminal.style(
-          'dim',
-          '\nNot waiting for a person: CI is set or there is no terminal input.',
-        ),
-      );
+    if (options.notWaiting === undefined) await waitForPerson(setup.context, signal);
+    else terminal.line(terminal.style('dim', `\nNot waiting for a person: ${options.notWaiting}.`));
     return 0;
   } finally {
     await setup.close();

@@ -63,7 +63,7 @@ it.concurrent.each([
     expect(output).toMatch(new RegExp(`^ {2}${step} {2}.+ {2}passed {2}\\d+\\.\\d s`, 'm'));
   }
   expect(output).toMatch(/^ {2}5 of 5 steps passed in \d+\.\d s$/m);
-  expect(output).toContain('Not waiting for a person');
+  expect(output).toContain('Not waiting for a person: CI is set.');
   // The library's own log lines are narrated under the step that caused them, not raw.
   expect(output).not.toMatch(/^\[faceverify\]/m);
   expect(output).toMatch(

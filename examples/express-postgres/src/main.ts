@@ -24,6 +24,6 @@ Press Ctrl+C to stop.`);
 
 Start the emulator with
   npx faceverify-emulator --callback-url http://127.0.0.1:3000/webhooks/verification
-export the three FACEVERIFY_* variables it prints, and DATABASE_URL.`);
+export the FACEVERIFY_* variables it prints, and DATABASE_URL.`);
   process.exit(1);
 }

@@ -83,6 +83,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
 
   const host = options.host ?? '127.0.0.1';
   const server = createServer();
+  await receiver.check(); // a wrong API key or base URL fails here, not at the first user
   const port = await listen(server, options.port ?? 3000, host);
   const url = `http://${host}:${port}`;
   server.on('request', createApp({ receiver, users, publicUrl: options.publicUrl ?? url }));

@@ -52,6 +52,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const verifications = new UserVerifications();
   const host = options.host ?? '127.0.0.1';
   const server = createServer();
+  await receiver.check(); // a wrong API key or base URL fails here, not at the first user
   const port = await listen(server, options.port ?? 3000, host);
   const url = `http://${host}:${port}`;
   // The app needs its own address for the redirect, known once the port is.

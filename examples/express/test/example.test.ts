@@ -1,4 +1,4 @@
-import { createReceiver, MemoryStore } from '@faceverify/core';
+import { ConfigurationError, createReceiver, MemoryStore } from '@faceverify/core';
 import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
 import { type Emulator, startEmulator } from '@faceverify/emulator';
 import request from 'supertest';
@@ -155,4 +155,16 @@ it('answers a bogus or unknown return token with a plain 404 page', async () => 
     expect(page.headers['content-type'], token).toMatch(/^text\/plain/);
     expect(page.text, token).toBe('This verification is not known.');
   }
+});
+
+it('does not start with an API key the service refuses: the error names FACEVERIFY_API_KEY', async () => {
+  const receiver = createReceiver({
+    secret: emulator.signingSecret,
+    client: { apiKey: 'fv_test_not_the_emulators_key_0001', baseUrl: emulator.url },
+    store: new MemoryStore(),
+    logger: false,
+  });
+  const started = startServer({ port: 0, receiver });
+  await expect(started).rejects.toThrow(ConfigurationError);
+  await expect(started).rejects.toThrow(/refused FACEVERIFY_API_KEY \(401\)/);
 });

@@ -24,6 +24,6 @@ Press Ctrl+C to stop.`);
 
 Start the emulator with
   npx faceverify-emulator --callback-url http://127.0.0.1:3000/webhooks/verification
-and export the three FACEVERIFY_* variables it prints.`);
+and export the FACEVERIFY_* variables it prints.`);
   process.exit(1);
 }

@@ -32,6 +32,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // MemoryStore tracks sessions in this process only, and forgets them on a restart. With
   // several instances, or to survive restarts, use RedisStore from @faceverify/redis.
   const receiver = options.receiver ?? createReceiver({ store: new MemoryStore() });
+  await receiver.check(); // a wrong API key or base URL fails here, not at the first user
   const address: PublicAddress = { url: options.publicUrl ?? '' };
   const app = await NestFactory.create<NestExpressApplication>(
     appModule(receiver, address),

@@ -14,7 +14,15 @@ export type SignatureDiagnosis =
   | { kind: 'valid'; secretLabel: string; explanation: string }
   | { kind: 'malformed-signature'; explanation: string }
   | { kind: 'body-changed'; change: BodyChange; secretLabel: string; explanation: string }
-  | { kind: 'no-match'; explanation: string };
+  | {
+      kind: 'no-match';
+      /**
+       * The body is exactly as JSON.stringify writes it: most likely parsed and serialized
+       * again before it was captured, rather than signed with another secret.
+       */
+      likelyReserialized: boolean;
+      explanation: string;
+    };
 
 const EXPLANATIONS: Record<BodyChange, string> = {
   'trailing-newline-added':
@@ -57,6 +65,14 @@ function latin1Bytes(text: string): Uint8Array | undefined {
 
 const latin1Text = (bytes: Uint8Array) => String.fromCharCode(...bytes);
 
+function utf8Text(bytes: Uint8Array): string | undefined {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
 function orderedKeys(value: Record<string, unknown>, order: readonly string[]) {
   const keys = Object.keys(value).sort((a, b) => {
     const rank = (key: string) => (order.includes(key) ? order.indexOf(key) : order.length);
@@ -71,18 +87,50 @@ const asciiEscaped = (json: string) =>
     (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
 
+// A loop, not /(\r?\n)+$/: that regex tries every newline as a start, quadratic on a body
+// of many newlines followed by anything else.
+function withoutTrailingNewlines(text: string): string {
+  let end = text.length;
+  while (end > 0 && text[end - 1] === '\n') end -= text[end - 2] === '\r' ? 2 : 1;
+  return text.slice(0, end);
+}
+
+/** Compact JSON with a space after each `:` and `,` outside strings (Python's json.dumps). */
+function spacedSeparators(compact: string): string {
+  let out = '';
+  let inString = false;
+  for (let i = 0; i < compact.length; i++) {
+    const char = compact[i]!;
+    out += char;
+    if (inString) {
+      if (char === '\\') out += compact[++i] ?? '';
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === ':' || char === ',') out += ' ';
+  }
+  return out;
+}
+
+const JSON_INDENTS = [undefined, 2, 4, '\t'] as const;
+
+/** Whether `text` is exactly what JSON.stringify writes for its value, compact or indented. */
+function isStringifyOutput(text: string): boolean {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  return JSON_INDENTS.some((indent) => JSON.stringify(parsed, null, indent) === text);
+}
+
 /** The bytes the service may have signed, for each way the captured body may have changed. */
 function candidates(body: Uint8Array): Array<[BodyChange, Uint8Array]> {
   const out: Array<[BodyChange, Uint8Array]> = [];
-  let text: string | undefined;
-  try {
-    text = utf8.decode(body);
-  } catch {
-    text = undefined;
-  }
+  const text = utf8Text(body);
   const latin1 = latin1Text(body);
   const source = text ?? latin1;
-  const trimmed = source.replace(/(\r?\n)+$/, '');
+  const trimmed = withoutTrailingNewlines(source);
   if (trimmed !== source) out.push(['trailing-newline-added', encoder.encode(trimmed)]);
   out.push(['trailing-newline-removed', encoder.encode(`${source}\n`)]);
   if (source.includes('\r\n')) {
@@ -107,8 +155,9 @@ function candidates(body: Uint8Array): Array<[BodyChange, Uint8Array]> {
     const record = parsed as Record<string, unknown>;
     const forms = [record, orderedKeys(record, SERVICE_FIELD_ORDER), orderedKeys(record, [])];
     for (const form of forms) {
-      for (const indent of [undefined, 2, 4]) {
-        const json = JSON.stringify(form, null, indent);
+      const layouts = JSON_INDENTS.map((indent) => JSON.stringify(form, null, indent));
+      layouts.push(spacedSeparators(JSON.stringify(form)));
+      for (const json of layouts) {
         out.push(
           ['reserialized', encoder.encode(json)],
           ['reserialized', encoder.encode(asciiEscaped(json))],
@@ -162,9 +211,20 @@ export async function diagnoseSignature(
       };
     }
   }
+  const secretFix =
+    "copy the webhook signing secret from the service's Settings into FACEVERIFY_WEBHOOK_SECRET (during a rotation, both: new,old)";
+  // The service's own layout is not known, so no list of layouts above can be complete: a
+  // body exactly as JSON.stringify writes it was most likely written by JSON.stringify.
+  if (isStringifyOutput(utf8Text(body) ?? latin1Text(body))) {
+    return {
+      kind: 'no-match',
+      likelyReserialized: true,
+      explanation: `The body is exactly what JSON.stringify writes, so it was most likely parsed and serialized again before it was captured (express.json() then JSON.stringify(req.body), a logging middleware), in a layout this check does not know: a change of whitespace or key order changes the signature. Capture the raw bytes instead: mount the webhook middleware before any body parser and save the request body as received (or \`faceverify-emulator\`'s Inspector shows each webhook as sent). If the raw bytes do not match either, ${secretFix}.`,
+    };
+  }
   return {
     kind: 'no-match',
-    explanation:
-      "No known change of the body explains the signature, so the secret is most likely not the service's: copy the webhook signing secret from the service's Settings into FACEVERIFY_WEBHOOK_SECRET (during a rotation, both: new,old). If it is, the body was changed in a way this check does not know.",
+    likelyReserialized: false,
+    explanation: `No known change of the body explains the signature, so the secret is most likely not the service's: ${secretFix}. If it is, the body was changed in a way this check does not know.`,
   };
 }

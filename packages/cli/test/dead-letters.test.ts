@@ -213,4 +213,12 @@ describe('faceverify dead-letters, usage', () => {
     expect(unreachable.all()).toContain('Check that DATABASE_URL points at');
     expect(unreachable.all()).not.toContain('s3cret-password');
   });
+
+  it('hides a one-letter password without cutting letters out of words', async () => {
+    const unreachable = await cli(['list'], { DATABASE_URL: 'postgres://max:c@127.0.0.1:1/app' });
+    expect(unreachable.code).toBe(1);
+    // The driver's message lost every "c": "***onne***t ECONNREFUSED".
+    expect(unreachable.all()).toContain('(connect ECONNREFUSED 127.0.0.1:1)');
+    expect(unreachable.all()).not.toContain(':c@');
+  });
 });

@@ -1,4 +1,4 @@
-import { sign } from '@faceverify/core';
+import { ApiError, ConfigurationError, createClient, createReceiver, sign } from '@faceverify/core';
 import { type Emulator, startEmulator } from '@faceverify/emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookBody } from '../src/commands/trigger.js';
@@ -46,9 +46,69 @@ describe('faceverify doctor: the environment', () => {
     const wrongKey = 'fv_test_doctor_not_a_real_key_123456';
     const run = capturingIO(envOf({ FACEVERIFY_API_KEY: wrongKey }));
     expect(await runCli(['doctor'], run.io)).toBe(EXIT.failed);
-    expect(run.out[1]).toMatch(/^✖ FACEVERIFY_API_KEY at .*status 401/);
+    expect(run.out[1]).toBe(
+      `✖ the service at ${emulator.url} refused FACEVERIFY_API_KEY (401): copy the API key from the service's Settings into FACEVERIFY_API_KEY (or \`client: { apiKey }\`).`,
+    );
     expect(run.all()).not.toContain(wrongKey);
     expect(run.out.at(-1)).toContain('the callback URL was not checked');
+  });
+
+  // A 404 is also what a path without the service's API answers: it proves nothing alone.
+  it.each([
+    ['ends in /v1', '/v1', 'FACEVERIFY_BASE_URL) ends in /v1'],
+    ['has a path the service does not have', '/api', 'has no GET /api/v1/sessions/'],
+  ])(
+    'fails a base URL that %s, with the right key or a wrong one, naming FACEVERIFY_BASE_URL',
+    async (_name, suffix, problem) => {
+      for (const apiKey of [emulator.apiKey, 'fv_test_doctor_not_a_real_key_123456']) {
+        const run = capturingIO(
+          envOf({ FACEVERIFY_BASE_URL: `${emulator.url}${suffix}`, FACEVERIFY_API_KEY: apiKey }),
+        );
+        expect(await runCli(['doctor'], run.io)).toBe(EXIT.failed);
+        expect(run.out[1]).toMatch(/^✖ /);
+        expect(run.out[1]).toContain(problem);
+        expect(run.out[1]).toContain(`Set FACEVERIFY_BASE_URL`);
+        expect(run.all()).not.toContain('accepted');
+      }
+    },
+  );
+
+  it('receiver.check() fails at startup with the message doctor prints', async () => {
+    const cases = [
+      { apiKey: 'fv_test_doctor_not_a_real_key_123456', baseUrl: emulator.url },
+      { apiKey: emulator.apiKey, baseUrl: `${emulator.url}/api` },
+    ];
+    for (const client of cases) {
+      const run = capturingIO(
+        envOf({ FACEVERIFY_API_KEY: client.apiKey, FACEVERIFY_BASE_URL: client.baseUrl }),
+      );
+      await runCli(['doctor'], run.io);
+      const receiver = createReceiver({ secret: emulator.signingSecret, client, logger: false });
+      const error = await receiver.check().then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect(run.out[1]).toBe(`✖ ${(error as ConfigurationError).message}`);
+    }
+    const ready = createReceiver({
+      secret: emulator.signingSecret,
+      client: { apiKey: emulator.apiKey, baseUrl: emulator.url },
+      logger: false,
+    });
+    await expect(ready.check()).resolves.toBeUndefined();
+  });
+
+  it('a 404 on a documented path says which path was requested and names FACEVERIFY_BASE_URL', async () => {
+    const client = createClient({
+      apiKey: emulator.apiKey,
+      baseUrl: `${emulator.url}/api`,
+      logger: false,
+    });
+    const error = await client.createSession({ externalUserId: 'u-1' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).message).toContain('the service has no /api/v1/verify');
+    expect((error as ApiError).message).toContain('FACEVERIFY_BASE_URL');
   });
 
   it('fails the callback check when the receiver has another secret, saying which variable', async () => {
@@ -104,8 +164,43 @@ describe('faceverify doctor --body --signature: why a captured signature does no
   it('the wrong secret: no change explains it', async () => {
     const signature = await sign(signed, 'whsec_the_services_real_secret_9');
     const diagnosis = await diagnoseSignature(encoder.encode(signed), signature, [SECRET]);
+    expect(diagnosis).toMatchObject({ kind: 'no-match', likelyReserialized: true });
+    expect(diagnosis.explanation).toContain('FACEVERIFY_WEBHOOK_SECRET');
+  });
+
+  // The service's layout is not shown: a body sent tabbed or spaced, captured after
+  // JSON.parse and JSON.stringify, must not read as a wrong secret.
+  it.each([
+    ['tabbed', JSON.stringify(JSON.parse(signed), null, '\t')],
+    ['with a space after : and ,', signed.replaceAll('":', '": ').replaceAll(',"', ', "')],
+  ])('sent %s and captured re-serialized: body-changed, not the secret', async (_name, sent) => {
+    const signature = await sign(sent, SECRET);
+    const captured = encoder.encode(JSON.stringify(JSON.parse(sent)));
+    const diagnosis = await diagnoseSignature(captured, signature, [SECRET]);
+    expect(diagnosis).toMatchObject({ kind: 'body-changed', change: 'reserialized' });
+  });
+
+  it('a layout no candidate knows, captured re-serialized: says re-serialized before the secret', async () => {
+    const sent = signed.replaceAll('":', '" :');
+    const signature = await sign(sent, SECRET);
+    const captured = encoder.encode(JSON.stringify(JSON.parse(sent)));
+    const diagnosis = await diagnoseSignature(captured, signature, [SECRET]);
+    expect(diagnosis).toMatchObject({ kind: 'no-match', likelyReserialized: true });
+    const { explanation } = diagnosis as { explanation: string };
+    expect(explanation).toMatch(/^The body is exactly what JSON.stringify writes/);
+    expect(explanation).toContain('Capture the raw bytes');
+    expect(explanation.indexOf('raw bytes')).toBeLessThan(
+      explanation.indexOf('FACEVERIFY_WEBHOOK_SECRET'),
+    );
+  });
+
+  it('takes linear time on a body of many newlines followed by one byte', async () => {
+    // The regex /(\r?\n)+$/ took 12.7 s on this body; the whole diagnosis now takes milliseconds.
+    const body = encoder.encode(`${'\n'.repeat(80_000)}x`);
+    const started = performance.now();
+    const diagnosis = await diagnoseSignature(body, await sign('{}', SECRET), [SECRET]);
     expect(diagnosis.kind).toBe('no-match');
-    expect(diagnosis.explanation).toContain("the secret is most likely not the service's");
+    expect(performance.now() - started).toBeLessThan(1_000);
   });
 
   it('a header with a sha256= prefix is malformed, and says so', async () => {

@@ -107,6 +107,19 @@ describe('createReceiver option names', () => {
     expect(error.message).not.toContain('Did you mean');
     expect(error.message).toContain('Known options: secret, client, store');
   });
+
+  // It used to be accepted, and the first webhook then failed with
+  // `context.telemetry?.attach is not a function`.
+  it.each([
+    ['an object with other methods', { record: () => undefined }],
+    ['the openTelemetry function itself, not its result', () => undefined],
+    ['null', null],
+  ])('refuses a telemetry that is %s, at construction', (_name, telemetry) => {
+    const options = { secret: SECRET, client: false, telemetry } as unknown as ReceiverOptions;
+    const error = configurationError(() => createReceiver(options));
+    expect(error.message).toContain('Receiver option "telemetry" must be what openTelemetry()');
+    expect(error.message).toContain('it has no attach, span,');
+  });
 });
 
 describe('FACEVERIFY_POLL_SCHEDULE_MS', () => {

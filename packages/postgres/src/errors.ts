@@ -50,7 +50,12 @@ const KEY_VALUE_PASSWORD = /(password\s*=\s*)('[^']*'|\S+)/gi;
 /** Removes passwords, and credentials written into a connection string, from a message. */
 export function redact(message: string, secrets: readonly string[]): string {
   let text = message.replace(URL_CREDENTIALS, '$1***@').replace(KEY_VALUE_PASSWORD, '$1***');
-  for (const secret of secrets) if (secret) text = text.split(secret).join('***');
+  // Whole words only: a one-letter password must not turn "max" into "ma***".
+  for (const secret of secrets) {
+    if (!secret) continue;
+    const pattern = secret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    text = text.replace(new RegExp(`(?<![\\p{L}\\p{N}])${pattern}(?![\\p{L}\\p{N}])`, 'gu'), '***');
+  }
   return text;
 }
 

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { ApiError, createClient, FaceverifyError, sign } from '@faceverify/core';
+import { createClient, FaceverifyError, sign } from '@faceverify/core';
 import { type CliIO, EXIT, envSecrets, envValue } from '../cli-io.js';
 import { describeAnswer, postWebhook } from '../post-webhook.js';
 import { diagnoseSignature } from '../signature-diagnosis.js';
@@ -84,18 +84,19 @@ async function checkApiKey(io: CliIO, checks: Report): Promise<void> {
     return;
   }
   try {
-    const client = createClient({ apiKey, baseUrl, maxRetries: 0, timeoutMs: 10_000 });
-    // A token no session has: the service answers 404 once it has accepted the key.
-    await client.getSession('faceverify-doctor-check');
+    // The same check as receiver.check(): the key's read and a read without it, since a 404
+    // alone is also what a base URL without the service's API answers.
+    await createClient({
+      apiKey,
+      baseUrl,
+      maxRetries: 0,
+      timeoutMs: 10_000,
+      logger: false,
+    }).check();
     checks.pass(`the service at ${baseUrl} accepted FACEVERIFY_API_KEY`);
   } catch (error) {
-    if (error instanceof ApiError && error.serviceStatus === 404) {
-      checks.pass(`the service at ${baseUrl} accepted FACEVERIFY_API_KEY`);
-    } else if (error instanceof FaceverifyError) {
-      checks.fail(`FACEVERIFY_API_KEY at ${baseUrl}: ${error.message}`);
-    } else {
-      throw error;
-    }
+    if (!(error instanceof FaceverifyError)) throw error;
+    checks.fail(error.message);
   }
 }
 

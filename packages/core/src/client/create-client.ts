@@ -1,5 +1,6 @@
 import { RateLimitError } from '../errors.js';
 import { assertServerRuntime } from './browser-guard.js';
+import { checkAccess } from './check-access.js';
 import { checkExternalUserId } from './external-user-id.js';
 import { type ApiRequest, sendRequest, type Transport } from './http.js';
 import type { PaceLimits } from './pacer.js';
@@ -159,5 +160,8 @@ export function createClient(options: ClientOptions = {}): Client {
       config.log.debug('faceverify session read', { token, status: snapshot.status });
       return snapshot;
     },
+
+    check: (requestOptions = {}) =>
+      checkAccess(transport, attemptTimeout(requestOptions), requestOptions.signal),
   };
 }

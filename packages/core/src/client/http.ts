@@ -29,6 +29,8 @@ export interface ApiRequest {
   body?: Record<string, unknown>;
   /** Whether sending it twice is harmless; a request that is not gets no automatic resend. */
   resendable: boolean;
+  /** Sent without the `Authorization` header: to see how the service answers a request without a key. */
+  withoutKey?: boolean;
 }
 
 /** A successful (`2xx`) response with a JSON body. */
@@ -64,10 +66,23 @@ function endSentence(text: string): string {
   return /[.!?…]$/.test(text) ? text : `${text}.`;
 }
 
+// The path as requested, with the base URL's own path and the endpoint's placeholders
+// (never a token): what a 404 is about.
+function requestedPath(baseUrl: string, request: ApiRequest): string {
+  const endpointPath = request.endpoint.slice(request.endpoint.indexOf(' ') + 1);
+  return `${new URL(baseUrl).pathname.replace(/\/$/, '')}${endpointPath}`;
+}
+
 // A refused key or an unknown address is the integrator's configuration: say where it is.
-function configurationNote(status: number): string {
+function configurationNote(status: number, baseUrl: string, request: ApiRequest): string {
   if (status === 401 || status === 403) {
     return " The service refused the API key: check FACEVERIFY_API_KEY (or `client: { apiKey }`); keys are in the service's Settings.";
+  }
+  if (status === 404) {
+    const unknownToken = request.endpoint.includes(':token')
+      ? 'No session has this token, or '
+      : '';
+    return ` ${unknownToken}the service has no ${requestedPath(baseUrl, request)}: check that FACEVERIFY_BASE_URL (or \`client: { baseUrl }\`) is the service's address, without /v1.`;
   }
   return '';
 }
@@ -86,7 +101,12 @@ function describeCause(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function toResponse(request: ApiRequest, response: Response, text: string): ApiResponse {
+function toResponse(
+  transport: Transport,
+  request: ApiRequest,
+  response: Response,
+  text: string,
+): ApiResponse {
   const parsed = text.trim() === '' ? undefined : parseJson(text);
   const body = parsed?.value;
   const rateLimit = readRateLimitInfo(response.headers);
@@ -102,7 +122,7 @@ function toResponse(request: ApiRequest, response: Response, text: string): ApiR
       endSentence(
         `${request.endpoint} failed with status ${response.status}${serviceMessage(body)}`,
       ) +
-        configurationNote(response.status) +
+        configurationNote(response.status, transport.baseUrl, request) +
         (response.status >= 500 ? notResentNote(request) : ''),
       response.status,
       body,
@@ -139,10 +159,10 @@ export async function sendRequest(
   signal?.addEventListener('abort', onAbort, { once: true });
 
   const headers: Record<string, string> = {
-    authorization: `Bearer ${transport.apiKey}`,
     accept: 'application/json',
     'x-faceverify-client': CLIENT_NAME,
   };
+  if (request.withoutKey !== true) headers.authorization = `Bearer ${transport.apiKey}`;
   const init: RequestInit = { method: request.method, headers, signal: controller.signal };
   if (request.body !== undefined) {
     headers['content-type'] = 'application/json';
@@ -169,7 +189,7 @@ export async function sendRequest(
         { cause: error },
       );
     }
-    return toResponse(request, response, text);
+    return toResponse(transport, request, response, text);
   } finally {
     transport.clock.clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);

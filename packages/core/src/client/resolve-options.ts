@@ -80,7 +80,15 @@ function resolveBaseUrl(option: string | undefined, allowInsecureHttp: boolean):
         'emulator in another container of a private network, pass allowInsecureHttp: true.',
     );
   }
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  const path = url.pathname.replace(/\/+$/, '');
+  // Every path the client requests starts with /v1: a base URL ending in it would send
+  // POST /v1/v1/verify, which the service answers 404.
+  if (/\/v1$/i.test(path)) {
+    throw new ConfigurationError(
+      `The base URL (baseUrl option or ${ENV.baseUrl}) ends in /v1, but the client adds /v1 to every path itself (POST /v1/verify). Set ${ENV.baseUrl} to ${url.origin}${path.slice(0, -3)}, without /v1.`,
+    );
+  }
+  return `${url.origin}${path}`;
 }
 
 /** Checks a duration or rate option; per-call options are checked with it too. */
@@ -109,7 +117,7 @@ function resolveFetch(option: typeof fetch | undefined): typeof fetch {
 }
 
 // A record, not a list, so that the compiler insists on every option of ClientOptions.
-const CLIENT_OPTIONS: Record<keyof ClientOptions, true> = {
+export const CLIENT_OPTIONS: Record<keyof ClientOptions, true> = {
   apiKey: true,
   baseUrl: true,
   fetch: true,

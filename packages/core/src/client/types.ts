@@ -142,4 +142,17 @@ export interface Client {
    * if (session.result) await recordResult(session.result);
    */
   getSession(token: string, options?: SessionReadOptions): Promise<SessionSnapshot>;
+
+  /**
+   * Checks the configuration before the first user needs it: that the service's API is at
+   * the base URL and accepts the API key. It reads a session no one has, once with the key
+   * and once without, since a 404 alone is also what a wrong base URL answers. Throws
+   * `ConfigurationError` naming the variable to change (`FACEVERIFY_API_KEY`,
+   * `FACEVERIFY_BASE_URL`), with the messages of `faceverify doctor`; `NetworkError` or
+   * `TimeoutError` when the service cannot be reached.
+   *
+   * @example
+   * await client.check(); // at startup, before the server listens
+   */
+  check(options?: RequestOptions): Promise<void>;
 }

@@ -132,6 +132,17 @@ export interface Receiver<Transaction = never> {
   /** Polls due sessions and retries failed deliveries once; call it from a cron trigger. */
   sweep(): Promise<SweepReport>;
   /**
+   * Checks at startup what would otherwise fail at the first user's request: that the
+   * service's API is at `FACEVERIFY_BASE_URL` and accepts `FACEVERIFY_API_KEY` (see
+   * `Client.check`). Throws `ConfigurationError` naming the variable to change, with the
+   * messages of `faceverify doctor`. A webhook-only Receiver (no client) has nothing to check.
+   *
+   * @example
+   * const receiver = createReceiver();
+   * await receiver.check(); // before app.listen(): a wrong key fails here, not at the first user
+   */
+  check(): Promise<void>;
+  /**
    * Sweeps on a timer (`sweepIntervalMs`) in a long-lived process. Throws
    * `ConfigurationError` at once when the Receiver has no API client to poll with, unless it
    * was made webhook-only on purpose (`client: false`: it then only retries deliveries).
@@ -314,6 +325,10 @@ export function createReceiver<S extends Store = Store>(
         : confirm(token),
     waitForResult: (token, options) => waitForResult(context, token, options),
     sweep: runSweep,
+    check: async () => {
+      // A client of the integrator's own may predate check(): it is then not checked.
+      if (typeof context.client?.check === 'function') await context.client.check();
+    },
     health: () => readHealth(context.activity, alarms, readStore, context.now()),
     // Dead letters are read and reopened on the clock leases use.
     deadLetters: createDeadLetters(context.store, { ...context.clock, now: context.now }),

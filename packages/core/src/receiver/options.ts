@@ -140,7 +140,7 @@ export interface ReceiverOptions {
 }
 
 // A record, not a list, so that the compiler insists on every option of ReceiverOptions.
-const RECEIVER_OPTIONS: Record<keyof ReceiverOptions, true> = {
+export const RECEIVER_OPTIONS: Record<keyof ReceiverOptions, true> = {
   secret: true,
   client: true,
   store: true,
@@ -294,6 +294,30 @@ function untrackedWebhooks(
   return value;
 }
 
+// Every hook of ReceiverTelemetry: the compiler insists on each one.
+const TELEMETRY_HOOKS: Record<keyof ReceiverTelemetry, true> = {
+  attach: true,
+  span: true,
+  webhookAnswered: true,
+  delivered: true,
+  handlerRan: true,
+  undeliverable: true,
+  polled: true,
+  rateLimitWaited: true,
+};
+
+// A telemetry missing a hook would fail inside the first webhook; refuse it here instead.
+function telemetry(value: unknown): ReceiverTelemetry | undefined {
+  if (value === undefined) return undefined;
+  const missing = Object.keys(TELEMETRY_HOOKS).filter(
+    (hook) => typeof (value as Record<string, unknown> | null)?.[hook] !== 'function',
+  );
+  if (missing.length === 0) return value as ReceiverTelemetry;
+  throw new ConfigurationError(
+    `Receiver option "telemetry" must be what openTelemetry() from @faceverify/core/opentelemetry returns (or an object with every ReceiverTelemetry hook); it has no ${missing.join(', ')}. Pass \`telemetry: openTelemetry()\`, or remove the option.`,
+  );
+}
+
 export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiverOptions {
   assertKnownOptions(
     'createReceiver()',
@@ -362,7 +386,7 @@ export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiv
       (options.storeClock ?? options.clock === undefined),
     maxClockSkewMs: positive('maxClockSkewMs', options.maxClockSkewMs, 10 * SECOND),
     now: () => clock.now(),
-    telemetry: options.telemetry,
+    telemetry: telemetry(options.telemetry),
   };
 }
 

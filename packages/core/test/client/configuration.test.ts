@@ -159,3 +159,22 @@ describe('createClient option names', () => {
     expect(error.message).not.toContain('whsec_x');
   });
 });
+
+describe('a base URL ending in /v1', () => {
+  it.each(['http://127.0.0.1:9/v1', 'http://127.0.0.1:9/v1/', 'https://verify.example.com/api/V1'])(
+    'is refused at construction, naming FACEVERIFY_BASE_URL and the URL to set (%s)',
+    (baseUrl) => {
+      const error = configurationError(() => createClient({ apiKey: API_KEY, baseUrl }));
+      expect(error.message).toContain('FACEVERIFY_BASE_URL) ends in /v1');
+      expect(error.message).toMatch(
+        /Set FACEVERIFY_BASE_URL to https?:\/\/[^ ]+(:9|\/api), without \/v1\./,
+      );
+    },
+  );
+
+  it('is accepted as part of a longer path segment', () => {
+    expect(() =>
+      createClient({ apiKey: API_KEY, baseUrl: 'http://127.0.0.1:9/apiv1' }),
+    ).not.toThrow();
+  });
+});

@@ -1,11 +1,11 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createReceiver, type VerificationCompletedEvent } from '@faceverify/core';
-import { verificationWebhook } from '@faceverify/express';
+import { startEmulator } from '@faceverify/emulator';
 import express from 'express';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startEmulator } from '../src/index.js';
+import { verificationWebhook } from '../src/index.js';
 
 // No skip when Chromium is missing: launching fails and so does the test.
 let browser: Browser;
