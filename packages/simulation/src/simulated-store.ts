@@ -56,7 +56,6 @@ export class SimulatedStore {
     this.unsubscribeClosed = this.subscribeClosed();
   }
 
-
   /** The store as one process sees it: nothing reaches a process that died meanwhile. */
   viewFor(alive: () => boolean): Store {
     const view = {} as Record<string, unknown>;
