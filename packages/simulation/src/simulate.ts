@@ -321,6 +321,7 @@ async function run(
   });
   await scheduler.runUntil(T0 + schedule.activeMs + schedule.settleMs);
   for (const instance of instances) kill(instance);
+  store.close();
   const violations = checkInvariants(ledger, service, tracked);
   return {
     seed,

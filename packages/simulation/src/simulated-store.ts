@@ -74,6 +74,11 @@ export class SimulatedStore {
     return view as unknown as Store;
   }
 
+  /** Ends the subscription to the store's closed-record notices (it holds a connection). */
+  close(): void {
+    this.unsubscribeClosed();
+  }
+
   isDown(): boolean {
     return this.down;
   }
