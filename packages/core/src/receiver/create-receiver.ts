@@ -25,6 +25,7 @@ import { type HandlerOptions, HandlerRegistry } from './handler-registry.js';
 import { type ReceiverHealth, readHealth, type StoreBacklog } from './health.js';
 import { errorResponse, type ReceiverResponse } from './http-response.js';
 import { type ReceiverOptions, resolveReceiverOptions } from './options.js';
+import { recordRawBodyRefused } from './raw-body-refused.js';
 import { receiveWebhook, type WebhookRequest } from './receive-webhook.js';
 import { attachReceiverInternals } from './receiver-internals.js';
 import { reportStoreAlarms } from './report-store-alarms.js';
@@ -109,12 +110,14 @@ export interface Receiver<Transaction = never> {
   waitForResult(token: string, options?: WaitForResultOptions): Promise<WaitedResult>;
   /**
    * What the Receiver saw over the last 15 minutes, and whether it is `ok`, `degraded` or
-   * `failing`, with the alarms that say why: JSON a health endpoint can serve.
+   * `failing`, with the alarms that say why: JSON a health endpoint can serve. Whether this
+   * instance can serve at all is `ready` (its store answered): answer a load balancer's
+   * probe by it, never by `status`, which reports faults of the setup every instance shares.
    *
    * @example
    * app.get('/health/verification', async (_req, res) => {
    *   const health = await receiver.health();
-   *   res.status(health.status === 'failing' ? 503 : 200).json(health);
+   *   res.status(health.ready ? 200 : 503).json(health);
    * });
    */
   health(): Promise<ReceiverHealth>;
@@ -305,7 +308,10 @@ export function createReceiver<S extends Store = Store>(
     readCounts: () => context.store.counts({ now: context.now() }),
     readBacklog,
   });
-  attachReceiverInternals(receiver, { activity: context.activity, telemetry: context.telemetry });
+  attachReceiverInternals(receiver, {
+    rawBodyRefused: (headers, read) => recordRawBodyRefused(context, headers, read),
+    telemetry: context.telemetry,
+  });
   return receiver;
 }
 
