@@ -18,7 +18,9 @@ export type ActivityKind =
   | 'delivered_by_poll'
   | 'undeliverable'
   /** Work left due for longer than the backlog bound (`backlogAlarmAgeMs`). */
-  | 'backlog_growing';
+  | 'backlog_growing'
+  /** A store call unanswered for `storeSlowMs`, counted while it still waits. */
+  | 'store_slow';
 
 const BUCKET_MS = 60_000;
 

@@ -9,9 +9,14 @@ export type AlarmCode =
   | 'store_unavailable'
   | 'results_undeliverable'
   /**
-   * Sweeps leave due work behind for longer than 5 minutes: they do not keep up.
+   * Due work waits longer than a minute (or three sweep intervals, if longer): sweeps do
+   * not keep up, or do not run.
    */
   | 'backlog_growing'
+  /**
+   * A store call has not answered within `storeSlowMs` (5 s): raised while it waits.
+   */
+  | 'store_slow'
   /**
    * Raised by the store: it lost what it held (a Redis restarted without persistence).
    */
@@ -118,11 +123,18 @@ export const ALARM_RULES: readonly Rule[] = [
       `${count} results were given up as undeliverable in the last ${minutes} minutes after maxDeliveryAttempts failed handler runs; they were passed to verification.undeliverable handlers. Fix the handler, then deliver them again with receiver.deadLetters.redeliver(key) or 'faceverify dead-letters redeliver KEY' (list them with receiver.deadLetters.list()).`,
   },
   {
+    code: 'store_slow',
+    severity: 'degraded',
+    measure: (w) => w.count('store_slow'),
+    message: (count, minutes, window) =>
+      `The store was slow to answer ${count} times in the last ${minutes} minutes (${window.detailOf('store_slow') ?? 'a call waited'}): webhooks wait on it, and their senders may give up. Check the store's server (its load, slow commands, memory, persistence) and the network to it.`,
+  },
+  {
     code: 'backlog_growing',
     severity: 'degraded',
     measure: (w) => w.count('backlog_growing'),
     message: (count, minutes, window) =>
-      `Sweeps left results and polls waiting ${count} times in the last ${minutes} minutes (${window.detailOf('backlog_growing') ?? 'records are due'}): sweeps do not keep up. Raise sweepBatchSize or sweepConcurrency, sweep more often or from more instances, and check receiver.health().store.backlog.`,
+      `Results and polls waited too long for a sweep ${count} times in the last ${minutes} minutes (${window.detailOf('backlog_growing') ?? 'records are due'}): sweeps do not keep up, or do not run. Raise sweepBatchSize or sweepConcurrency, sweep more often or from more instances, and check receiver.health().store.backlog.`,
   },
 ];
 

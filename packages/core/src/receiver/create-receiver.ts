@@ -17,7 +17,7 @@ export type { ConfirmedSession };
 
 import { type ActivityKind, ActivityWindow } from './activity-window.js';
 import { Alarms } from './alarms.js';
-import { checkBacklog } from './backlog-check.js';
+import { BACKLOG_CHECK_EVERY_MS, checkBacklog } from './backlog-check.js';
 import { createOwnerFactory, type ReceiverContext, requireClient } from './context.js';
 import { createDeadLetters, type DeadLetters } from './dead-letters.js';
 import type { ReceiverEventMap, ReceiverEventName, VerificationCompletedEvent } from './events.js';
@@ -29,6 +29,7 @@ import { recordRawBodyRefused } from './raw-body-refused.js';
 import { receiveWebhook, type WebhookRequest } from './receive-webhook.js';
 import { attachReceiverInternals } from './receiver-internals.js';
 import { reportStoreAlarms } from './report-store-alarms.js';
+import { watchStore } from './store-watch.js';
 import { type WaitedResult, type WaitForResultOptions, waitForResult } from './wait-for-result.js';
 import { answerName } from './webhook-outcomes.js';
 
@@ -164,6 +165,12 @@ export function createReceiver<S extends Store = Store>(
   const resolved = resolveReceiverOptions(options);
   const context: ReceiverContext = {
     ...resolved,
+    store: watchStore(resolved.store, resolved.clock, resolved.storeSlowMs, (method) =>
+      context.activity.record(
+        'store_slow',
+        `store.${method}() had not answered after ${resolved.storeSlowMs} ms`,
+      ),
+    ),
     handlers: new HandlerRegistry(),
     newOwner: createOwnerFactory(),
     ackTimers: new FixedDelayTimers(resolved.clock, resolved.ackAfterMs),
@@ -178,6 +185,7 @@ export function createReceiver<S extends Store = Store>(
   });
   reportStoreAlarms(context);
   let timer: unknown;
+  let backlogTimer: unknown;
   let started = false;
   let running: Promise<unknown> | undefined;
 
@@ -297,10 +305,21 @@ export function createReceiver<S extends Store = Store>(
           });
       };
       timer = context.clock.setTimeout(tick, context.sweepIntervalMs);
+      // A sweep that runs long (thousands due, a slow service) would judge the backlog only
+      // when it ends: it is judged on its own clock too.
+      const watchBacklog = () => {
+        const next = () => {
+          if (started)
+            backlogTimer = context.clock.setTimeout(watchBacklog, BACKLOG_CHECK_EVERY_MS);
+        };
+        checkBacklog(context).then(next, next);
+      };
+      backlogTimer = context.clock.setTimeout(watchBacklog, BACKLOG_CHECK_EVERY_MS);
     },
     async stop() {
       started = false;
       context.clock.clearTimeout(timer);
+      context.clock.clearTimeout(backlogTimer);
       await running;
     },
   };
