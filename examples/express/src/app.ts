@@ -84,10 +84,10 @@ export function createApp({ receiver, verifications, publicUrl, metrics }: AppOp
     else res.status(404).json({ error: 'No result for this user yet.' });
   });
 
-  // For a load balancer or an uptime check: 503 only when results cannot arrive as they should.
+  // For a load balancer or an uptime check: 503 only when this instance cannot serve (its store).
   app.get('/health', async (_req, res) => {
     const health = await receiver.health();
-    res.status(health.status === 'failing' ? 503 : 200).json(health);
+    res.status(health.ready ? 200 : 503).json(health);
   });
 
   if (metrics) app.get('/metrics', metrics.serve);

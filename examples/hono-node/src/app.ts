@@ -77,10 +77,10 @@ export function createApp({
       : c.json({ error: 'No result for this user yet.' }, 404);
   });
 
-  // For a load balancer or an uptime check: 503 only when results cannot arrive as they should.
+  // For a load balancer or an uptime check: 503 only when this instance cannot serve (its store).
   app.get('/health', async (c) => {
     const health = await receiver.health();
-    return c.json(health, health.status === 'failing' ? 503 : 200);
+    return c.json(health, health.ready ? 200 : 503);
   });
 
   return app;

@@ -94,10 +94,10 @@ export function createApp({ receiver, verifications, publicUrl }: AppOptions): K
     }
   });
 
-  // For a load balancer or an uptime check: 503 only when results cannot arrive as they should.
+  // For a load balancer or an uptime check: 503 only when this instance cannot serve (its store).
   router.get('/health', async (ctx) => {
     const health = await receiver.health();
-    ctx.status = health.status === 'failing' ? 503 : 200;
+    ctx.status = health.ready ? 200 : 503;
     ctx.body = health;
   });
 

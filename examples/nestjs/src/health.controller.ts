@@ -8,10 +8,11 @@ import { RECEIVER } from './tokens.js';
 export class HealthController {
   constructor(@Inject(RECEIVER) private readonly receiver: Receiver) {}
 
-  // 503 only when results cannot arrive as they should; `degraded` still serves with 200.
+  // 503 only when this instance cannot serve (its store); `failing` or `degraded` alarms, shared
+  // by every instance, still serve with 200.
   @Get('health')
   async health(@Res() res: Response): Promise<void> {
     const health: ReceiverHealth = await this.receiver.health();
-    res.status(health.status === 'failing' ? 503 : 200).json(health);
+    res.status(health.ready ? 200 : 503).json(health);
   }
 }

@@ -81,6 +81,12 @@ export interface ConformanceTarget {
    */
   bodyParserFix: string;
   /**
+   * Its `parser-first` setup keeps nothing of the body (a hook read the stream), so the
+   * signature of a refused webhook cannot be checked and the refusal is logged only once
+   * polling shows that the service's webhooks do not get through.
+   */
+  parserFirstKeepsNothing?: boolean;
+  /**
    * `false` for a target with no later middleware to hand an accepted webhook to (a Fetch
    * handler): the passThrough rows are left out. Default `true`.
    */

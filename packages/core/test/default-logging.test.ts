@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { refusalAnswer } from '../src/adapter/refusal-answer.js';
 import type { Logger } from '../src/logging/logger.js';
@@ -6,9 +7,12 @@ import { createReceiver, type Receiver } from '../src/receiver/create-receiver.j
 const SECRET = 'whsec_default_logging';
 const HINT = 'Mount the webhook before express.json().';
 
-/** What an adapter answers when a body parser consumed the body first. */
+const KEPT = new TextEncoder().encode('{"event":"verification.completed"}');
+const SIGNED = { 'x-webhook-signature': createHmac('sha256', SECRET).update(KEPT).digest('hex') };
+
+/** What an adapter answers when a body parser consumed a webhook the service signed. */
 const rawBodyGone = (receiver: Receiver) =>
-  refusalAnswer({ kind: 'unavailable', hint: HINT }, receiver, 10_000);
+  refusalAnswer({ kind: 'unavailable', hint: HINT, kept: KEPT }, receiver, 10_000, SIGNED);
 
 // Spies only record what reaches the console; the real console methods still run.
 function consoleSpies() {
@@ -34,11 +38,11 @@ afterEach(() => {
 });
 
 describe('raw_body_unavailable is logged once', () => {
-  it('goes to console.error with no logger option, once, without a trailing {}', () => {
+  it('goes to console.error with no logger option, once, without a trailing {}', async () => {
     const spies = consoleSpies();
     const receiver = createReceiver({ secret: SECRET, client: false });
-    rawBodyGone(receiver);
-    rawBodyGone(receiver);
+    await rawBodyGone(receiver);
+    await rawBodyGone(receiver);
     expect(spies.error).toHaveBeenCalledTimes(1);
     const args = spies.error.mock.calls[0]!;
     expect(args).toHaveLength(3);
@@ -48,26 +52,26 @@ describe('raw_body_unavailable is logged once', () => {
     expect(args[2]).toEqual({ code: 'raw_body_unavailable', count: 1 });
   });
 
-  it('is silent with logger: false', () => {
+  it('is silent with logger: false', async () => {
     const spies = consoleSpies();
-    const response = rejectRawBody(false);
+    const response = await rejectRawBody(false);
     expect(response.status).toBe(500);
     for (const spy of Object.values(spies)) expect(spy).not.toHaveBeenCalled();
   });
 
-  it('passes the alarm code and count as the only fields to logger: console', () => {
+  it('passes the alarm code and count as the only fields to logger: console', async () => {
     const spies = consoleSpies();
-    rejectRawBody(console);
+    await rejectRawBody(console);
     expect(spies.error).toHaveBeenCalledTimes(1);
     expect(spies.error.mock.calls[0]).toHaveLength(2);
     expect(spies.error.mock.calls[0]![0]).toContain('The raw request body is not available');
     expect(spies.error.mock.calls[0]![1]).toEqual({ code: 'raw_body_unavailable', count: 1 });
   });
 
-  it('goes to a custom logger only', () => {
+  it('goes to a custom logger only', async () => {
     const spies = consoleSpies();
     const lines: unknown[][] = [];
-    rejectRawBody({ error: (...args: unknown[]) => lines.push(args) });
+    await rejectRawBody({ error: (...args: unknown[]) => lines.push(args) });
     expect(lines).toHaveLength(1);
     expect(spies.error).not.toHaveBeenCalled();
   });

@@ -54,7 +54,7 @@ it('health() counts what is due and how long the oldest has waited', async () =>
   expect((await busy.receiver.health()).store.backlog).toEqual({ due: 2, oldestDueAgeMs: 7000 });
 });
 
-it('a sweep that leaves work due for over 5 minutes raises backlog_growing, once per window', async () => {
+it('a sweep that leaves work due for over a minute raises backlog_growing, once per window', async () => {
   const logged: string[] = [];
   const logger: Logger = { error: (message) => logged.push(message) };
   const { clock, receiver, state, backlogAlerts } = await withFailedDeliveries(['u1', 'u2', 'u3'], {
@@ -85,4 +85,24 @@ it('a sweep that takes everything due raises nothing, however late it runs', asy
   await clock.advance(10 * 60_000);
   expect(await receiver.sweep()).toMatchObject({ delivered: 1 });
   expect(backlogAlerts()).toEqual([]);
+});
+
+it('while start() sweeps, work due for over a minute raises backlog_growing within a minute', async () => {
+  const users = Array.from({ length: 20 }, (_, index) => `u${index}`);
+  const { clock, receiver, state, backlogAlerts } = await withFailedDeliveries(users, {
+    sweepBatchSize: 1,
+  });
+  state.failing = false;
+  // One arrived a second, each due 10 s later: the oldest has waited 10 s now, and one
+  // record per 5 s sweep cannot keep up with one due a second.
+  expect((await receiver.health()).store.backlog).toMatchObject({ oldestDueAgeMs: 10_000 });
+  receiver.start();
+  await clock.advance(45_000);
+  expect(backlogAlerts()).toEqual([]);
+  // The oldest passed a minute at 50 s: the alarm follows within a minute of that.
+  await clock.advance(65_000);
+  expect(backlogAlerts()).toHaveLength(1);
+  expect(backlogAlerts()[0]!.message).toMatch(/records are due, the oldest for \d+ s/);
+  expect(await receiver.health()).toMatchObject({ ready: true, status: 'degraded' });
+  await receiver.stop();
 });

@@ -82,6 +82,7 @@ export function fastifyTarget(name: string, createApp: typeof Fastify): Conforma
   return {
     name,
     bodyParserFix: 'let no hook read the body on the webhook route',
+    parserFirstKeepsNothing: true,
     async start(spec) {
       const { app, webhook } = await buildApp(createApp, spec);
       const address = await app.listen({ port: 0, host: '127.0.0.1' });

@@ -35,6 +35,7 @@ function buildApp(spec: AppSpec) {
 export const fetchNodeTarget: ConformanceTarget = {
   name: 'Fetch handler on Node',
   bodyParserFix: 'request.clone()',
+  parserFirstKeepsNothing: true,
   passThrough: false,
   async start(spec) {
     const { app, webhook } = buildApp(spec);

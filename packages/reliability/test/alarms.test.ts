@@ -1,5 +1,7 @@
+import { createHmac } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import {
   createReceiver,
   MemoryStore,
@@ -9,7 +11,7 @@ import {
 } from '@faceverify/core';
 import { createTestClock, type TestClock } from '@faceverify/core/testing';
 import { type Emulator, startEmulator } from '@faceverify/emulator';
-import { verificationWebhook } from '@faceverify/express';
+import { captureRawBody, verificationWebhook } from '@faceverify/express';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ReceiverServer, startReceiverServer } from './support/receiver-server.js';
@@ -115,7 +117,8 @@ describe('alarms that say the fix', () => {
     expect(setup.alerts.map((alert) => alert.code)).toEqual(['raw_body_unavailable']);
     expect(setup.alerts[0]!.message).toContain('express.json() ran before verificationWebhook()');
     expect(setup.alerts[0]!.message).toContain('mount verificationWebhook() before body parsers');
-    expect((await setup.receiver.health()).status).toBe('failing');
+    // Every instance shares the fault: each stays ready, and the alarm says what to fix.
+    expect(await setup.receiver.health()).toMatchObject({ ready: true, status: 'failing' });
   });
 
   it('webhooks_missing: the callback URL does not reach this receiver', async () => {
@@ -171,5 +174,145 @@ describe('alarms that say the fix', () => {
       webhooks: { accepted: 3 },
       deliveries: { byWebhook: 3, byPoll: 0 },
     });
+  });
+});
+
+/** An app that lets a body parser inflate and read the body before the webhook middleware. */
+async function parserFirst(receiver: Receiver): Promise<ReceiverServer> {
+  const app = express();
+  app.use(express.json({ verify: captureRawBody }));
+  app.use(verificationWebhook(receiver));
+  return listen(app);
+}
+
+/** Posts a gzip-compressed JSON body, with the signature given (or none). */
+async function postGzip(url: string, json: string, signature?: string) {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'content-encoding': 'gzip',
+  };
+  if (signature !== undefined) headers['x-webhook-signature'] = signature;
+  const response = await fetch(url, { method: 'POST', headers, body: gzipSync(json) });
+  return { status: response.status, body: (await response.json()) as { error?: string } };
+}
+
+const hmac = (secret: string, bytes: string | Uint8Array) =>
+  createHmac('sha256', secret).update(bytes).digest('hex');
+
+const payloadOf = (user: string) =>
+  JSON.stringify({
+    event: 'verification.completed',
+    status: 'verified',
+    external_user_id: user,
+    confidence: 0.97,
+    livenessPassed: true,
+    duplicate: false,
+    risk: 'low',
+    reason: null,
+    frontImageUrl: 'https://images.example/front.jpg?sig=x',
+  });
+
+describe('requests from strangers', () => {
+  it('unsigned and forged gzip bodies in front of a parser move neither readiness, status nor an alarm', async () => {
+    const setup = await setUp();
+    const server = await parserFirst(setup.receiver);
+    const forged = '0'.repeat(64);
+    const answers = [
+      await postGzip(server.webhookUrl, payloadOf('mallory')),
+      await postGzip(server.webhookUrl, payloadOf('mallory'), forged),
+      await postGzip(server.webhookUrl, '{"x":1}', 'not-hex'),
+    ];
+    expect(answers.map(({ status, body }) => `${status} ${body.error}`)).toEqual([
+      '500 raw_body_unavailable',
+      '500 raw_body_unavailable',
+      '500 raw_body_unavailable',
+    ]);
+    // Unsigned and forged plain bodies, too.
+    const plain = await fetch(server.webhookUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream', 'x-webhook-signature': forged },
+      body: payloadOf('mallory'),
+    });
+    expect(plain.status).toBe(401);
+    expect(setup.alerts).toEqual([]);
+    expect(setup.logged).toEqual([]);
+    expect(await setup.receiver.health()).toMatchObject({
+      ready: true,
+      status: 'ok',
+      reasons: [],
+      webhooks: { accepted: 0, rejected: { raw_body_unavailable: 3, signature_invalid: 1 } },
+    });
+    // A quarter of an hour later still nothing: the window held no evidence to alarm on.
+    await setup.clock.advance(15 * 60_000);
+    expect(setup.alerts).toEqual([]);
+  });
+
+  it('requests without a signature do not hide webhooks_missing', async () => {
+    const setup = await setUp();
+    const app = await startReceiverServer(setup.receiver);
+    cleanups.push(() => app.close());
+    const elsewhere = await listen(express());
+    await elsewhere.close();
+    setup.emulator.setCallbackUrl(`${elsewhere.url}/webhooks/verification`);
+    for (let index = 0; index < 3; index++) {
+      const probe = await fetch(app.webhookUrl, { method: 'POST', body: '{}' });
+      expect(probe.status).toBe(401);
+    }
+    const report = await completeAndRecover(setup, ['nina', 'omar', 'pia']);
+    expect(report.delivered).toBe(3);
+    expect(setup.alerts.map((alert) => alert.code)).toEqual(['webhooks_missing']);
+    expect(await setup.receiver.health()).toMatchObject({ ready: true, status: 'degraded' });
+  });
+});
+
+describe("a parser mounted first, shown by the service's own traffic", () => {
+  it('a webhook signed over its compressed bytes raises raw_body_unavailable once polling recovers its result', async () => {
+    const setup = await setUp();
+    const server = await parserFirst(setup.receiver);
+    // The service's own webhook does not arrive; the one below is its compressed twin.
+    const elsewhere = await listen(express());
+    await elsewhere.close();
+    setup.emulator.setCallbackUrl(`${elsewhere.url}/webhooks/verification`);
+    const { token } = await setup.receiver.startVerification({ externalUserId: 'quinn' });
+    await setup.emulator.completeSession(token, 'verified');
+    await setup.emulator.webhooksSettled();
+    const compressed = gzipSync(payloadOf('quinn'));
+    const answer = await fetch(server.webhookUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+        'x-webhook-signature': hmac(setup.emulator.signingSecret, compressed),
+      },
+      body: compressed,
+    });
+    expect(answer.status).toBe(500);
+    // Its signature cannot be checked over what the parser kept: no alarm yet.
+    expect(setup.alerts).toEqual([]);
+    expect((await setup.receiver.health()).status).toBe('ok');
+    await setup.clock.advance(POLL_AFTER_MS);
+    expect(await setup.receiver.sweep()).toMatchObject({ delivered: 1 });
+    expect(setup.alerts.map((alert) => alert.code)).toEqual(['raw_body_unavailable']);
+    expect(setup.alerts[0]!.message).toContain('decompressed it before verificationWebhook()');
+    expect(setup.logged).toContain(setup.alerts[0]!.message);
+    expect(await setup.receiver.health()).toMatchObject({
+      ready: true,
+      status: 'failing',
+      reasons: ['raw_body_unavailable'],
+    });
+  });
+
+  it('a webhook signed over its JSON and then compressed raises it at once', async () => {
+    const setup = await setUp();
+    const server = await parserFirst(setup.receiver);
+    const json = payloadOf('rita');
+    const answer = await postGzip(
+      server.webhookUrl,
+      json,
+      hmac(setup.emulator.signingSecret, json),
+    );
+    expect(answer.body.error).toBe('raw_body_unavailable');
+    expect(setup.alerts.map((alert) => alert.code)).toEqual(['raw_body_unavailable']);
+    expect(await setup.receiver.health()).toMatchObject({ ready: true, status: 'failing' });
   });
 });

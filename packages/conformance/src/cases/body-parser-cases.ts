@@ -9,11 +9,16 @@ import type { ConformanceTarget, MountStyle } from '../target.js';
 export function bodyParserCases(target: ConformanceTarget, mount: MountStyle): ConformanceCase[] {
   return [
     {
-      name: 'a body parser that ran first and kept no exact bytes: 500 raw_body_unavailable with the fix, logged once',
+      name: 'a body parser that ran first and kept no exact bytes: 500 raw_body_unavailable with the fix, logged once when signed',
       async run() {
         const fixture = createFixture();
         await withApp(target, { mount, bodyParser: 'parser-first' }, fixture, async (app) => {
-          const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
+          // Written compactly, as the service writes it: what a parser kept (its text, or its
+          // JSON written out again) carries the signature, which shows the service sent it.
+          const delivery = await signedDelivery(fixturePayload(), {
+            secret: SECRET,
+            layout: 'compact',
+          });
           for (let attempt = 0; attempt < 2; attempt++) {
             // Chunked: without Content-Length no parser's text can be proven to be the bytes.
             const answer = await app.send(app.webhookPath, {
@@ -36,7 +41,8 @@ export function bodyParserCases(target: ConformanceTarget, mount: MountStyle): C
           const logged = fixture.logs.filter(
             (line) => line.level === 'error' && line.message.includes('verificationWebhook()'),
           );
-          expect(logged.length, 'the fix is logged once').toBe(1);
+          const expected = target.parserFirstKeepsNothing ? 0 : 1;
+          expect(logged.length, 'the fix is logged once, when the signature holds').toBe(expected);
         });
       },
     },

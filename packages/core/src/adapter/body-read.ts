@@ -10,8 +10,20 @@ import { exactTextBytes } from './exact-text-bytes.js';
 export type BodyRead =
   | { kind: 'bytes'; bytes: Uint8Array }
   | { kind: 'too-large' }
-  | { kind: 'unavailable'; hint: string }
+  | {
+      kind: 'unavailable';
+      hint: string;
+      /**
+       * What the parser kept of the body, when it kept something (decompressed bytes, text,
+       * parsed JSON written out again): never verified as the webhook, only checked against
+       * its signature, so that a refusal counts toward the `raw_body_unavailable` alarm
+       * only when the service signed it, never when a stranger sent it.
+       */
+      kept?: Uint8Array;
+    }
   | { kind: 'unreadable'; reason: string };
+
+const encoder = new TextEncoder();
 
 /**
  * Bytes a body parser kept (`express.raw()`, a `verify` callback): the bytes as sent only
@@ -25,7 +37,7 @@ export function bytesAsSent(
 ): BodyRead {
   const encoding = contentEncoding?.trim().toLowerCase() ?? '';
   if (encoding === '' || encoding === 'identity') return { kind: 'bytes', bytes };
-  return { kind: 'unavailable', hint: decodedHint };
+  return { kind: 'unavailable', hint: decodedHint, kept: bytes };
 }
 
 /**
@@ -43,5 +55,5 @@ export function textAsSent(
 ): BodyRead {
   const proof = exactTextBytes(text, headers);
   if ('bytes' in proof) return { kind: 'bytes', bytes: proof.bytes };
-  return { kind: 'unavailable', hint: hintFor(proof.reason) };
+  return { kind: 'unavailable', hint: hintFor(proof.reason), kept: encoder.encode(text) };
 }

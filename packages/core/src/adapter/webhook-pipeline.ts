@@ -189,7 +189,7 @@ export function createWebhookPipeline(
       if (read.kind !== 'bytes') {
         // Unless a parser spent the body, the rest of it is still on the connection.
         return exchange.respond(
-          refusalAnswer(read, receiver, bodyTimeoutMs),
+          await refusalAnswer(read, receiver, bodyTimeoutMs, exchange.headers),
           read.kind !== 'unavailable',
         );
       }

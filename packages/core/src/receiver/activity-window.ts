@@ -6,14 +6,21 @@ export type ActivityKind =
   | 'signature_missing'
   | 'signature_invalid'
   | 'payload_invalid'
+  /** A body a parser consumed first, with a signature valid over what the parser kept. */
   | 'raw_body_unavailable'
+  /** Such a body with a signature that could not be checked: maybe the service's. */
+  | 'raw_body_unverified'
+  /** Such a body without a signature: never the service's. */
+  | 'raw_body_unsigned'
   | 'store_unavailable'
   | 'handler_failed'
   | 'delivered_by_webhook'
   | 'delivered_by_poll'
   | 'undeliverable'
-  /** A sweep left work due for longer than `BACKLOG_ALARM_AGE_MS`. */
-  | 'backlog_growing';
+  /** Work left due for longer than the backlog bound (`backlogAlarmAgeMs`). */
+  | 'backlog_growing'
+  /** A store call unanswered for `storeSlowMs`, counted while it still waits. */
+  | 'store_slow';
 
 const BUCKET_MS = 60_000;
 

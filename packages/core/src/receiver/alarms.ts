@@ -9,9 +9,14 @@ export type AlarmCode =
   | 'store_unavailable'
   | 'results_undeliverable'
   /**
-   * Sweeps leave due work behind for longer than 5 minutes: they do not keep up.
+   * Due work waits longer than a minute (or three sweep intervals, if longer): sweeps do
+   * not keep up, or do not run.
    */
   | 'backlog_growing'
+  /**
+   * A store call has not answered within `storeSlowMs` (5 s): raised while it waits.
+   */
+  | 'store_slow'
   /**
    * Raised by the store: it lost what it held (a Redis restarted without persistence).
    */
@@ -58,34 +63,50 @@ interface Rule {
 const MISSING_WEBHOOKS_AFTER = 3;
 const FAILING_HANDLER_AFTER = 3;
 
+/**
+ * Results recovered by polling while no webhook was accepted: the service's own traffic
+ * shows that its webhooks do not get through. Refusals anyone can cause (a bad signature, a
+ * body a parser consumed) count toward an alarm only with this evidence, so requests from
+ * strangers never raise one on their own.
+ */
+const webhooksLost = (w: ActivityWindow) =>
+  w.count('webhook_accepted') === 0 && w.count('delivered_by_poll') > 0;
+
+/** Bodies a parser consumed first that the service sent, or may have sent as polling shows. */
+function rawBodiesRefused(w: ActivityWindow): number {
+  const signed = w.count('raw_body_unavailable');
+  const unverified = w.count('raw_body_unverified');
+  if (signed > 0) return signed + unverified;
+  return webhooksLost(w) ? unverified : 0;
+}
+
 /** Each situation the Receiver recognises, and what it says about it. */
 export const ALARM_RULES: readonly Rule[] = [
   {
     code: 'secret_mismatch',
     severity: 'failing',
-    measure: (w) =>
-      w.count('webhook_accepted') === 0 && w.count('delivered_by_poll') > 0
-        ? w.count('signature_invalid')
-        : 0,
+    measure: (w) => (webhooksLost(w) ? w.count('signature_invalid') : 0),
     message: (count, minutes) =>
       `${count} webhooks failed their signature check in the last ${minutes} minutes while polling recovered their results: the webhook secret (FACEVERIFY_WEBHOOK_SECRET or the secret option) does not match the signing secret in the service's Settings. Copy it from Settings; during a rotation list both, newest first. If the secret is right, something rewrites the body before verification.`,
   },
   {
     code: 'raw_body_unavailable',
     severity: 'failing',
-    measure: (w) => w.count('raw_body_unavailable'),
+    measure: rawBodiesRefused,
     // The adapter that saw it knows the framework, so its hint names the concrete fix.
     message: (count, minutes, window) =>
-      `The raw request body is not available, so its signature cannot be checked (${count} webhooks in the last ${minutes} minutes). ${window.detailOf('raw_body_unavailable') ?? 'Mount verificationWebhook() before any body parser.'}`,
+      `The raw request body is not available, so its signature cannot be checked (${count} webhooks in the last ${minutes} minutes). ${window.detailOf('raw_body_unavailable') ?? window.detailOf('raw_body_unverified') ?? 'Mount verificationWebhook() before any body parser.'}`,
   },
   {
     code: 'webhooks_missing',
     severity: 'degraded',
+    // Refused webhooks that may be the service's are the alarms above, with their own fix;
+    // requests without a signature, anyone's, never hide this one.
     measure: (w) => {
       const polled = w.count('delivered_by_poll');
-      const webhooks =
-        w.count('webhook_accepted') + w.count('signature_invalid') + w.count('signature_missing');
-      return webhooks === 0 && polled >= MISSING_WEBHOOKS_AFTER ? polled : 0;
+      const explained =
+        w.count('webhook_accepted') + w.count('signature_invalid') + rawBodiesRefused(w);
+      return explained === 0 && polled >= MISSING_WEBHOOKS_AFTER ? polled : 0;
     },
     message: (count, minutes) =>
       `${count} results in the last ${minutes} minutes arrived only by polling, and no webhook reached this receiver: check that callback_url in the service's Settings is this receiver's webhook URL, reachable from the service.`,
@@ -115,11 +136,18 @@ export const ALARM_RULES: readonly Rule[] = [
       `${count} results were given up as undeliverable in the last ${minutes} minutes after maxDeliveryAttempts failed handler runs; they were passed to verification.undeliverable handlers. Fix the handler, then deliver them again with receiver.deadLetters.redeliver(key) or 'faceverify dead-letters redeliver KEY' (list them with receiver.deadLetters.list()).`,
   },
   {
+    code: 'store_slow',
+    severity: 'degraded',
+    measure: (w) => w.count('store_slow'),
+    message: (count, minutes, window) =>
+      `The store was slow to answer ${count} times in the last ${minutes} minutes (${window.detailOf('store_slow') ?? 'a call waited'}): webhooks wait on it, and their senders may give up. Check the store's server (its load, slow commands, memory, persistence) and the network to it.`,
+  },
+  {
     code: 'backlog_growing',
     severity: 'degraded',
     measure: (w) => w.count('backlog_growing'),
     message: (count, minutes, window) =>
-      `Sweeps left results and polls waiting ${count} times in the last ${minutes} minutes (${window.detailOf('backlog_growing') ?? 'records are due'}): sweeps do not keep up. Raise sweepBatchSize or sweepConcurrency, sweep more often or from more instances, and check receiver.health().store.backlog.`,
+      `Results and polls waited too long for a sweep ${count} times in the last ${minutes} minutes (${window.detailOf('backlog_growing') ?? 'records are due'}): sweeps do not keep up, or do not run. Raise sweepBatchSize or sweepConcurrency, sweep more often or from more instances, and check receiver.health().store.backlog.`,
   },
 ];
 

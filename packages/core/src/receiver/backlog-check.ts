@@ -1,16 +1,26 @@
 import type { ReceiverContext } from './context.js';
 
-/**
- * How long a record may stay due after a sweep before its backlog is an alarm. A sweep takes
- * what is due up to `sweepBatchSize`; what it leaves behind only grows old when sweeps take
- * less than becomes due, whatever their cadence (a timer, or a cron every few minutes).
- */
-export const BACKLOG_ALARM_AGE_MS = 5 * 60_000;
+/** The shortest wait of due work that is an alarm: polls are minutes apart at most. */
+const BACKLOG_ALARM_FLOOR_MS = 60_000;
 
 /**
- * After a sweep: one indexed read of the due backlog (`store.dueSummary`). Work left due for
- * longer than `BACKLOG_ALARM_AGE_MS` counts toward the `backlog_growing` alarm, with its
- * figures as the detail. A store failure here is left to the next sweep, which reports it.
+ * How long a record may stay due before its backlog is an alarm: a minute, or three sweep
+ * intervals when sweeps are rarer. Judged after each sweep, and every half minute while
+ * `start()` sweeps (a long sweep, or one stuck, is then no reason to wait): a sweep takes
+ * what is due up to `sweepBatchSize`, so what it leaves behind only grows old when sweeps
+ * take less than becomes due, or do not run.
+ */
+export function backlogAlarmAgeMs(context: Pick<ReceiverContext, 'sweepIntervalMs'>): number {
+  return Math.max(BACKLOG_ALARM_FLOOR_MS, 3 * context.sweepIntervalMs);
+}
+
+/** How often `start()` judges the backlog besides after each sweep. */
+export const BACKLOG_CHECK_EVERY_MS = 30_000;
+
+/**
+ * One indexed read of the due backlog (`store.dueSummary`). Work due for longer than
+ * `backlogAlarmAgeMs` counts toward the `backlog_growing` alarm, with its figures as the
+ * detail. A store failure here is left to the next sweep, which reports it.
  */
 export async function checkBacklog(context: ReceiverContext): Promise<void> {
   const now = context.now();
@@ -22,9 +32,11 @@ export async function checkBacklog(context: ReceiverContext): Promise<void> {
   }
   if (summary.oldestDueAt === undefined) return;
   const ageMs = now - summary.oldestDueAt;
-  if (ageMs < BACKLOG_ALARM_AGE_MS) return;
+  if (ageMs < backlogAlarmAgeMs(context)) return;
+  const age =
+    ageMs >= 120_000 ? `${Math.round(ageMs / 60_000)} minutes` : `${Math.round(ageMs / 1000)} s`;
   context.activity.record(
     'backlog_growing',
-    `${summary.due} records are due, the oldest for ${Math.round(ageMs / 60_000)} minutes`,
+    `${summary.due} records are due, the oldest for ${age}`,
   );
 }

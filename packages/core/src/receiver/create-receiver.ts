@@ -19,7 +19,7 @@ export type { ConfirmedSession };
 
 import { type ActivityKind, ActivityWindow } from './activity-window.js';
 import { Alarms } from './alarms.js';
-import { checkBacklog } from './backlog-check.js';
+import { BACKLOG_CHECK_EVERY_MS, checkBacklog } from './backlog-check.js';
 import { createOwnerFactory, type ReceiverContext, requireClient } from './context.js';
 import { createDeadLetters, type DeadLetters } from './dead-letters.js';
 import type { ReceiverEventMap, ReceiverEventName, VerificationCompletedEvent } from './events.js';
@@ -27,9 +27,11 @@ import { type HandlerOptions, HandlerRegistry } from './handler-registry.js';
 import { type ReceiverHealth, readHealth, type StoreBacklog } from './health.js';
 import { errorResponse, type ReceiverResponse } from './http-response.js';
 import { type ReceiverOptions, resolveReceiverOptions } from './options.js';
+import { recordRawBodyRefused } from './raw-body-refused.js';
 import { receiveWebhook, type WebhookRequest } from './receive-webhook.js';
 import { attachReceiverInternals } from './receiver-internals.js';
 import { reportStoreAlarm, reportStoreAlarms } from './report-store-alarms.js';
+import { watchStore } from './store-watch.js';
 import { type WaitedResult, type WaitForResultOptions, waitForResult } from './wait-for-result.js';
 import { answerName } from './webhook-outcomes.js';
 
@@ -111,12 +113,14 @@ export interface Receiver<Transaction = never> {
   waitForResult(token: string, options?: WaitForResultOptions): Promise<WaitedResult>;
   /**
    * What the Receiver saw over the last 15 minutes, and whether it is `ok`, `degraded` or
-   * `failing`, with the alarms that say why: JSON a health endpoint can serve.
+   * `failing`, with the alarms that say why: JSON a health endpoint can serve. Whether this
+   * instance can serve at all is `ready` (its store answered): answer a load balancer's
+   * probe by it, never by `status`, which reports faults of the setup every instance shares.
    *
    * @example
    * app.get('/health/verification', async (_req, res) => {
    *   const health = await receiver.health();
-   *   res.status(health.status === 'failing' ? 503 : 200).json(health);
+   *   res.status(health.ready ? 200 : 503).json(health);
    * });
    */
   health(): Promise<ReceiverHealth>;
@@ -208,6 +212,12 @@ export function createReceiver<S extends Store = Store>(
     ...resolved,
     now: storeTime ? storeTime.now : resolved.now,
     clockReady: storeTime ? storeTime.ready : noWait,
+    store: watchStore(resolved.store, resolved.clock, resolved.storeSlowMs, (method) =>
+      context.activity.record(
+        'store_slow',
+        `store.${method}() had not answered after ${resolved.storeSlowMs} ms`,
+      ),
+    ),
     handlers: new HandlerRegistry(),
     newOwner: createOwnerFactory(),
     ackTimers: new FixedDelayTimers(resolved.clock, resolved.ackAfterMs),
@@ -222,6 +232,7 @@ export function createReceiver<S extends Store = Store>(
   });
   reportStoreAlarms(context);
   let timer: unknown;
+  let backlogTimer: unknown;
   let started = false;
   let running: Promise<unknown> | undefined;
 
@@ -347,10 +358,21 @@ export function createReceiver<S extends Store = Store>(
           });
       };
       timer = context.clock.setTimeout(tick, context.sweepIntervalMs);
+      // A sweep that runs long (thousands due, a slow service) would judge the backlog only
+      // when it ends: it is judged on its own clock too.
+      const watchBacklog = () => {
+        const next = () => {
+          if (started)
+            backlogTimer = context.clock.setTimeout(watchBacklog, BACKLOG_CHECK_EVERY_MS);
+        };
+        checkBacklog(context).then(next, next);
+      };
+      backlogTimer = context.clock.setTimeout(watchBacklog, BACKLOG_CHECK_EVERY_MS);
     },
     async stop() {
       started = false;
       context.clock.clearTimeout(timer);
+      context.clock.clearTimeout(backlogTimer);
       await running;
     },
   };
@@ -358,7 +380,10 @@ export function createReceiver<S extends Store = Store>(
     readCounts: () => context.store.counts({ now: context.now() }),
     readBacklog,
   });
-  attachReceiverInternals(receiver, { activity: context.activity, telemetry: context.telemetry });
+  attachReceiverInternals(receiver, {
+    rawBodyRefused: (headers, read) => recordRawBodyRefused(context, headers, read),
+    telemetry: context.telemetry,
+  });
   return receiver;
 }
 

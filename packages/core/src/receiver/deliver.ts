@@ -9,6 +9,7 @@ import {
   type TrackedSession,
 } from '../store/store.js';
 import type { DeliverySource } from '../telemetry/receiver-telemetry.js';
+import { storedKeyOf } from '../token-protection/stored-key.js';
 import type { ReceiverContext } from './context.js';
 import type { VerificationCompletedEvent, VerificationUndeliverableEvent } from './events.js';
 import { keepLease, stillLeased } from './keep-lease.js';
@@ -28,13 +29,17 @@ const encoder = new TextEncoder();
 export const UNMATCHED_PREFIX = 'webhook:';
 
 /**
- * A stable id for a result, the same in every process, that does not reveal the session
- * token (a credential): 128 bits of an HMAC-SHA256 of the token. A delivery matched to no
- * session is keyed by its signature digest, which is no secret, and used as it is.
+ * A stable id for a result, the same in every process and on every delivery of it (each
+ * retry, and a dead letter delivered again after it closed and dropped its token), that
+ * does not reveal the session token (a credential): 128 bits of an HMAC-SHA256 of the key
+ * the store holds the record under, itself a keyed hash of the token. A delivery matched to
+ * no session is keyed by its signature digest, which is no secret, and used as it is.
  */
 function eventId(session: TrackedSession): string | Promise<string> {
-  const { key } = session;
-  if (!session.token) return `evt_${key.slice(key.indexOf(':') + 1, 33 + key.indexOf(':'))}`;
+  const key = storedKeyOf(session);
+  if (key.startsWith(UNMATCHED_PREFIX)) {
+    return `evt_${key.slice(UNMATCHED_PREFIX.length, UNMATCHED_PREFIX.length + 32)}`;
+  }
   const digest = hmacSha256('faceverify.event-id', encoder.encode(key));
   return digest instanceof Uint8Array ? idOf(digest) : digest.then(idOf);
 }

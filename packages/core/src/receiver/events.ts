@@ -6,7 +6,8 @@ export interface VerificationCompletedEvent {
   type: 'verification.completed';
   /**
    * Stable identity of this result: the same on every delivery attempt, from webhook or
-   * poll. Use it to make handlers idempotent, e.g. as a unique key in your database.
+   * poll, and when a dead letter is delivered again. Use it to make handlers idempotent,
+   * e.g. as a unique key in your database.
    */
   id: string;
   /** How the result reached faceverify: the signed webhook, or the polling fallback. */

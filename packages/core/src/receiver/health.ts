@@ -13,8 +13,16 @@ export interface StoreBacklog {
 /** What `receiver.health()` reports: a snapshot a health endpoint can serve as JSON. */
 export interface ReceiverHealth {
   /**
+   * Whether this instance can serve webhooks now: its store answered. What a load balancer
+   * or readiness probe asks; alarms never change it, so no request (from the service or
+   * anyone else) takes an instance out of rotation. Answer `503` when it is `false`.
+   */
+  ready: boolean;
+  /**
    * `failing`: results cannot arrive as they should (the store is down, every webhook is
    * refused); `degraded`: they arrive, late or with help (by polling, after retries); `ok`.
+   * What an operator is told, with `reasons`: a fault of the setup is `failing` on every
+   * instance alike, and taking them out of rotation fixes nothing (see `ready`).
    */
   status: 'ok' | 'degraded' | 'failing';
   /** The alarms whose situation is happening now: why the status is not `ok`. */
@@ -75,6 +83,7 @@ export async function readHealth(
   const failing = !store.reachable || active.some(({ rule }) => rule.severity === 'failing');
   const lastAccepted = activity.lastAt('webhook_accepted');
   return {
+    ready: store.reachable,
     status: failing ? 'failing' : active.length > 0 ? 'degraded' : 'ok',
     reasons:
       store.reachable || reasons.includes('store_unavailable')
@@ -90,7 +99,10 @@ export async function readHealth(
         signature_missing: activity.count('signature_missing'),
         signature_invalid: activity.count('signature_invalid'),
         payload_invalid: activity.count('payload_invalid'),
-        raw_body_unavailable: activity.count('raw_body_unavailable'),
+        raw_body_unavailable:
+          activity.count('raw_body_unavailable') +
+          activity.count('raw_body_unverified') +
+          activity.count('raw_body_unsigned'),
         store_unavailable: activity.count('store_unavailable'),
       },
     },

@@ -108,6 +108,12 @@ export interface ReceiverOptions {
   /** Polls and deliveries in flight at once during a sweep. Default 4. */
   sweepConcurrency?: number;
   /**
+   * How long a store call may stay unanswered before the `store_slow` alarm is raised, while
+   * it is still waiting: webhooks wait on the store, and a sender gives up on a stalled one.
+   * Default 5 s.
+   */
+  storeSlowMs?: number;
+  /**
    * Receives what the Receiver does; secrets, keys and signed URLs never reach it. Default:
    * warnings and errors to the console. `false` silences it; a logger of your own (pino,
    * winston, `console` for every level) replaces the default. The client gets it too.
@@ -159,6 +165,7 @@ export const RECEIVER_OPTIONS: Record<keyof ReceiverOptions, true> = {
   sweepIntervalMs: true,
   sweepBatchSize: true,
   sweepConcurrency: true,
+  storeSlowMs: true,
   logger: true,
   clock: true,
   storeClock: true,
@@ -197,6 +204,7 @@ export interface ResolvedReceiverOptions {
   sweepIntervalMs: number;
   sweepBatchSize: number;
   sweepConcurrency: number;
+  storeSlowMs: number;
   log: Log;
   clock: Clock;
   /** Whether leases and due times follow the store's clock (see `storeClock`). */
@@ -379,6 +387,7 @@ export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiv
     sweepIntervalMs: positive('sweepIntervalMs', options.sweepIntervalMs, 5 * SECOND),
     sweepBatchSize: positive('sweepBatchSize', options.sweepBatchSize, 100),
     sweepConcurrency: positive('sweepConcurrency', options.sweepConcurrency, 4),
+    storeSlowMs: positive('storeSlowMs', options.storeSlowMs, 5 * SECOND),
     log,
     clock,
     storeClock:

@@ -1,14 +1,16 @@
 import type { ReceiverTelemetry } from '../telemetry/receiver-telemetry.js';
-import type { ActivityWindow } from './activity-window.js';
+import type { HeadersLike } from './headers.js';
 
 /**
  * What the adapter pipeline, inside this package, reaches of a Receiver besides its public
- * shape: its activity window (a refused body counts toward the `raw_body_unavailable` alarm,
- * which logs the adapter's mount-order hint), and its telemetry (a body refused before the
- * Receiver saw it is still a webhook answered).
+ * shape: where a body a parser consumed first is reported (it counts toward the
+ * `raw_body_unavailable` alarm, which logs the adapter's mount-order hint, when the service
+ * sent it), and its telemetry (a body refused before the Receiver saw it is still a webhook
+ * answered).
  */
 export interface ReceiverInternals {
-  activity: ActivityWindow;
+  /** Counts a body refused as `raw_body_unavailable`, by what shows who sent it. */
+  rawBodyRefused(headers: HeadersLike, read: { hint: string; kept?: Uint8Array }): Promise<void>;
   telemetry: ReceiverTelemetry | undefined;
 }
 

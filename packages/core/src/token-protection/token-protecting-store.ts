@@ -26,6 +26,7 @@ import type {
 import { isTransactional } from '../store/store.js';
 import { StoreAlarm, type StoreAlarmListener } from '../store/store-alarm.js';
 import { isSealed, openToken, sealedKeyIds, sealToken } from './sealed-token.js';
+import type { RevealedSession } from './stored-key.js';
 import { deriveTokenKey, RECORD_KEY_PREFIX, recordKeyOf, type TokenKey } from './token-keys.js';
 
 /**
@@ -275,7 +276,7 @@ export class TokenProtectingStore implements Store {
     if (!record) return undefined;
     // Found through this token: a closed record, whose sealed token is gone, is still its.
     if (record.token === undefined && !isStoredKey(key)) {
-      return { ...record, key, token: key };
+      return { ...record, key, token: key, storedKey: record.key } as RevealedSession;
     }
     return isConcealed(record) ? this.reveal(record) : record;
   }
@@ -320,7 +321,7 @@ export class TokenProtectingStore implements Store {
       return { ...rest, unreadableToken: { keyIds } };
     }
     cacheEntry(this.foundUnder, token, record.key);
-    return { ...record, key: token, token };
+    return { ...record, key: token, token, storedKey: record.key } as RevealedSession;
   }
 
   /** Raises `token_key_missing` for these key ids, at most once per window. */

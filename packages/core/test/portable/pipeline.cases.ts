@@ -175,14 +175,26 @@ export const pipelineCases: PortableCase[] = [
     },
   },
   {
-    name: 'pipeline: a body a parser consumed is 500 raw_body_unavailable with the hint, logged once, connection kept',
+    name: 'pipeline: a body a parser consumed is 500 raw_body_unavailable with the hint, logged once when signed, connection kept',
     async run() {
       const hint = 'Mount the webhook before the parser.';
       const { receiver, errors } = setup();
-      const readBody = async (): Promise<BodyRead> => ({ kind: 'unavailable', hint });
-      // Two adapters on one Receiver: the fix is still logged once.
+      const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
+      const headers = new Headers(delivery.headers);
+      // What the parser kept carries the signature: the service sent it.
+      const readBody = async (): Promise<BodyRead> => ({
+        kind: 'unavailable',
+        hint,
+        kept: delivery.body,
+      });
+      // A stranger's: no signature, or one that does not hold. Neither is logged.
       await createWebhookPipeline(receiver).handle(exchange({ readBody }));
-      const outcome = await createWebhookPipeline(receiver).handle(exchange({ readBody }));
+      const forged = new Headers({ 'x-webhook-signature': '0'.repeat(64) });
+      await createWebhookPipeline(receiver).handle(exchange({ readBody, headers: forged }));
+      checkEqual(errors.length, 0, 'strangers log nothing');
+      // Two adapters on one Receiver: the fix is still logged once.
+      await createWebhookPipeline(receiver).handle(exchange({ readBody, headers }));
+      const outcome = await createWebhookPipeline(receiver).handle(exchange({ readBody, headers }));
       checkEqual(errors.filter((line) => line.includes(hint)).length, 1, 'logged once');
       checkEqual(outcome?.answer.status, 500, 'status');
       checkEqual(errorCode(outcome), 'raw_body_unavailable', 'code');

@@ -11,10 +11,25 @@ function earlierRead(req: Request): BodyRead {
   // express.raw() leaves the bytes as the body; Google Cloud Functions (Firebase) as rawBody.
   const kept = capturedBody(req) ?? [req.body, rawBody].find((value) => Buffer.isBuffer(value));
   if (kept) return bytesAsSent(kept, req.headers['content-encoding'], HINTS.decoded);
-  return {
-    kind: 'unavailable',
-    hint: req.body === undefined ? HINTS.streamTaken : HINTS.parsedFirst,
-  };
+  if (req.body === undefined) return { kind: 'unavailable', hint: HINTS.streamTaken };
+  const written = writtenAgain(req.body);
+  return written
+    ? { kind: 'unavailable', hint: HINTS.parsedFirst, kept: written }
+    : { kind: 'unavailable', hint: HINTS.parsedFirst };
+}
+
+/**
+ * A parsed body written out again as compact JSON, as the service writes webhooks: never
+ * trusted as the webhook, only checked against its signature to tell the service's request
+ * (a setup fault to report) from a stranger's.
+ */
+function writtenAgain(body: unknown): Uint8Array | undefined {
+  try {
+    const json = JSON.stringify(body);
+    return typeof json === 'string' ? Buffer.from(json) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const readRawBody = rawBodyReader(getRawBody);

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { createReceiver, MemoryStore, type ReceiverAlert } from '../src/index.js';
+import { createTestClock, fixturePayload, signedDelivery } from '../src/testing/index.js';
+
+const SECRET = 'whsec_store_slow';
+
+/** A MemoryStore whose `remember` (the first call of every webhook) waits while `stalled`. */
+class StallingStore extends MemoryStore {
+  private release: (() => void) | undefined;
+  private gate: Promise<void> | undefined;
+  stall(): void {
+    this.gate = new Promise((resolve) => {
+      this.release = resolve;
+    });
+  }
+  resume(): void {
+    this.gate = undefined;
+    this.release?.();
+  }
+  override async remember(options: Parameters<MemoryStore['remember']>[0]): Promise<boolean> {
+    if (this.gate) await this.gate;
+    return super.remember(options);
+  }
+}
+
+function setUp(storeSlowMs?: number) {
+  const clock = createTestClock();
+  const store = new StallingStore();
+  const logged: string[] = [];
+  const receiver = createReceiver({
+    secret: SECRET,
+    client: false,
+    store,
+    clock,
+    logger: { error: (message) => logged.push(message) },
+    ...(storeSlowMs === undefined ? {} : { storeSlowMs }),
+  });
+  receiver.on('verification.completed', () => undefined);
+  const alerts: ReceiverAlert[] = [];
+  receiver.on('alert', (alert) => {
+    alerts.push(alert);
+  });
+  const webhook = async (user: string) =>
+    receiver.receive(
+      await signedDelivery(fixturePayload({ external_user_id: user }), { secret: SECRET }),
+    );
+  return { clock, store, receiver, alerts, logged, webhook };
+}
+
+describe('store_slow', () => {
+  it('is raised 5 s into a stall, while the call still waits, and logged once', async () => {
+    const { clock, store, receiver, alerts, logged, webhook } = setUp();
+    store.stall();
+    let answered = false;
+    const answers = ['u1', 'u2', 'u3'].map((user) =>
+      webhook(user).then((answer) => {
+        answered = true;
+        return answer;
+      }),
+    );
+    await clock.advance(4999);
+    expect(alerts).toEqual([]);
+    await clock.advance(1);
+    expect(answered).toBe(false);
+    expect(alerts.map((alert) => alert.code)).toEqual(['store_slow']);
+    expect(alerts[0]!.message).toContain('store.remember() had not answered after 5000 ms');
+    expect(alerts[0]!.message).toContain("Check the store's server");
+    expect(logged).toEqual([alerts[0]!.message]);
+    // The instance itself still serves: the store answers the health check.
+    expect(await receiver.health()).toMatchObject({
+      ready: true,
+      status: 'degraded',
+      reasons: ['store_slow'],
+    });
+    store.resume();
+    expect((await Promise.all(answers)).map((answer) => answer.status)).toEqual([200, 200, 200]);
+    // Another stall within the window counts, and logs nothing new.
+    store.stall();
+    const late = webhook('u4');
+    await clock.advance(5000);
+    store.resume();
+    expect((await late).status).toBe(200);
+    expect(alerts).toHaveLength(1);
+    expect(logged).toHaveLength(1);
+  });
+
+  it('a store that answers within storeSlowMs raises nothing', async () => {
+    const { clock, store, receiver, alerts, webhook } = setUp(2000);
+    store.stall();
+    const answer = webhook('u1');
+    await clock.advance(1999);
+    store.resume();
+    expect((await answer).status).toBe(200);
+    await clock.advance(60_000);
+    expect(alerts).toEqual([]);
+    expect((await receiver.health()).status).toBe('ok');
+  });
+});
