@@ -12,7 +12,9 @@ export type FaceverifyErrorCode =
   | 'image_error'
   | 'store_error'
   | 'store_reset'
-  | 'store_eviction_risk';
+  | 'store_eviction_risk'
+  | 'store_rewound'
+  | 'store_unreplicated';
 
 /** Base class of every faceverify error: `code` is stable and safe to switch on. */
 export class FaceverifyError extends Error {

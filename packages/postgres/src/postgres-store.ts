@@ -47,4 +47,13 @@ export class PostgresStore extends SqlStore<PoolClient> {
     }
     super(pgDatabase(pool), options, 'PostgresStore');
   }
+
+  /**
+   * The PostgreSQL server's current time (`clock_timestamp()`), in ms since the epoch: one
+   * statement, also through PgBouncer in transaction mode. Every instance sharing the
+   * database reads the same clock.
+   */
+  readClock(): Promise<number> {
+    return this.readServerClock();
+  }
 }

@@ -395,6 +395,23 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
     });
   }
 
+  /**
+   * The server's clock (`clock_timestamp()`, the time at the statement, not at the start of
+   * its transaction), in whole ms since the epoch. One statement, so it works through
+   * PgBouncer in transaction mode too.
+   */
+  protected readServerClock(): Promise<number> {
+    return this.run('readClock', async () => {
+      const [row] = await this.db.query(
+        'SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now',
+        [],
+      );
+      const now = Number(row?.now);
+      if (!Number.isFinite(now)) throw new TypeError('readClock read no time');
+      return now;
+    });
+  }
+
   private settleStatement({ key, owner, update, now }: SettleOptions): [string, unknown[]] {
     const result = resultText(update.result);
     return 'dueAt' in update

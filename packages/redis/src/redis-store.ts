@@ -371,6 +371,22 @@ export class RedisStore implements Store {
     });
   }
 
+  /**
+   * Redis' clock (`TIME`), in ms since the epoch, with one round trip. Every instance sharing
+   * this Redis reads the same clock (on a Cluster, the clock of whichever node answers:
+   * keep the nodes' clocks synchronised).
+   */
+  async readClock(): Promise<number> {
+    try {
+      const [seconds, micros] = await this.redis.time();
+      const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+      if (!Number.isFinite(now)) throw new TypeError('TIME came back malformed');
+      return now;
+    } catch (error) {
+      throw storeError('readClock', error, this.secrets);
+    }
+  }
+
   /** Runs a dead-letter script on one record; `true` when it applied. */
   private async onDeadLetter(
     operation: string,

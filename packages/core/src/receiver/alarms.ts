@@ -19,7 +19,15 @@ export type AlarmCode =
   /**
    * Raised by the store: it may lose records (a Redis eviction policy other than noeviction).
    */
-  | 'store_eviction_risk';
+  | 'store_eviction_risk'
+  /**
+   * Raised by the store: a failover lost (or may have lost) writes it had acknowledged.
+   */
+  | 'store_rewound'
+  /**
+   * Raised by the store: a write it was asked to replicate reached fewer replicas than asked.
+   */
+  | 'store_unreplicated';
 
 /** A situation an operator must act on, raised at most once per window per code. */
 export interface ReceiverAlert {

@@ -7,8 +7,19 @@ import { FaceverifyError } from '../errors.js';
  *   webhooks, and sessions it was polling for are no longer polled.
  * - `store_eviction_risk`: the store's server may drop keys on its own (an eviction policy
  *   other than `noeviction`, or one the store could not read); nothing is lost yet.
+ * - `store_rewound`: the store went back in time: a failover to a replica that was behind
+ *   lost writes the old primary had acknowledged (recorded successes among them, so their
+ *   results are handled again). Where a store can only tell that a failover happened and
+ *   that acknowledged writes may have been lost, the message says exactly that.
+ * - `store_unreplicated`: a write the store was asked to make durable on replicas (e.g.
+ *   `RedisStore`'s `waitForReplicas`) was acknowledged by fewer replicas than asked within
+ *   the timeout: it is recorded on the primary only, and a failover now could lose it.
  */
-export type StoreAlarmCode = 'store_reset' | 'store_eviction_risk';
+export type StoreAlarmCode =
+  | 'store_reset'
+  | 'store_eviction_risk'
+  | 'store_rewound'
+  | 'store_unreplicated';
 
 /**
  * A store found that it can no longer vouch for what it holds, or that it may soon not.

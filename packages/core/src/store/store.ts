@@ -296,12 +296,23 @@ export interface Store {
   dueSummary(options: DueSummaryOptions): Promise<DueSummary>;
   /**
    * Optional, for stores that can lose data behind their own back (Redis without
-   * persistence, or with an eviction policy): calls `listener` once per finding that the
-   * store can no longer vouch for what it holds (`store_reset`) or may drop data on its own
-   * (`store_eviction_risk`). The Receiver subscribes when it is created. Returns a function
+   * persistence, or with an eviction policy; a replicated server that can fail over): calls
+   * `listener` once per finding that the store can no longer vouch for what it holds
+   * (`store_reset`), may drop data on its own (`store_eviction_risk`), went back in time
+   * through a failover (`store_rewound`) or could not replicate a write as asked
+   * (`store_unreplicated`). The Receiver subscribes when it is created. Returns a function
    * that removes the listener.
    */
   onAlarm?(listener: StoreAlarmListener): () => void;
+  /**
+   * Optional: the store server's current time, in ms since the epoch (Redis `TIME`,
+   * PostgreSQL `clock_timestamp()`), read with one round trip. Every process sharing the
+   * store reads the same clock, so times that several processes compare (a lease's end) can
+   * be taken from it instead of from each process's own clock. Stores kept in the process
+   * (`MemoryStore`, PGlite) omit it: the process clock is theirs. Rejects like any other
+   * operation when the server cannot be reached.
+   */
+  readClock?(): Promise<number>;
   /**
    * Optional: calls `listener` with the key of each record this store closes (`completed`,
    * `expired`, `failed`), from this process and, where the store can (Redis pub/sub),
