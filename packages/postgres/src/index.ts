@@ -3,6 +3,7 @@ export type { TableNames } from './names.js';
 export { PostgresStore, type PostgresStoreOptions } from './postgres-store.js';
 export type {
   MigrateReport,
+  PostgresReplication,
   PruneOptions,
   PruneReport,
   SqlStore,

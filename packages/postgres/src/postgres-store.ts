@@ -1,7 +1,7 @@
 import { ConfigurationError } from '@faceverify/core';
 import type { Pool, PoolClient } from 'pg';
 import { pgDatabase } from './pg-database.js';
-import { SqlStore, type SqlStoreOptions } from './sql-store.js';
+import { type PostgresReplication, SqlStore, type SqlStoreOptions } from './sql-store.js';
 
 /** Options of `new PostgresStore(...)`. */
 export interface PostgresStoreOptions extends SqlStoreOptions {
@@ -55,5 +55,19 @@ export class PostgresStore extends SqlStore<PoolClient> {
    */
   readClock(): Promise<number> {
     return this.readServerClock();
+  }
+
+  /**
+   * Reads whether the store's commits wait for a synchronous standby, which is what keeps
+   * an acknowledged write (a recorded success) across a failover: `synchronous` is true when
+   * `synchronous_standby_names` is set and `synchronous_commit` is `on`, `remote_apply` or
+   * `remote_write`. One statement; call it at startup and log or refuse what you must not run.
+   *
+   * @example
+   * const { synchronous } = await store.replication();
+   * if (!synchronous) console.warn('PostgreSQL replicates asynchronously: a failover may lose recorded successes');
+   */
+  replication(): Promise<PostgresReplication> {
+    return this.readReplication();
   }
 }

@@ -8,6 +8,7 @@ import {
   type SettleUpdate,
   type Store,
   type StoreAlarmListener,
+  StoreAlarmListeners,
   type TrackedSession,
   type TrackedState,
 } from '@faceverify/core/store';
@@ -42,7 +43,6 @@ import {
   serializeResult,
   toFields,
 } from './serialize.js';
-import { StoreAlarms } from './store-alarms.js';
 
 // The option and outcome types of the Store methods, as core declares them.
 type Options<Method extends keyof Store> = Parameters<NonNullable<Store[Method]>>[0];
@@ -89,7 +89,7 @@ export class RedisStore implements Store {
   private readonly redis: RedisClient;
   private readonly keys: StoreKeys;
   private readonly secrets: readonly string[];
-  private readonly alarms = new StoreAlarms();
+  private readonly alarms = new StoreAlarmListeners();
   private readonly memory: MemoryWatch;
   private readonly insertQueue = new PerUserQueue();
   private readonly closed: ClosedNotices;

@@ -1,5 +1,5 @@
+import type { StoreAlarmListeners } from '@faceverify/core/store';
 import type { RedisClient } from './client.js';
-import type { StoreAlarms } from './store-alarms.js';
 
 /** `RedisStore`'s `waitForReplicas`: how many replicas must have a closing write, how soon. */
 export interface WaitForReplicasOptions {
@@ -36,7 +36,7 @@ export class ReplicaWait {
   constructor(
     private readonly redis: RedisClient,
     private readonly options: WaitForReplicasOptions,
-    private readonly alarms: StoreAlarms,
+    private readonly alarms: StoreAlarmListeners,
   ) {}
 
   /** The connection closing writes run on. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import type { StoreAlarmListeners } from '@faceverify/core/store';
 import { WRITER_TTL_MS } from './scripts/marker.js';
-import type { StoreAlarms } from './store-alarms.js';
 
 /** What a script is sent with: this instance's write count key and the count last acknowledged. */
 export interface WriterArgs {
@@ -33,7 +33,7 @@ export class RewindWatch {
   constructor(
     prefix: string,
     clientPrefix: string,
-    private readonly alarms: StoreAlarms,
+    private readonly alarms: StoreAlarmListeners,
   ) {
     const id = randomBytes(9).toString('base64url');
     this.key = `${prefix}w:${id}`;
