@@ -15,6 +15,7 @@ export {
   type StartPgBouncerOptions,
   startPgBouncer,
 } from './pgbouncer-server.js';
+export { startPostgresReplica } from './postgres-replica.js';
 export {
   type PostgresServer,
   requirePostgresServer,
