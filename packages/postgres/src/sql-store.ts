@@ -65,21 +65,6 @@ export interface PruneReport {
   digests: number;
 }
 
-/** What `PostgresStore.replication()` read: whether a commit waits for a standby. */
-export interface PostgresReplication {
-  /** `synchronous_commit` of the store's connections (`on`, `remote_apply`, `local`, ...). */
-  synchronousCommit: string;
-  /** `synchronous_standby_names`; empty when no standby is synchronous. */
-  synchronousStandbyNames: string;
-  /**
-   * Whether each commit is acknowledged only once a synchronous standby has it
-   * (`synchronous_standby_names` set and `synchronous_commit` `on`, `remote_apply` or
-   * `remote_write`): a failover to that standby then loses no acknowledged write. While no
-   * synchronous standby is connected, commits wait (they do not fall back to asynchronous).
-   */
-  synchronous: boolean;
-}
-
 /** What `migrate()` did. */
 export interface MigrateReport {
   /** File names of the migrations applied now; empty when the schema was up to date. */
@@ -436,43 +421,6 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
     return this.run('prune', async () => {
       const [row] = await this.db.query(this.sql.prune, [now, Math.max(1, Math.floor(limit))]);
       return { sessions: Number(row?.sessions ?? 0), digests: Number(row?.digests ?? 0) };
-    });
-  }
-
-  /**
-   * The server's clock (`clock_timestamp()`, the time at the statement, not at the start of
-   * its transaction), in whole ms since the epoch. One statement, so it works through
-   * PgBouncer in transaction mode too.
-   */
-  protected readServerClock(): Promise<number> {
-    return this.run('readClock', async () => {
-      const [row] = await this.db.query(
-        'SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now',
-        [],
-      );
-      const now = Number(row?.now);
-      if (!Number.isFinite(now)) throw new TypeError('readClock read no time');
-      return now;
-    });
-  }
-
-  /** The settings that decide whether a commit waits for a standby (see `PostgresStore`). */
-  protected readReplication(): Promise<PostgresReplication> {
-    return this.run('replication', async () => {
-      const [row] = await this.db.query(
-        `SELECT current_setting('synchronous_commit') AS commit,
-          current_setting('synchronous_standby_names') AS names`,
-        [],
-      );
-      const synchronousCommit = String(row?.commit ?? '');
-      const synchronousStandbyNames = String(row?.names ?? '');
-      return {
-        synchronousCommit,
-        synchronousStandbyNames,
-        synchronous:
-          synchronousStandbyNames.trim() !== '' &&
-          ['on', 'remote_apply', 'remote_write'].includes(synchronousCommit),
-      };
     });
   }
 

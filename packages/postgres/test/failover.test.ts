@@ -152,5 +152,26 @@ describe('PostgreSQL promoted while its replica was behind', () => {
     await deliver(tenant.store, appLost);
     expect(await effects()).toEqual([...owner.records, ...tenant.records].map((r) => r.key).sort());
     expect(owner.alarms).toHaveLength(1);
+
+    // What the store reads of synchronous replication: off here, on once configured.
+    expect(await owner.store.replication()).toEqual({
+      synchronousCommit: 'off',
+      synchronousStandbyNames: '',
+      synchronous: false,
+    });
+    await newPrimary.query(`ALTER SYSTEM SET synchronous_standby_names = 'FIRST 1 (replica1)'`);
+    await newPrimary.query('SELECT pg_reload_conf()');
+    const durable = new PostgresStore({
+      pool: connect(appUrl('app'), { options: '-c synchronous_commit=remote_apply' }),
+    });
+    await waitFor(
+      async () => (await durable.replication()).synchronous,
+      'the reloaded settings to be read',
+    );
+    expect(await durable.replication()).toEqual({
+      synchronousCommit: 'remote_apply',
+      synchronousStandbyNames: 'FIRST 1 (replica1)',
+      synchronous: true,
+    });
   }, 60_000);
 });
