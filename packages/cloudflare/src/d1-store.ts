@@ -291,6 +291,22 @@ export class D1Store implements Store {
       : { due, oldestDueAt: row.oldest };
   }
 
+  /**
+   * The D1 server's clock, in ms since the epoch: SQLite's `julianday('now')` read by the
+   * database (resolution well under a millisecond), one round trip. Every Worker sharing the
+   * database reads the same clock.
+   */
+  async readClock(): Promise<number> {
+    return this.run('readClock', async () => {
+      const statement = this.db.prepare(
+        "SELECT CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) AS now",
+      );
+      const now = Number((await statement.all<{ now: number }>()).results[0]?.now);
+      if (!Number.isFinite(now)) throw new TypeError('readClock read no time');
+      return now;
+    });
+  }
+
   private async run<T>(operation: string, body: () => Promise<T>): Promise<T> {
     try {
       return await body();

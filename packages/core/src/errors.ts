@@ -14,6 +14,7 @@ export type FaceverifyErrorCode =
   | 'store_reset'
   | 'store_eviction_risk'
   | 'store_rewound'
+  | 'store_unreplicated'
   | 'token_key_missing'
   | 'clock_skew';
 

@@ -1,6 +1,10 @@
 export { PostgresStoreError, type PostgresStoreFailure } from './errors.js';
 export type { TableNames } from './names.js';
-export { PostgresStore, type PostgresStoreOptions } from './postgres-store.js';
+export {
+  type PostgresReplication,
+  PostgresStore,
+  type PostgresStoreOptions,
+} from './postgres-store.js';
 export type {
   MigrateReport,
   PruneOptions,

@@ -62,6 +62,7 @@ export function pgDatabase(pool: Pool): SqlDatabase<PoolClient> {
   return {
     query: direct.query,
     secrets: secretsOf(pool),
+    mayFailOver: true,
     closedNotices: (channel) => new PgClosedNotices(pool, channel),
     async transaction<T>(
       body: (queryable: SqlQueryable, transaction: PoolClient) => Promise<TransactionOutcome<T>>,

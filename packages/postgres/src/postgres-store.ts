@@ -1,7 +1,24 @@
 import { ConfigurationError } from '@faceverify/core';
 import type { Pool, PoolClient } from 'pg';
+import { storeError } from './errors.js';
 import { pgDatabase } from './pg-database.js';
+import type { SqlDatabase } from './sql-database.js';
 import { SqlStore, type SqlStoreOptions } from './sql-store.js';
+
+/** What `PostgresStore.replication()` read: whether a commit waits for a standby. */
+export interface PostgresReplication {
+  /** `synchronous_commit` of the store's connections (`on`, `remote_apply`, `local`, ...). */
+  synchronousCommit: string;
+  /** `synchronous_standby_names`; empty when no standby is synchronous. */
+  synchronousStandbyNames: string;
+  /**
+   * Whether each commit is acknowledged only once a synchronous standby has it
+   * (`synchronous_standby_names` set and `synchronous_commit` `on`, `remote_apply` or
+   * `remote_write`): a failover to that standby then loses no acknowledged write. While no
+   * synchronous standby is connected, commits wait (they do not fall back to asynchronous).
+   */
+  synchronous: boolean;
+}
 
 /** Options of `new PostgresStore(...)`. */
 export interface PostgresStoreOptions extends SqlStoreOptions {
@@ -38,6 +55,8 @@ export interface PostgresStoreOptions extends SqlStoreOptions {
  * }, { transactional: true });
  */
 export class PostgresStore extends SqlStore<PoolClient> {
+  private readonly database: SqlDatabase<PoolClient>;
+
   constructor(options: PostgresStoreOptions) {
     const pool = options?.pool;
     if (!pool || typeof pool.query !== 'function' || typeof pool.connect !== 'function') {
@@ -45,6 +64,61 @@ export class PostgresStore extends SqlStore<PoolClient> {
         'PostgresStore needs `pool`: a node-postgres Pool, e.g. new PostgresStore({ pool: new pg.Pool({ connectionString }) }).',
       );
     }
-    super(pgDatabase(pool), options, 'PostgresStore');
+    const database = pgDatabase(pool);
+    super(database, options, 'PostgresStore');
+    this.database = database;
+  }
+
+  /**
+   * The PostgreSQL server's current time (`clock_timestamp()`), in ms since the epoch: one
+   * statement, also through PgBouncer in transaction mode. Every instance sharing the
+   * database reads the same clock.
+   */
+  async readClock(): Promise<number> {
+    const [row] = await this.select(
+      'readClock',
+      'SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now',
+    );
+    const now = Number(row?.now);
+    if (!Number.isFinite(now)) {
+      throw storeError('readClock', new TypeError('no time read'), [], 'PostgresStore');
+    }
+    return now;
+  }
+
+  /**
+   * Reads whether the store's commits wait for a synchronous standby, which is what keeps
+   * an acknowledged write (a recorded success) across a failover: `synchronous` is true when
+   * `synchronous_standby_names` is set and `synchronous_commit` is `on`, `remote_apply` or
+   * `remote_write`. One statement; call it at startup and log or refuse what you must not run.
+   *
+   * @example
+   * const { synchronous } = await store.replication();
+   * if (!synchronous) console.warn('PostgreSQL replicates asynchronously: a failover may lose recorded successes');
+   */
+  async replication(): Promise<PostgresReplication> {
+    const [row] = await this.select(
+      'replication',
+      `SELECT current_setting('synchronous_commit') AS commit,
+        current_setting('synchronous_standby_names') AS names`,
+    );
+    const synchronousCommit = String(row?.commit ?? '');
+    const synchronousStandbyNames = String(row?.names ?? '');
+    return {
+      synchronousCommit,
+      synchronousStandbyNames,
+      synchronous:
+        synchronousStandbyNames.trim() !== '' &&
+        ['on', 'remote_apply', 'remote_write'].includes(synchronousCommit),
+    };
+  }
+
+  /** One statement of the store's own, its failure a PostgresStoreError without secrets. */
+  private async select(operation: string, sql: string) {
+    try {
+      return await this.database.query(sql, []);
+    } catch (error) {
+      throw storeError(operation, error, this.database.secrets, 'PostgresStore');
+    }
   }
 }

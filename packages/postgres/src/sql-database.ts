@@ -24,6 +24,11 @@ export interface SqlDatabase<Transaction> extends SqlQueryable {
   ): Promise<T>;
   /** Credentials the driver was given, removed from every error message. */
   readonly secrets: readonly string[];
+  /**
+   * Whether the database is a server that may fail over to a replica (PostgreSQL, not
+   * PGlite): settles then report where in its history they ran (see timeline-watch.ts).
+   */
+  readonly mayFailOver?: boolean;
   /** Where the driver can, a channel telling other processes which records closed. */
   closedNotices?(channel: string): ClosedNoticeChannel;
 }

@@ -21,6 +21,8 @@ import {
   type RememberOptions,
   type SettledWith,
   type SettleOptions,
+  type StoreAlarmListener,
+  StoreAlarmListeners,
   type TrackedSession,
   type TrackedState,
   type TransactionalStore,
@@ -32,6 +34,7 @@ import { MIGRATIONS, migrationsTableSql } from './migrations.js';
 import { closedChannel, type TableNames, tableNames } from './names.js';
 import type { Row, SqlDatabase, SqlQueryable } from './sql-database.js';
 import { type Statements, statements } from './statements.js';
+import { TimelineWatch, WAL_POSITION_COLUMNS } from './timeline-watch.js';
 
 /** Options every SQL store shares. */
 export interface SqlStoreOptions {
@@ -88,6 +91,10 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
   // The closing settle and its notice in one statement: no round trip of its own per close,
   // and the notice is sent when the close commits (inside settleWith's transaction too).
   private readonly settleClosed: string;
+  private readonly settleOpen: string;
+  private readonly alarms = new StoreAlarmListeners();
+  /** Where the database may fail over: tells when it did, and what was lost (see the class). */
+  private readonly timeline: TimelineWatch | undefined;
   /**
    * Calls `listener` with the key of each record any instance sharing these tables closes
    * (PostgreSQL LISTEN/NOTIFY; one pooled connection is held while anyone listens).
@@ -106,10 +113,27 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
     this.notices = db.closedNotices?.(closedChannel(this.tables));
     const notices = this.notices;
     if (notices) this.watchClosed = (listener) => notices.watch(listener);
-    this.settleClosed = notices
-      ? `WITH settled AS (${this.sql.settleClosed})
-        SELECT settled.key, pg_notify($8::text, settled.key) FROM settled`
-      : this.sql.settleClosed;
+    // Where the database may fail over, each settle also says where in its history it ran.
+    this.timeline = db.mayFailOver ? new TimelineWatch(db, this.alarms) : undefined;
+    const position = this.timeline ? `, ${WAL_POSITION_COLUMNS}` : '';
+    this.settleClosed =
+      notices || position
+        ? `WITH settled AS (${this.sql.settleClosed})
+        SELECT settled.key${notices ? ', pg_notify($8::text, settled.key)' : ''}${position} FROM settled`
+        : this.sql.settleClosed;
+    this.settleOpen = position
+      ? `WITH settled AS (${this.sql.settleOpen}) SELECT settled.key${position} FROM settled`
+      : this.sql.settleOpen;
+  }
+
+  /**
+   * Calls `listener` with a `StoreAlarm` when PostgreSQL failed over and lost writes it had
+   * acknowledged to this instance, or may have (`store_rewound`; see docs/polling-and-stores.md,
+   * "Who may run twice"). The Receiver subscribes itself; with no listener, alarms go to the
+   * console at error level.
+   */
+  onAlarm(listener: StoreAlarmListener): () => void {
+    return this.alarms.subscribe(listener);
   }
 
   /**
@@ -253,6 +277,7 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
   async leaseDue({ owner, now, leaseMs, limit }: LeaseDueOptions): Promise<TrackedSession[]> {
     return this.run('leaseDue', async () => {
       await this.db.query(this.sql.prune, [now, this.pruneBatch]);
+      await this.timeline?.check(now);
       if (limit <= 0) return [];
       const rows = await this.db.query(this.sql.leaseDue, [
         now,
@@ -267,6 +292,7 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
   async settle(options: SettleOptions): Promise<boolean> {
     return this.run('settle', async () => {
       const rows = await this.db.query(...this.settleStatement(options));
+      this.timeline?.settled(rows[0]);
       return rows.length === 1;
     });
   }
@@ -292,8 +318,9 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
   ): Promise<SettledWith<T>> {
     const { key, owner, now } = options;
     let workFailed = false;
+    let settledRow: Row | undefined;
     try {
-      return await this.db.transaction<SettledWith<T>>(async (queryable, transaction) => {
+      const outcome = await this.db.transaction<SettledWith<T>>(async (queryable, transaction) => {
         const locked = await queryable.query(this.sql.lockLeased, [key, owner, now]);
         if (locked.length === 0) return { commit: false, value: { settled: false } };
         let value: T;
@@ -303,9 +330,11 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
           workFailed = true;
           throw error;
         }
-        await queryable.query(...this.settleStatement(options));
+        [settledRow] = await queryable.query(...this.settleStatement(options));
         return { commit: true, value: { settled: true, value } };
       });
+      this.timeline?.settled(settledRow);
+      return outcome;
     } catch (error) {
       if (workFailed) throw error;
       throw storeError('settleWith', error, this.db.secrets, this.storeName);
@@ -398,10 +427,7 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
   private settleStatement({ key, owner, update, now }: SettleOptions): [string, unknown[]] {
     const result = resultText(update.result);
     return 'dueAt' in update
-      ? [
-          this.sql.settleOpen,
-          [key, owner, now, result, update.state, update.dueAt, update.attempts],
-        ]
+      ? [this.settleOpen, [key, owner, now, result, update.state, update.dueAt, update.attempts]]
       : [
           this.settleClosed,
           [

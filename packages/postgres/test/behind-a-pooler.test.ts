@@ -50,6 +50,17 @@ describe('PostgresStore behind PgBouncer', () => {
     });
   }
 
+  it('reads the server clock through transaction pooling (readClock)', async () => {
+    const store = new PostgresStore({
+      pool: connect(poolers[0]!.url(database)),
+      prefix: uniquePrefix('pooled_clock'),
+    });
+    const before = Date.now();
+    const clock = await store.readClock();
+    expect(clock).toBeGreaterThan(before - 5_000);
+    expect(clock).toBeLessThan(Date.now() + 5_000);
+  });
+
   for (const [name, settings] of [
     ['statement_timeout', { statement_timeout: 30_000 }],
     ['idle_in_transaction_session_timeout', { idle_in_transaction_session_timeout: 10_000 }],

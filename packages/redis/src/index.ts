@@ -2,3 +2,4 @@ export type { RedisClient } from './client.js';
 export { RedisStoreError, type RedisStoreFailure } from './errors.js';
 export type { RedisStoreOptions } from './options.js';
 export { RedisStore } from './redis-store.js';
+export type { WaitForReplicasOptions } from './replica-wait.js';

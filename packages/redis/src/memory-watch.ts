@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import type { StoreAlarmListeners } from '@faceverify/core/store';
 import type { Cluster, Redis } from 'ioredis';
 import type { RedisClient } from './client.js';
 import { RedisStoreError, storeError } from './errors.js';
-import type { StoreAlarms } from './store-alarms.js';
 
 /** What the store learnt of the server's eviction policy on first use. */
 type Policy = { readable: true; evicting: string[] } | { readable: false };
@@ -57,7 +57,7 @@ export class MemoryWatch {
     private readonly redis: RedisClient,
     private readonly markerKey: string,
     private readonly allowEviction: boolean,
-    private readonly alarms: StoreAlarms,
+    private readonly alarms: StoreAlarmListeners,
     private readonly secrets: readonly string[],
   ) {}
 

@@ -1,5 +1,6 @@
 import { ConfigurationError } from '@faceverify/core';
 import { clientKeyPrefix, type RedisClient } from './client.js';
+import type { WaitForReplicasOptions } from './replica-wait.js';
 
 /** Options of `new RedisStore(...)`. */
 export interface RedisStoreOptions {
@@ -23,12 +24,24 @@ export interface RedisStoreOptions {
    * evicts keys. Default `false`.
    */
   allowEviction?: boolean;
+  /**
+   * Make each closing write (a recorded success, a record given up) durable on replicas
+   * before `settle` resolves: the store sends `WAIT <replicas> <timeoutMs>` after it, on a
+   * connection of its own, so a failover to any of those replicas keeps it. Costs one more
+   * round trip plus the replicas' lag per closing write (writes finishing together share one
+   * WAIT); other operations never wait behind it. When fewer replicas acknowledge within
+   * `timeoutMs`, the write stands on the primary alone: the store raises `store_unreplicated`
+   * (once, until a WAIT succeeds again) and goes on; it never claims the write is
+   * replicated. Not on a Cluster (refused at construction). Default: no WAIT.
+   */
+  waitForReplicas?: WaitForReplicasOptions;
 }
 
 export interface ResolvedRedisStoreOptions {
   redis: RedisClient;
   prefix: string;
   allowEviction: boolean;
+  waitForReplicas?: WaitForReplicasOptions;
 }
 
 /** Whether Redis Cluster would hash every key starting with `keyStart` by the same tag. */
@@ -56,5 +69,36 @@ export function resolveRedisStoreOptions(options: RedisStoreOptions): ResolvedRe
         `so that all its keys share one slot; got '${prefix}'.`,
     );
   }
-  return { redis, prefix, allowEviction: options.allowEviction === true };
+  const waitForReplicas = resolveWaitForReplicas(redis, options.waitForReplicas);
+  return {
+    redis,
+    prefix,
+    allowEviction: options.allowEviction === true,
+    ...(waitForReplicas ? { waitForReplicas } : {}),
+  };
+}
+
+function resolveWaitForReplicas(
+  redis: RedisClient,
+  wait: WaitForReplicasOptions | undefined,
+): WaitForReplicasOptions | undefined {
+  if (wait === undefined) return undefined;
+  const { replicas, timeoutMs } = wait ?? {};
+  if (!Number.isSafeInteger(replicas) || replicas < 1) {
+    throw new ConfigurationError(
+      `RedisStore \`waitForReplicas.replicas\` must be a whole number of replicas, at least 1; got ${String(replicas)}.`,
+    );
+  }
+  // WAIT with a timeout of 0 blocks for ever: a replica down would stall every close.
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) {
+    throw new ConfigurationError(
+      `RedisStore \`waitForReplicas.timeoutMs\` must be a whole number of ms, at least 1 (0 would wait for ever); got ${String(timeoutMs)}.`,
+    );
+  }
+  if (redis.isCluster) {
+    throw new ConfigurationError(
+      "RedisStore `waitForReplicas` is not supported on a Redis Cluster yet: WAIT must reach the node that holds the store's slot on the connection that wrote. Use a single node or Sentinel, or leave it out.",
+    );
+  }
+  return { replicas, timeoutMs };
 }

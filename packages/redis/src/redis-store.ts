@@ -8,6 +8,7 @@ import {
   type SettleUpdate,
   type Store,
   type StoreAlarmListener,
+  StoreAlarmListeners,
   type TrackedSession,
   type TrackedState,
 } from '@faceverify/core/store';
@@ -19,6 +20,8 @@ import type { LuaScript } from './lua-script.js';
 import { MemoryWatch } from './memory-watch.js';
 import { type RedisStoreOptions, resolveRedisStoreOptions } from './options.js';
 import { PerUserQueue } from './per-user-queue.js';
+import { ReplicaWait } from './replica-wait.js';
+import { RewindWatch } from './rewind-watch.js';
 import { ATTACH_RESULT } from './scripts/attach-result.js';
 import { COUNTS } from './scripts/counts.js';
 import { DISCARD_DEAD_LETTER, DUE_SUMMARY, REDELIVER_DEAD_LETTER } from './scripts/dead-letters.js';
@@ -27,7 +30,7 @@ import { FIND_BY_USER } from './scripts/find-by-user.js';
 import { INSERT } from './scripts/insert.js';
 import { LEASE } from './scripts/lease.js';
 import { LEASE_DUE } from './scripts/lease-due.js';
-import { isMarkerMismatch } from './scripts/marker.js';
+import { isMarkerMismatch, rewoundTo } from './scripts/marker.js';
 import { OPEN_RECORD_GRACE_MS } from './scripts/record-lifetime.js';
 import { digestTtlMs, REMEMBER } from './scripts/remember.js';
 import { SETTLE } from './scripts/settle.js';
@@ -40,7 +43,6 @@ import {
   serializeResult,
   toFields,
 } from './serialize.js';
-import { StoreAlarms } from './store-alarms.js';
 
 // The option and outcome types of the Store methods, as core declares them.
 type Options<Method extends keyof Store> = Parameters<NonNullable<Store[Method]>>[0];
@@ -87,16 +89,20 @@ export class RedisStore implements Store {
   private readonly redis: RedisClient;
   private readonly keys: StoreKeys;
   private readonly secrets: readonly string[];
-  private readonly alarms = new StoreAlarms();
+  private readonly alarms = new StoreAlarmListeners();
   private readonly memory: MemoryWatch;
   private readonly insertQueue = new PerUserQueue();
   private readonly closed: ClosedNotices;
+  private readonly rewind: RewindWatch;
+  private readonly replicaWait: ReplicaWait | undefined;
 
   constructor(options: RedisStoreOptions) {
-    const { redis, prefix, allowEviction } = resolveRedisStoreOptions(options);
+    const { redis, prefix, allowEviction, waitForReplicas } = resolveRedisStoreOptions(options);
     this.redis = redis;
     this.keys = storeKeys(prefix, clientKeyPrefix(redis));
     this.secrets = clientSecrets(redis);
+    this.rewind = new RewindWatch(prefix, clientKeyPrefix(redis), this.alarms);
+    this.replicaWait = waitForReplicas && new ReplicaWait(redis, waitForReplicas, this.alarms);
     this.memory = new MemoryWatch(
       redis,
       this.keys.marker,
@@ -119,9 +125,11 @@ export class RedisStore implements Store {
 
   /**
    * Calls `listener` with a `StoreAlarm` when Redis lost data of this store (`store_reset`:
-   * a restart without persistence, a flush, evicted keys) or may evict it
-   * (`store_eviction_risk`). The Receiver subscribes itself; with no listener, alarms go to
-   * the console at error level.
+   * a restart without persistence, a flush, evicted keys), may evict it
+   * (`store_eviction_risk`), went back in time and lost writes it had acknowledged to this
+   * instance (`store_rewound`: a failover to a replica that was behind), or gave a closing
+   * write to fewer replicas than `waitForReplicas` asks (`store_unreplicated`). The Receiver
+   * subscribes itself; with no listener, alarms go to the console at error level.
    */
   onAlarm(listener: StoreAlarmListener): () => void {
     return this.alarms.subscribe(listener);
@@ -266,7 +274,14 @@ export class RedisStore implements Store {
     return this.read('leaseDue', () => recordsFromReply(reply));
   }
 
+  /**
+   * With `waitForReplicas`, a settle that closes the record (a recorded success, or a record
+   * given up) runs on a connection of its own and resolves once the replicas asked for have
+   * it, or the timeout passed (then `store_unreplicated` is raised; see the option).
+   */
   async settle({ key, owner, update, now }: Options<'settle'>): Promise<boolean> {
+    const durable = 'dueAt' in update ? undefined : this.replicaWait;
+    let mark = 0;
     const reply = await this.script(
       'settle',
       SETTLE,
@@ -279,7 +294,14 @@ export class RedisStore implements Store {
         ...settleArgs(update, now),
         this.closed.channel,
       ],
+      durable && {
+        client: durable.client(),
+        sending: () => {
+          mark = durable.mark();
+        },
+      },
     );
+    if (reply === 1 && durable) await durable.replicated(mark);
     return reply === 1;
   }
 
@@ -371,6 +393,22 @@ export class RedisStore implements Store {
     });
   }
 
+  /**
+   * Redis' clock (`TIME`), in ms since the epoch, with one round trip. Every instance sharing
+   * this Redis reads the same clock (on a Cluster, the clock of whichever node answers:
+   * keep the nodes' clocks synchronised).
+   */
+  async readClock(): Promise<number> {
+    try {
+      const [seconds, micros] = await this.redis.time();
+      const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+      if (!Number.isFinite(now)) throw new TypeError('TIME came back malformed');
+      return now;
+    } catch (error) {
+      throw storeError('readClock', error, this.secrets);
+    }
+  }
+
   /** Runs a dead-letter script on one record; `true` when it applied. */
   private async onDeadLetter(
     operation: string,
@@ -392,31 +430,51 @@ export class RedisStore implements Store {
    * `due` and the state sets. A script that must touch more (records found in an index, the
    * indexes of a record's user) changes nothing and names them; it is run again with them.
    * The marker value this instance knows goes first in ARGV: a script that finds another
-   * one changed nothing either; the loss is reported, and the script run again.
+   * one changed nothing either; the loss is reported, and the script run again. So does
+   * this instance's write count (see rewind-watch.ts): a script that finds Redis went back
+   * in time changes nothing; that is reported, and the script run again.
    */
   private async script(
     operation: string,
     script: LuaScript,
     keys: readonly string[],
     args: readonly (string | number)[],
+    via?: { client: RedisClient; sending: () => void },
   ): Promise<unknown> {
-    const declared = [this.keys.marker, ...keys, ...this.keys.shared];
+    const declared = [this.keys.marker, ...keys, this.rewind.key, ...this.keys.shared];
     return this.run(operation, async () => {
       for (let round = 1; ; round++) {
-        // Each round declares at least one more key, or adopts a new marker; records change
-        // between rounds only while other instances work on the same ones.
+        // Each round declares at least one more key, or adopts a new marker or write count;
+        // records change between rounds only while other instances work on the same ones.
         if (round > MAX_ROUNDS) {
           throw new Error(`the keys to declare kept changing over ${MAX_ROUNDS} rounds`);
         }
         const seen = this.memory.generation;
-        let reply: unknown;
+        const writer = this.rewind.args();
+        let wrapped: unknown;
         try {
-          reply = await script.run(this.redis, declared, [seen, ...args]);
+          via?.sending();
+          wrapped = await script.run(via?.client ?? this.redis, declared, [
+            seen,
+            writer.name,
+            writer.seen,
+            ...args,
+          ]);
         } catch (error) {
+          const rewoundCount = rewoundTo(error);
+          if (rewoundCount !== undefined) {
+            this.rewind.rewound(rewoundCount, writer);
+            continue;
+          }
           if (!isMarkerMismatch(error)) throw error;
+          if (this.memory.generation === seen) this.rewind.reset();
           await this.memory.adopt(seen);
           continue;
         }
+        if (!Array.isArray(wrapped)) throw new TypeError('a script came back without its count');
+        this.rewind.acknowledged(wrapped[0], writer);
+        // Lua drops a nil at the end of a table: the script returned nothing.
+        const reply: unknown = wrapped.length > 1 ? wrapped[1] : null;
         const needed = neededKeys(reply);
         if (!needed) return reply;
         const prefix = this.keys.clientPrefix;

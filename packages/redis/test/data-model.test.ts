@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RedisStore } from '../src/index.js';
+import { WRITER_TTL_MS } from '../src/scripts/marker.js';
 import { CLEANUP_GRACE_MS, OPEN_RECORD_GRACE_MS } from '../src/scripts/record-lifetime.js';
 import { connect, uniquePrefix } from './support/clients.js';
 import { storedResult, trackedSession } from './support/records.js';
@@ -28,7 +29,13 @@ describe('the data model in Redis', () => {
     const digestTtl = await redis.pttl(`${prefix}d:abc`);
     expect(digestTtl).toBeGreaterThan(60_000 + CLEANUP_GRACE_MS - 1000);
     expect(digestTtl).toBeLessThanOrEqual(60_000 + CLEANUP_GRACE_MS);
-    expect((await redis.keys(`${prefix}*`)).sort()).toEqual(
+    const keys = await redis.keys(`${prefix}*`);
+    // This instance's write count (see rewind-watch.ts), under a random id of its own.
+    const writer = keys.filter((key) => key.startsWith(`${prefix}w:`));
+    expect(writer).toHaveLength(1);
+    expect(Number(await redis.get(writer[0]!))).toBe(2);
+    expect(await redis.pttl(writer[0]!)).toBeGreaterThan(WRITER_TTL_MS - 60_000);
+    expect(keys.filter((key) => !writer.includes(key)).sort()).toEqual(
       [
         `${prefix}s:${record.key}`,
         `${prefix}due`,
@@ -127,8 +134,10 @@ describe('the data model in Redis', () => {
       now,
     });
     expect(await store.get({ key: record.key, now })).toBeUndefined();
-    // Only the marker stays: it tells a Redis that lost this store's data from a new one.
-    expect(await redis.keys(`${prefix}*`)).toEqual([`${prefix}marker`]);
+    // Only the marker stays, and this instance's write count (for a week after its last
+    // write): they tell a Redis that lost this store's data, or went back in time.
+    const kept = (await redis.keys(`${prefix}*`)).map((key) => key.replace(/w:.*$/, 'w:<id>'));
+    expect(kept.sort()).toEqual([`${prefix}marker`, `${prefix}w:<id>`]);
   });
 
   it('gives a key whose retention passed to its new record, for its new user only', async () => {

@@ -15,6 +15,7 @@ export {
   type StartPgBouncerOptions,
   startPgBouncer,
 } from './pgbouncer-server.js';
+export { startPostgresReplica } from './postgres-replica.js';
 export {
   type PostgresServer,
   requirePostgresServer,
@@ -28,6 +29,7 @@ export {
   type StartOptions,
   startRedisServer,
 } from './redis-server.js';
+export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 export { sealedTokenCount, tokenLeaks } from './token-leaks.js';
 export { useRedisServer } from './use-redis-server.js';
 export { waitFor } from './wait-for.js';

@@ -26,9 +26,13 @@ export type AlarmCode =
    */
   | 'store_eviction_risk'
   /**
-   * Raised by the store: it went back in time (a failover that lost acknowledged writes).
+   * Raised by the store: a failover lost (or may have lost) writes it had acknowledged.
    */
   | 'store_rewound'
+  /**
+   * Raised by the store: a write it was asked to replicate reached fewer replicas than asked.
+   */
+  | 'store_unreplicated'
   /**
    * A session's token is sealed under keys this instance does not list: it is left to an
    * instance that does (a rolling change in progress, or a key removed too soon).

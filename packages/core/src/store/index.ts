@@ -39,4 +39,9 @@ export type {
   TransactionOf,
 } from './store.js';
 export { isOpen } from './store.js';
-export { StoreAlarm, type StoreAlarmCode, type StoreAlarmListener } from './store-alarm.js';
+export {
+  StoreAlarm,
+  type StoreAlarmCode,
+  type StoreAlarmListener,
+  StoreAlarmListeners,
+} from './store-alarm.js';

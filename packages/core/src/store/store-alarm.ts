@@ -7,9 +7,13 @@ import { FaceverifyError } from '../errors.js';
  *   webhooks, and sessions it was polling for are no longer polled.
  * - `store_eviction_risk`: the store's server may drop keys on its own (an eviction policy
  *   other than `noeviction`, or one the store could not read); nothing is lost yet.
- * - `store_rewound`: the store went back in time (a failover to a replica that had not yet
- *   received the last writes): successes it acknowledged may be gone, so their results may be
- *   delivered again (see "Who may run twice" in docs/polling-and-stores.md).
+ * - `store_rewound`: the store went back in time: a failover to a replica that was behind
+ *   lost writes the old primary had acknowledged (recorded successes among them, so their
+ *   results are handled again). Where a store can only tell that a failover happened and
+ *   that acknowledged writes may have been lost, the message says exactly that.
+ * - `store_unreplicated`: a write the store was asked to make durable on replicas (e.g.
+ *   `RedisStore`'s `waitForReplicas`) was acknowledged by fewer replicas than asked within
+ *   the timeout: it is recorded on the primary only, and a failover now could lose it.
  * - `token_key_missing`: a session's token is sealed under keys this instance does not list;
  *   the session is left to an instance that does (raised by the Receiver's token protection).
  * - `clock_skew`: this process's clock and the store's disagree by more than `maxClockSkewMs`;
@@ -20,6 +24,7 @@ export type StoreAlarmCode =
   | 'store_reset'
   | 'store_eviction_risk'
   | 'store_rewound'
+  | 'store_unreplicated'
   | 'token_key_missing'
   | 'clock_skew';
 
@@ -39,3 +44,35 @@ export class StoreAlarm extends FaceverifyError {
 
 /** A listener of `Store.onAlarm`. */
 export type StoreAlarmListener = (alarm: StoreAlarm) => void;
+
+/**
+ * The listeners of one store's alarms, for store implementations: `subscribe` backs
+ * `Store.onAlarm`, `raise` tells every listener. With none subscribed (a store used without a
+ * Receiver), an alarm goes to the console at error level: losing data must never be silent.
+ * A listener that throws does not stop the others, nor the store operation that raised it.
+ */
+export class StoreAlarmListeners {
+  private readonly listeners = new Set<StoreAlarmListener>();
+
+  subscribe(listener: StoreAlarmListener): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  raise(code: StoreAlarmCode, message: string): void {
+    const alarm = new StoreAlarm(code, message);
+    if (this.listeners.size === 0) {
+      console.error('[faceverify]', message, { code });
+      return;
+    }
+    for (const listener of this.listeners) {
+      try {
+        listener(alarm);
+      } catch {
+        // A listener's own failure must not turn the alarm into a failed store operation.
+      }
+    }
+  }
+}

@@ -301,19 +301,25 @@ export interface Store {
   /** How many open records are due at `now` and not leased, and the earliest due time. */
   dueSummary(options: DueSummaryOptions): Promise<DueSummary>;
   /**
-   * Optional: the store server's own clock, in ms since the epoch (Redis `TIME`, PostgreSQL
-   * `clock_timestamp()`). When a store has one, the Receiver keeps leases and due times on it,
-   * so that processes whose clocks disagree still agree on who holds a lease.
-   */
-  readClock?(): Promise<number>;
-  /**
    * Optional, for stores that can lose data behind their own back (Redis without
-   * persistence, or with an eviction policy): calls `listener` once per finding that the
-   * store can no longer vouch for what it holds (`store_reset`) or may drop data on its own
-   * (`store_eviction_risk`). The Receiver subscribes when it is created. Returns a function
+   * persistence, or with an eviction policy; a replicated server that can fail over): calls
+   * `listener` once per finding that the store can no longer vouch for what it holds
+   * (`store_reset`), may drop data on its own (`store_eviction_risk`), went back in time
+   * through a failover (`store_rewound`) or could not replicate a write as asked
+   * (`store_unreplicated`). The Receiver subscribes when it is created. Returns a function
    * that removes the listener.
    */
   onAlarm?(listener: StoreAlarmListener): () => void;
+  /**
+   * Optional: the store server's current time, in ms since the epoch (Redis `TIME`,
+   * PostgreSQL `clock_timestamp()`), read with one round trip. Every process sharing the
+   * store reads the same clock, so times that several processes compare (a lease's end) can
+   * be taken from it instead of from each process's own clock: the Receiver keeps leases and
+   * due times on it (its `storeClock` option). Stores kept in the process
+   * (`MemoryStore`, PGlite) omit it: the process clock is theirs. Rejects like any other
+   * operation when the server cannot be reached.
+   */
+  readClock?(): Promise<number>;
   /**
    * Optional: calls `listener` with the key of each record this store closes (`completed`,
    * `expired`, `failed`), from this process and, where the store can (Redis pub/sub),

@@ -685,5 +685,31 @@ export function storeContractCases(createStore: () => Store | Promise<Store>): S
         JSON.stringify(counts),
       );
     }),
+    withStore(
+      'readClock, where a store has it, reads a clock within seconds of this one',
+      async (store) => {
+        // Optional: stores kept in the process have no clock of their own to read.
+        if (typeof store.readClock !== 'function') return;
+        const before = Date.now();
+        const first = await store.readClock();
+        const second = await store.readClock();
+        const after = Date.now();
+        for (const read of [first, second]) {
+          expect(
+            Number.isFinite(read) &&
+              read >= before - CLOCK_SLACK_MS &&
+              read <= after + CLOCK_SLACK_MS,
+            `readClock() gives ms since the epoch near Date.now() (${before}..${after}), got ${read}`,
+          );
+        }
+        expect(
+          second >= first - CLOCK_SLACK_MS,
+          `a second read (${second}) is not far before the first (${first})`,
+        );
+      },
+    ),
   ];
 }
+
+/** How far a local test server's clock may be from the test's (the contract's `readClock`). */
+const CLOCK_SLACK_MS = 5_000;

@@ -1,11 +1,11 @@
-import { LuaScript } from '../lua-script.js';
+import { storeScript } from './marker.js';
 import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
 
 /**
  * KEYS: marker, due, state sets, record, its user's indexes. ARGV: prefix, key, result JSON, now.
  * Returns the AttachOutcome. A closed record whose retention passed at `now` is missing.
  */
-export const ATTACH_RESULT = new LuaScript(`${RECORD_LIFETIME_LUA}
+export const ATTACH_RESULT = storeScript(`${RECORD_LIFETIME_LUA}
 local key, result, now = ARGV[2], ARGV[3], tonumber(ARGV[4])
 if not declaredRecord(key) then return needsKeys() end
 local rk = recordKey(key)

@@ -1,5 +1,5 @@
-import { LuaScript } from '../lua-script.js';
 import { GRANT_LUA } from './grant.js';
+import { storeScript } from './marker.js';
 import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
 
 /**
@@ -7,7 +7,7 @@ import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
  * Returns the leased record's fields, or nil when it is closed, missing or leased to another
  * owner whose lease has not passed.
  */
-export const LEASE = new LuaScript(`${RECORD_LIFETIME_LUA}${GRANT_LUA}
+export const LEASE = storeScript(`${RECORD_LIFETIME_LUA}${GRANT_LUA}
 local key, owner, now = ARGV[2], ARGV[3], tonumber(ARGV[4])
 if not declaredRecord(key) then return needsKeys() end
 local record = redis.call('HMGET', recordKey(key), 'state', 'leaseOwner', 'leaseUntil')
