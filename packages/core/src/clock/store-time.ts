@@ -44,7 +44,8 @@ export function createStoreTime(clock: Clock, options: StoreTimeOptions): StoreT
       const storeNow = await options.readClock();
       const received = clock.now();
       if (!measured || received - sent <= USEFUL_ROUND_TRIP_MS) {
-        offset = storeNow - (sent + received) / 2;
+        // Whole milliseconds: stores keep times as integers (PostgreSQL bigint).
+        offset = Math.round(storeNow - (sent + received) / 2);
         measured = true;
         if (Math.abs(offset) > options.maxSkewMs) options.onSkew(offset);
       }

@@ -1,3 +1,4 @@
+import { rejectionLog } from '../logging/rejection-log-limiter.js';
 import { findSecret } from '../signature/verify.js';
 import type { ReceiverContext } from './context.js';
 import { type HeadersLike, readHeader } from './headers.js';
@@ -9,8 +10,10 @@ import { SIGNATURE_HEADER } from './receive-webhook.js';
  * an alarm about the setup. When what the parser kept carries a valid signature under a
  * configured secret, the service sent it (`raw_body_unavailable`: the alarm is raised at
  * once). A request with a signature that cannot be checked (`raw_body_unverified`) counts
- * only once polling recovers results no webhook delivered; one without a signature
- * (`raw_body_unsigned`) was never the service's and counts toward no alarm.
+ * only once polling recovers results no webhook delivered, and its fix is logged at once (at
+ * most once a minute, so no sender can flood the log): a newcomer who mounted a parser first
+ * reads the fix at the first test webhook. One without a signature (`raw_body_unsigned`) was
+ * never the service's: it counts toward no alarm and logs nothing.
  */
 export async function recordRawBodyRefused(
   context: ReceiverContext,
@@ -31,4 +34,7 @@ export async function recordRawBodyRefused(
     }
   }
   context.activity.record('raw_body_unverified', read.hint);
+  rejectionLog(context.log, context.now).warn(
+    `Webhook refused: a body parser consumed the body before its signature could be checked. ${read.hint}`,
+  );
 }
