@@ -8,10 +8,13 @@ import type { Scheduler } from './scheduler.js';
 export interface InstanceClock extends Clock {
   /** Ends every timer of this process: it was killed or stopped. */
   halt(): void;
+  /** Moves this clock by `ms` at once (an NTP step); its timers keep their true times. */
+  step(ms: number): void;
 }
 
-export function instanceClock(scheduler: Scheduler, offsetMs: number): InstanceClock {
+export function instanceClock(scheduler: Scheduler, initialOffsetMs: number): InstanceClock {
   let halted = false;
+  let offsetMs = initialOffsetMs;
   const handles = new Set<number>();
   return {
     now: () => scheduler.now() + offsetMs,
@@ -27,6 +30,9 @@ export function instanceClock(scheduler: Scheduler, offsetMs: number): InstanceC
       if (typeof handle !== 'number') return;
       handles.delete(handle);
       scheduler.cancel(handle);
+    },
+    step(ms) {
+      offsetMs += ms;
     },
     halt() {
       halted = true;

@@ -124,4 +124,25 @@ export const REGRESSIONS: Record<string, Schedule> = {
     activeMs: 5 * MINUTE,
     settleMs: SETTLE_MS,
   },
+  /**
+   * Webhooks are lost on the way and polling recovers the results; meanwhile a stranger posts
+   * one request with a signature of their own. That alone raised `secret_mismatch` (failing):
+   * one request per instance every 15 minutes could page an operator about a secret that is
+   * right.
+   */
+  "a stranger's badly signed request raises no alarm about the secret": {
+    clockOffsetsMs: [0],
+    steps: [
+      { at: 0, kind: 'boot', instance: 0, configuration: { secrets: [SECRET_1] } },
+      { at: 10 * SECOND, kind: 'start-session', session: 0, instance: 0, user: 'alice' },
+      { at: 20 * SECOND, kind: 'start-session', session: 1, instance: 0, user: 'bob' },
+      { at: 1 * MINUTE, kind: 'complete', session: 0 },
+      { at: 1 * MINUTE, kind: 'complete', session: 1 },
+      { at: 2 * MINUTE, kind: 'stranger', instance: 0, signed: true },
+      { at: 5 * MINUTE, kind: 'stranger', instance: 0, signed: true },
+    ],
+    handlers: [],
+    activeMs: 10 * MINUTE,
+    settleMs: SETTLE_MS,
+  },
 };

@@ -15,7 +15,8 @@ export type Step =
   | { at: number; kind: 'complete'; session: number }
   | { at: number; kind: 'webhook'; session: number; instance: number }
   | { at: number; kind: 'replay'; session: number; instance: number }
-  | { at: number; kind: 'stranger'; instance: number }
+  | { at: number; kind: 'stranger'; instance: number; signed: boolean }
+  | { at: number; kind: 'clock-step'; instance: number; byMs: number }
   | { at: number; kind: 'confirm'; session: number; instance: number }
   | { at: number; kind: 'kill'; instance: number }
   | { at: number; kind: 'restart'; instance: number; configuration?: InstanceConfiguration }
@@ -101,6 +102,7 @@ export function generateSchedule(random: Random, { storeLoss = true } = {}): Sch
       at: random.int(1, activeMs),
       kind: 'stranger',
       instance: random.int(0, instances - 1),
+      signed: random.chance(0.5),
     });
   }
   addWindows(random, steps, activeMs, random.int(0, 2), (at, on) =>
@@ -118,6 +120,15 @@ export function generateSchedule(random: Random, { storeLoss = true } = {}): Sch
     const at = random.int(1, activeMs);
     steps.push({ at, kind: 'kill', instance });
     steps.push({ at: at + random.int(0, 3 * MINUTE), kind: 'restart', instance });
+  }
+  // A clock stepped by NTP, or a VM paused and resumed: an instance's offset jumps.
+  if (random.chance(0.2)) {
+    steps.push({
+      at: random.int(1, activeMs),
+      kind: 'clock-step',
+      instance: random.int(0, instances - 1),
+      byMs: random.int(-120, 120) * 1000,
+    });
   }
   if (random.chance(0.05) && storeLoss) {
     steps.push({ at: random.int(1, activeMs), kind: 'store-empty' });

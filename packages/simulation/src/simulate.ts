@@ -103,6 +103,8 @@ async function run(
     inflight: new Map(),
   }));
   const note = (line: string) => ledger.note(scheduler.now() - T0, line);
+  // Each instance's clock offset now: a clock step moves it for the instance's next lives too.
+  const offsets = [...schedule.clockOffsetsMs];
 
   const kill = (instance: Instance) => {
     if (!instance.alive) return;
@@ -118,7 +120,7 @@ async function run(
     const incarnation = ++instance.incarnation;
     const alive = () => instance.alive && instance.incarnation === incarnation;
     instance.alive = true;
-    const clock = instanceClock(scheduler, schedule.clockOffsetsMs[instance.id]!);
+    const clock = instanceClock(scheduler, offsets[instance.id]!);
     const { secrets, tokenKeys } = instance.configuration;
     const receiver = createReceiver({
       secret: secrets,
@@ -249,13 +251,20 @@ async function run(
         return send(living(step.instance), what, request);
       }
       case 'stranger': {
+        // Anyone can reach the webhook route: unsigned, or with a signature of their own.
         const instance = living(step.instance);
-        const response = await instance?.receiver?.receive({
-          method: 'POST',
-          headers: { 'content-encoding': 'gzip' },
-          body: new Uint8Array([0x1f, 0x8b, 0x08, 0x00]),
-        });
+        const body = new TextEncoder().encode('{"event":"verification.completed"}');
+        const headers: Record<string, string> = { 'content-type': 'application/json' };
+        if (step.signed) headers['x-webhook-signature'] = 'ab'.repeat(32);
+        const response = await instance?.receiver?.receive({ method: 'POST', headers, body });
         if (response) note(`a stranger's request → instance ${instance!.id}: ${response.status}`);
+        return;
+      }
+      case 'clock-step': {
+        const instance = instances[step.instance]!;
+        offsets[instance.id]! += step.byMs;
+        instance.clock?.step(step.byMs);
+        note(`instance ${instance.id}'s clock steps by ${step.byMs / 1000} s`);
         return;
       }
       case 'confirm': {

@@ -10,8 +10,14 @@ export type ActivityKind =
   | 'raw_body_unavailable'
   /** Such a body with a signature that could not be checked: maybe the service's. */
   | 'raw_body_unverified'
+  /** Such a body of which the parser kept nothing to check: consumed whoever sent it. */
+  | 'raw_body_unkept'
   /** Such a body without a signature: never the service's. */
   | 'raw_body_unsigned'
+  /** A body refused for its signature named a user whose result polling then recovered. */
+  | 'signature_invalid_recovered'
+  /** A body a parser consumed under an unverified signature named such a user. */
+  | 'raw_body_unverified_recovered'
   | 'store_unavailable'
   | 'handler_failed'
   | 'delivered_by_webhook'

@@ -80,8 +80,11 @@ const webhooksLost = (w: ActivityWindow) =>
 function rawBodiesRefused(w: ActivityWindow): number {
   const signed = w.count('raw_body_unavailable');
   const unverified = w.count('raw_body_unverified');
-  if (signed > 0) return signed + unverified;
-  return webhooksLost(w) ? unverified : 0;
+  if (signed > 0) return signed + unverified + w.count('raw_body_unkept');
+  // What the parser kept, refused, named a user whose result polling recovered: the service's.
+  if (w.count('raw_body_unverified_recovered') > 0) return unverified;
+  // Nothing was kept to judge by: every body is consumed, whoever sends it.
+  return webhooksLost(w) ? w.count('raw_body_unkept') : 0;
 }
 
 /** Each situation the Receiver recognises, and what it says about it. */
@@ -89,7 +92,12 @@ export const ALARM_RULES: readonly Rule[] = [
   {
     code: 'secret_mismatch',
     severity: 'failing',
-    measure: (w) => (webhooksLost(w) ? w.count('signature_invalid') : 0),
+    // A bad signature anyone can send; one on a body naming a user whose result polling then
+    // recovered was the service's (RefusedBodies).
+    measure: (w) =>
+      webhooksLost(w) && w.count('signature_invalid_recovered') > 0
+        ? w.count('signature_invalid')
+        : 0,
     message: (count, minutes) =>
       `${count} webhooks failed their signature check in the last ${minutes} minutes while polling recovered their results: the webhook secret (FACEVERIFY_WEBHOOK_SECRET or the secret option) does not match the signing secret in the service's Settings. Copy it from Settings; during a rotation list both, newest first. If the secret is right, something rewrites the body before verification.`,
   },
@@ -99,7 +107,7 @@ export const ALARM_RULES: readonly Rule[] = [
     measure: rawBodiesRefused,
     // The adapter that saw it knows the framework, so its hint names the concrete fix.
     message: (count, minutes, window) =>
-      `The raw request body is not available, so its signature cannot be checked (${count} webhooks in the last ${minutes} minutes). ${window.detailOf('raw_body_unavailable') ?? window.detailOf('raw_body_unverified') ?? 'Mount verificationWebhook() before any body parser.'}`,
+      `The raw request body is not available, so its signature cannot be checked (${count} webhooks in the last ${minutes} minutes). ${window.detailOf('raw_body_unavailable') ?? window.detailOf('raw_body_unverified') ?? window.detailOf('raw_body_unkept') ?? 'Mount verificationWebhook() before any body parser.'}`,
   },
   {
     code: 'webhooks_missing',

@@ -5,6 +5,7 @@ import { ConfigurationError } from '../errors.js';
 import type { ActivityWindow } from './activity-window.js';
 import type { HandlerRegistry } from './handler-registry.js';
 import type { ResolvedReceiverOptions } from './options.js';
+import type { RefusedBodies } from './refused-bodies.js';
 
 /** Everything the Receiver's parts share: resolved options, handlers and lease owners. */
 export interface ReceiverContext extends ResolvedReceiverOptions {
@@ -17,6 +18,8 @@ export interface ReceiverContext extends ResolvedReceiverOptions {
   renewalTimers: FixedDelayTimers;
   /** What happened recently, for `health()` and the alarms. */
   activity: ActivityWindow;
+  /** Users named by refused bodies: evidence that they were the service's (alarms). */
+  refusedBodies: RefusedBodies;
   /**
    * Before the first work on the store's clock (`storeClock`): a promise of its first
    * reading, else `undefined`. Awaited only when it is a promise.

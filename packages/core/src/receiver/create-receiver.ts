@@ -30,6 +30,7 @@ import { type ReceiverOptions, resolveReceiverOptions } from './options.js';
 import { recordRawBodyRefused } from './raw-body-refused.js';
 import { receiveWebhook, type WebhookRequest } from './receive-webhook.js';
 import { attachReceiverInternals } from './receiver-internals.js';
+import { RefusedBodies } from './refused-bodies.js';
 import { reportStoreAlarm, reportStoreAlarms } from './report-store-alarms.js';
 import { watchStore } from './store-watch.js';
 import { type WaitedResult, type WaitForResultOptions, waitForResult } from './wait-for-result.js';
@@ -208,6 +209,9 @@ export function createReceiver<S extends Store = Store>(
         onSkew: (offsetMs) => reportSkew(context, offsetMs),
       })
     : undefined;
+  const activity = new ActivityWindow(resolved.clock, HEALTH_WINDOW_MS, (kind) => {
+    if (!CALM_KINDS.has(kind)) alarms.check(resolved.clock.now());
+  });
   const context: ReceiverContext = {
     ...resolved,
     now: storeTime ? storeTime.now : resolved.now,
@@ -222,9 +226,8 @@ export function createReceiver<S extends Store = Store>(
     newOwner: createOwnerFactory(),
     ackTimers: new FixedDelayTimers(resolved.clock, resolved.ackAfterMs),
     renewalTimers: new FixedDelayTimers(resolved.clock, resolved.leaseMs / 3),
-    activity: new ActivityWindow(resolved.clock, HEALTH_WINDOW_MS, (kind) => {
-      if (!CALM_KINDS.has(kind)) alarms.check(resolved.clock.now());
-    }),
+    activity,
+    refusedBodies: new RefusedBodies(activity, () => resolved.clock.now()),
   };
   const alarms = new Alarms(context.activity, (alert) => {
     context.log.error(alert.message, { code: alert.code, count: alert.count });

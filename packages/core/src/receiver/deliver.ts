@@ -137,6 +137,7 @@ export async function deliverLeased(
     context.activity.record(
       result.source === 'poll' ? 'delivered_by_poll' : 'delivered_by_webhook',
     );
+    if (result.source === 'poll') context.refusedBodies.recovered(result.payload.external_user_id);
     context.telemetry?.delivered(via ?? result.source, context.now() - session.createdAt);
   }
   if (settled && log.enabled('info')) {

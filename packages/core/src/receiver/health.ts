@@ -102,6 +102,7 @@ export async function readHealth(
         raw_body_unavailable:
           activity.count('raw_body_unavailable') +
           activity.count('raw_body_unverified') +
+          activity.count('raw_body_unkept') +
           activity.count('raw_body_unsigned'),
         store_unavailable: activity.count('store_unavailable'),
       },

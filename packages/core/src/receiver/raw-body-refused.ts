@@ -9,8 +9,10 @@ import { SIGNATURE_HEADER } from './receive-webhook.js';
  * send a compressed or unsigned body to a public route, and one such request must not raise
  * an alarm about the setup. When what the parser kept carries a valid signature under a
  * configured secret, the service sent it (`raw_body_unavailable`: the alarm is raised at
- * once). A request with a signature that cannot be checked (`raw_body_unverified`) counts
- * only once polling recovers results no webhook delivered, and its fix is logged at once (at
+ * once). One whose signature does not hold over what the parser kept (`raw_body_unverified`)
+ * counts once what was kept names a user whose result polling then recovers (RefusedBodies);
+ * one of which nothing was kept (`raw_body_unkept`) once polling recovers results no webhook
+ * delivered. Either and its fix is logged at once (at
  * most once a minute, so no sender can flood the log): a newcomer who mounted a parser first
  * reads the fix at the first test webhook. One without a signature (`raw_body_unsigned`) was
  * never the service's: it counts toward no alarm and logs nothing.
@@ -26,14 +28,18 @@ export async function recordRawBodyRefused(
     return;
   }
   const { kept } = read;
-  if (kept !== undefined && kept.byteLength <= context.maxBodyBytes) {
-    const matching = findSecret(kept, signature, context.secrets);
+  if (kept === undefined) {
+    context.activity.record('raw_body_unkept', read.hint);
+  } else {
+    const matching =
+      kept.byteLength <= context.maxBodyBytes && findSecret(kept, signature, context.secrets);
     if (matching instanceof Promise ? await matching : matching) {
       context.activity.record('raw_body_unavailable', read.hint);
       return;
     }
+    context.activity.record('raw_body_unverified', read.hint);
+    context.refusedBodies.note(kept, 'raw_body_unverified');
   }
-  context.activity.record('raw_body_unverified', read.hint);
   rejectionLog(context.log, context.now).warn(
     `Webhook refused: a body parser consumed the body before its signature could be checked. ${read.hint}`,
   );

@@ -364,6 +364,7 @@ export async function receiveWebhook(
   const match = matching instanceof Promise ? await matching : matching;
   if (!match) {
     context.activity.record('signature_invalid');
+    context.refusedBodies.note(request.body, 'signature_invalid');
     rejectionLog(log, context.now).warn(
       'Webhook rejected: signature does not match the raw body.',
       {
