@@ -4,6 +4,10 @@ import { refusalAnswer } from '../src/adapter/refusal-answer.js';
 import type { Logger } from '../src/logging/logger.js';
 import { createReceiver, type Receiver } from '../src/receiver/create-receiver.js';
 
+// The first rejection says what to check: the variable, and a parser that rewrites the body.
+const SIGNATURE_MISMATCH_LOG =
+  'Webhook rejected: signature does not match the raw body. Check FACEVERIFY_WEBHOOK_SECRET (or the secret option) against the signing secret in the service Settings, and that nothing rewrites the body before verification (a body parser mounted first).';
+
 const SECRET = 'whsec_default_logging';
 const HINT = 'Mount the webhook before express.json().';
 
@@ -92,7 +96,7 @@ describe('the default logger', () => {
     expect(spies.warn).toHaveBeenCalledTimes(1);
     const args = spies.warn.mock.calls[0]!;
     expect(args[0]).toBe('[faceverify]');
-    expect(args[1]).toBe('Webhook rejected: signature does not match the raw body.');
+    expect(args[1]).toBe(SIGNATURE_MISMATCH_LOG);
     expect(JSON.stringify(args)).not.toContain(SECRET);
   });
 });

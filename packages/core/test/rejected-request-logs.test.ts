@@ -2,6 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { ConfigurationError, createReceiver, MemoryStore, verifyWebhook } from '../src/index.js';
 import { createTestClock, fixturePayload, signedDelivery } from '../src/testing/index.js';
 
+// The first rejection says what to check: the variable, and a parser that rewrites the body.
+const SIGNATURE_MISMATCH_LOG =
+  'Webhook rejected: signature does not match the raw body. Check FACEVERIFY_WEBHOOK_SECRET (or the secret option) against the signing secret in the service Settings, and that nothing rewrites the body before verification (a body parser mounted first).';
+
 const SECRET = 'whsec_rejected_request_logs_3c9a1f';
 
 function receiverWithClock(secret: string | string[] = SECRET) {
@@ -53,15 +57,15 @@ describe('logs of rejected webhooks', () => {
     }
     expect(warnings.map((line) => line.message)).toEqual([
       'Webhook rejected: no X-Webhook-Signature header.',
-      'Webhook rejected: signature does not match the raw body.',
+      SIGNATURE_MISMATCH_LOG,
     ]);
     advance(60_000);
     await receiver.receive(forged);
     expect(warnings.slice(2).map((line) => line.message)).toEqual([
       expect.stringMatching(
-        /^Webhook rejected: signature does not match the raw body\. …and 49 more/,
+        /^Webhook rejected: signature does not match the raw body\. Check FACEVERIFY_WEBHOOK_SECRET .* …and 49 more/,
       ),
-      'Webhook rejected: signature does not match the raw body.',
+      SIGNATURE_MISMATCH_LOG,
     ]);
     advance(60_000);
     await receiver.receive(forged);

@@ -87,6 +87,16 @@ function rawBodiesRefused(w: ActivityWindow): number {
   return webhooksLost(w) ? w.count('raw_body_unkept') : 0;
 }
 
+/**
+ * Badly signed bodies shown to be the service's: one of them named a user whose result polling
+ * then recovered (RefusedBodies). Without that, they may all be a stranger's.
+ */
+const badlySigned = (w: ActivityWindow) =>
+  w.count('signature_invalid_recovered') > 0 ? w.count('signature_invalid') : 0;
+
+/** `1 webhook`, `2 webhooks`: a count as a person would write it. */
+const counted = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+
 /** Each situation the Receiver recognises, and what it says about it. */
 export const ALARM_RULES: readonly Rule[] = [
   {
@@ -94,12 +104,9 @@ export const ALARM_RULES: readonly Rule[] = [
     severity: 'failing',
     // A bad signature anyone can send; one on a body naming a user whose result polling then
     // recovered was the service's (RefusedBodies).
-    measure: (w) =>
-      webhooksLost(w) && w.count('signature_invalid_recovered') > 0
-        ? w.count('signature_invalid')
-        : 0,
+    measure: (w) => (webhooksLost(w) ? badlySigned(w) : 0),
     message: (count, minutes) =>
-      `${count} webhooks failed their signature check in the last ${minutes} minutes while polling recovered their results: the webhook secret (FACEVERIFY_WEBHOOK_SECRET or the secret option) does not match the signing secret in the service's Settings. Copy it from Settings; during a rotation list both, newest first. If the secret is right, something rewrites the body before verification.`,
+      `${counted(count, 'webhook')} failed their signature check in the last ${minutes} minutes while polling recovered their results: the webhook secret (FACEVERIFY_WEBHOOK_SECRET or the secret option) does not match the signing secret in the service's Settings. Copy it from Settings; during a rotation list both, newest first. If the secret is right, something rewrites the body before verification.`,
   },
   {
     code: 'raw_body_unavailable',
@@ -107,7 +114,7 @@ export const ALARM_RULES: readonly Rule[] = [
     measure: rawBodiesRefused,
     // The adapter that saw it knows the framework, so its hint names the concrete fix.
     message: (count, minutes, window) =>
-      `The raw request body is not available, so its signature cannot be checked (${count} webhooks in the last ${minutes} minutes). ${window.detailOf('raw_body_unavailable') ?? window.detailOf('raw_body_unverified') ?? window.detailOf('raw_body_unkept') ?? 'Mount verificationWebhook() before any body parser.'}`,
+      `The raw request body is not available, so its signature cannot be checked (${counted(count, 'webhook')} in the last ${minutes} minutes). ${window.detailOf('raw_body_unavailable') ?? window.detailOf('raw_body_unverified') ?? window.detailOf('raw_body_unkept') ?? 'Mount verificationWebhook() before any body parser.'}`,
   },
   {
     code: 'webhooks_missing',
@@ -116,12 +123,11 @@ export const ALARM_RULES: readonly Rule[] = [
     // requests without a signature, anyone's, never hide this one.
     measure: (w) => {
       const polled = w.count('delivered_by_poll');
-      const explained =
-        w.count('webhook_accepted') + w.count('signature_invalid') + rawBodiesRefused(w);
+      const explained = w.count('webhook_accepted') + badlySigned(w) + rawBodiesRefused(w);
       return explained === 0 && polled >= MISSING_WEBHOOKS_AFTER ? polled : 0;
     },
     message: (count, minutes) =>
-      `${count} results in the last ${minutes} minutes arrived only by polling, and no webhook reached this receiver: check that callback_url in the service's Settings is this receiver's webhook URL, reachable from the service.`,
+      `${counted(count, 'result')} in the last ${minutes} minutes arrived only by polling, and no webhook reached this receiver: check that callback_url in the service's Settings is this receiver's webhook URL, reachable from the service.`,
   },
   {
     code: 'handler_failing',
@@ -131,35 +137,35 @@ export const ALARM_RULES: readonly Rule[] = [
       return failed >= FAILING_HANDLER_AFTER ? failed : 0;
     },
     message: (count, minutes) =>
-      `A verification.completed handler failed ${count} times in the last ${minutes} minutes; its results wait for retries until maxDeliveryAttempts. Its errors reach receiver.on('error') with stage 'handler'.`,
+      `A verification.completed handler failed ${counted(count, 'time')} in the last ${minutes} minutes; its results wait for retries until maxDeliveryAttempts. Its errors reach receiver.on('error') with stage 'handler'.`,
   },
   {
     code: 'store_unavailable',
     severity: 'failing',
     measure: (w) => w.count('store_unavailable'),
     message: (count, minutes) =>
-      `The store failed ${count} times in the last ${minutes} minutes: webhooks are answered 503 and polling stalls. Check the store's connection (the Redis or PostgreSQL URL, the pool, the server).`,
+      `The store failed ${counted(count, 'time')} in the last ${minutes} minutes: webhooks are answered 503 and polling stalls. Check the store's connection (the Redis or PostgreSQL URL, the pool, the server).`,
   },
   {
     code: 'results_undeliverable',
     severity: 'degraded',
     measure: (w) => w.count('undeliverable'),
     message: (count, minutes) =>
-      `${count} results were given up as undeliverable in the last ${minutes} minutes after maxDeliveryAttempts failed handler runs; they were passed to verification.undeliverable handlers. Fix the handler, then deliver them again with receiver.deadLetters.redeliver(key) or 'faceverify dead-letters redeliver KEY' (list them with receiver.deadLetters.list()).`,
+      `${counted(count, 'result')} were given up as undeliverable in the last ${minutes} minutes after maxDeliveryAttempts failed handler runs; they were passed to verification.undeliverable handlers. Fix the handler, then deliver them again with receiver.deadLetters.redeliver(key) or 'faceverify dead-letters redeliver KEY' (list them with receiver.deadLetters.list()).`,
   },
   {
     code: 'store_slow',
     severity: 'degraded',
     measure: (w) => w.count('store_slow'),
     message: (count, minutes, window) =>
-      `The store was slow to answer ${count} times in the last ${minutes} minutes (${window.detailOf('store_slow') ?? 'a call waited'}): webhooks wait on it, and their senders may give up. Check the store's server (its load, slow commands, memory, persistence) and the network to it.`,
+      `The store was slow to answer ${counted(count, 'time')} in the last ${minutes} minutes (${window.detailOf('store_slow') ?? 'a call waited'}): webhooks wait on it, and their senders may give up. Check the store's server (its load, slow commands, memory, persistence) and the network to it.`,
   },
   {
     code: 'backlog_growing',
     severity: 'degraded',
     measure: (w) => w.count('backlog_growing'),
     message: (count, minutes, window) =>
-      `Results and polls waited too long for a sweep ${count} times in the last ${minutes} minutes (${window.detailOf('backlog_growing') ?? 'records are due'}): sweeps do not keep up, or do not run. Raise sweepBatchSize or sweepConcurrency, sweep more often or from more instances, and check receiver.health().store.backlog.`,
+      `Results and polls waited too long for a sweep ${counted(count, 'time')} in the last ${minutes} minutes (${window.detailOf('backlog_growing') ?? 'records are due'}): sweeps do not keep up, or do not run. Raise sweepBatchSize or sweepConcurrency, sweep more often or from more instances, and check receiver.health().store.backlog.`,
   },
 ];
 

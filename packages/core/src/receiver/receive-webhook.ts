@@ -366,7 +366,7 @@ export async function receiveWebhook(
     context.activity.record('signature_invalid');
     context.refusedBodies.note(request.body, 'signature_invalid');
     rejectionLog(log, context.now).warn(
-      'Webhook rejected: signature does not match the raw body.',
+      'Webhook rejected: signature does not match the raw body. Check FACEVERIFY_WEBHOOK_SECRET (or the secret option) against the signing secret in the service Settings, and that nothing rewrites the body before verification (a body parser mounted first).',
       {
         candidates: context.secrets.length,
       },

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { ActivityWindow } from '../src/receiver/activity-window.js';
+import { Alarms, type ReceiverAlert } from '../src/receiver/alarms.js';
+import { RefusedBodies } from '../src/receiver/refused-bodies.js';
+import { createTestClock } from '../src/testing/test-clock.js';
+
+const body = (user: string) =>
+  new TextEncoder().encode(
+    JSON.stringify({ event: 'verification.completed', external_user_id: user }),
+  );
+
+function watch() {
+  const clock = createTestClock();
+  const raised: ReceiverAlert[] = [];
+  const activity: ActivityWindow = new ActivityWindow(clock, 15 * 60_000, () =>
+    alarms.check(clock.now()),
+  );
+  const alarms = new Alarms(activity, (alert) => raised.push(alert));
+  return { activity, raised, refused: new RefusedBodies(activity, () => clock.now()) };
+}
+
+describe("the secret alarm rests on the service's own traffic", () => {
+  it("one webhook of a user whose result polling recovers: '1 webhook failed', the variable named", () => {
+    const { activity, raised, refused } = watch();
+    activity.record('signature_invalid');
+    refused.note(body('alice'), 'signature_invalid');
+    activity.record('delivered_by_poll');
+    refused.recovered('alice');
+    expect(raised.map((alert) => alert.code)).toEqual(['secret_mismatch']);
+    expect(raised[0]!.message).toMatch(/^1 webhook failed their signature check/);
+    expect(raised[0]!.message).toContain('FACEVERIFY_WEBHOOK_SECRET');
+  });
+
+  it("a stranger's badly signed body, while polling recovers other users' results, raises nothing", () => {
+    const { activity, raised, refused } = watch();
+    activity.record('signature_invalid');
+    refused.note(body('mallory'), 'signature_invalid');
+    refused.note(new TextEncoder().encode('not json'), 'signature_invalid');
+    for (const user of ['alice', 'bob', 'carol']) {
+      activity.record('delivered_by_poll');
+      refused.recovered(user);
+    }
+    expect(raised.map((alert) => alert.code)).toEqual(['webhooks_missing']);
+  });
+});
