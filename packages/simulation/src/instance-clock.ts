@@ -18,6 +18,8 @@ export function instanceClock(scheduler: Scheduler, initialOffsetMs: number): In
   const handles = new Set<number>();
   return {
     now: () => scheduler.now() + offsetMs,
+    // True time: a step moves the wall clock, never the monotonic one.
+    monotonic: () => scheduler.now(),
     setTimeout(callback, ms) {
       const handle: number = scheduler.after(Math.max(0, ms), () => {
         handles.delete(handle);

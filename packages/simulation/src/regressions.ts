@@ -145,4 +145,22 @@ export const REGRESSIONS: Record<string, Schedule> = {
     activeMs: 10 * MINUTE,
     settleMs: SETTLE_MS,
   },
+  /**
+   * Instance 1 delivers alice's result to a handler that takes 15 minutes, renewing its lease;
+   * meanwhile NTP steps its wall clock back by 114 s. Its renewals were timed on the wall
+   * clock, so they stopped until it caught up again; the lease lapsed and instance 0 delivered
+   * the result too. (Found by seed 1418.)
+   */
+  'a wall clock stepped back does not hold lease renewals back': {
+    clockOffsetsMs: [0, 0],
+    steps: [
+      { at: 0, kind: 'boot', instance: 0, configuration: { secrets: [SECRET_1] } },
+      { at: 0, kind: 'boot', instance: 1, configuration: { secrets: [SECRET_1] } },
+      ...aliceCompletes(1),
+      { at: 5 * MINUTE, kind: 'clock-step', instance: 1, byMs: -114 * SECOND },
+    ],
+    handlers: ['hang'],
+    activeMs: 30 * MINUTE,
+    settleMs: SETTLE_MS,
+  },
 };

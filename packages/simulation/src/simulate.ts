@@ -67,7 +67,7 @@ export async function simulate(
   Math.random = random.fork().float;
   const ledger = new Ledger();
   const onUnhandled = (reason: unknown) => {
-    ledger.unhandled.push(reason instanceof Error ? reason.message : String(reason));
+    ledger.unhandled.push(reason instanceof Error ? String(reason.stack) : String(reason));
   };
   process.on('unhandledRejection', onUnhandled);
   try {

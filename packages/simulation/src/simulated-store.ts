@@ -60,16 +60,19 @@ export class SimulatedStore {
   viewFor(alive: () => boolean): Store {
     const view = {} as Record<string, unknown>;
     for (const method of METHODS) {
-      view[method] = (options: unknown) => gate(this.call(method, options), alive);
+      view[method] = (options: unknown) => gate(() => this.call(method, options), alive);
     }
-    view.readClock = () => gate(this.readClock(), alive);
+    view.readClock = () => gate(() => this.readClock(), alive);
+    // A process that died hears nothing more.
     view.onAlarm = (listener: StoreAlarmListener) => {
-      this.alarmListeners.add(listener);
-      return () => this.alarmListeners.delete(listener);
+      const heard: StoreAlarmListener = (alarm) => alive() && listener(alarm);
+      this.alarmListeners.add(heard);
+      return () => this.alarmListeners.delete(heard);
     };
     view.watchClosed = (listener: ClosedRecordListener) => {
-      this.closedListeners.add(listener);
-      return () => this.closedListeners.delete(listener);
+      const heard: ClosedRecordListener = (key) => alive() && listener(key);
+      this.closedListeners.add(heard);
+      return () => this.closedListeners.delete(heard);
     };
     return view as unknown as Store;
   }
@@ -157,9 +160,9 @@ function unavailable(): Promise<never> {
 const never = new Promise<never>(() => undefined);
 
 /** A call's answer, or nothing ever when its process died before the answer came. */
-function gate<T>(promise: Promise<T>, alive: () => boolean): Promise<T> {
+function gate<T>(call: () => Promise<T>, alive: () => boolean): Promise<T> {
   if (!alive()) return never;
-  return promise.then(
+  return call().then(
     (value) => (alive() ? value : never),
     (error: unknown) => (alive() ? Promise.reject(error) : never),
   );

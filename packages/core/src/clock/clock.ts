@@ -9,6 +9,12 @@ export type TimerHandle = unknown;
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
+  /**
+   * Optional: milliseconds from an arbitrary origin that only ever advance at the rate of
+   * real time (`performance.now()`), unmoved by NTP steps or a changed wall clock. Used to
+   * carry the store's time forward between readings (`storeClock`); without it, `now()`.
+   */
+  monotonic?(): number;
   /** Calls `callback` once after `ms`. A timer never keeps a process alive on its own. */
   setTimeout(callback: () => void, ms: number): TimerHandle;
   clearTimeout(handle: TimerHandle): void;
@@ -17,6 +23,7 @@ export interface Clock {
 /** The real clock: `Date.now` and the platform's timers, unref'd where the platform can. */
 export const systemClock: Clock = {
   now: () => Date.now(),
+  monotonic: () => performance.now(),
   setTimeout(callback, ms) {
     const handle = setTimeout(callback, ms);
     (handle as { unref?: () => void }).unref?.();

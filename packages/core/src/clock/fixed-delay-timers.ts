@@ -17,7 +17,8 @@ interface Entry extends PendingTimer {
  * acknowledgement deadline and a lease renewal and almost always cancels both within
  * microseconds, and a platform timer for each (set, unref'd, cleared) costs more than much of
  * the rest of the request. Here a timer is an entry in a list in start order, which is due
- * order while the clock does not go back; the one clock timer is set for the earliest entry
+ * order (kept on the monotonic clock where there is one, so a wall clock stepped back by NTP
+ * cannot hold lease renewals back); the one clock timer is set for the earliest entry
  * and, when it fires, runs every entry due and is set again for the next. Each callback still
  * runs at its own time on the clock.
  *
@@ -37,10 +38,15 @@ export class FixedDelayTimers {
   private handle: TimerHandle | undefined;
   private armedFor = Number.POSITIVE_INFINITY;
 
+  // Elapsed time: the monotonic clock where the Clock has one, else its wall clock.
+  private readonly elapsed: () => number;
+
   constructor(
     private readonly clock: Clock,
     private readonly delayMs: number,
-  ) {}
+  ) {
+    this.elapsed = clock.monotonic ? () => clock.monotonic!() : () => clock.now();
+  }
 
   /** Timers started and neither cancelled nor run yet. */
   get held(): number {
@@ -50,7 +56,7 @@ export class FixedDelayTimers {
   /** Runs `callback` once after the delay, unless cancelled first. */
   start(callback: () => void): PendingTimer {
     const timer: Entry = {
-      at: this.clock.now() + this.delayMs,
+      at: this.elapsed() + this.delayMs,
       callback,
       previous: this.last,
       next: undefined,
@@ -85,13 +91,13 @@ export class FixedDelayTimers {
   private arm(at: number): void {
     if (this.handle !== undefined) this.clock.clearTimeout(this.handle);
     this.armedFor = at;
-    this.handle = this.clock.setTimeout(this.fire, Math.max(0, at - this.clock.now()));
+    this.handle = this.clock.setTimeout(this.fire, Math.max(0, at - this.elapsed()));
   }
 
   private readonly fire = (): void => {
     this.handle = undefined;
     this.armedFor = Number.POSITIVE_INFINITY;
-    const now = this.clock.now();
+    const now = this.elapsed();
     const due: Array<() => void> = [];
     let next = Number.POSITIVE_INFINITY;
     // Every entry is checked: one that a backward clock step put out of order is only as late

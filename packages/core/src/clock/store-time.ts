@@ -29,35 +29,40 @@ const USEFUL_ROUND_TRIP_MS = 2_000;
 /**
  * Keeps leases and due times on one clock, the store's, whatever this process's clock says:
  * two instances whose clocks disagree by more than a lease would otherwise both hold it. The
- * offset is measured (Cristian's algorithm: the store's time against the middle of the round
- * trip) when first needed and every `refreshMs` after, in the background; a failed reading
- * keeps the last offset.
+ * store's time is read (Cristian's algorithm: against the middle of the round trip) when first
+ * needed and every `refreshMs` after, in the background, and carried forward between readings
+ * by the process's monotonic clock, which an NTP step or a changed wall clock does not move. A
+ * failed reading keeps the last one.
  */
 export function createStoreTime(clock: Clock, options: StoreTimeOptions): StoreTime {
-  let offset = 0;
+  const elapsed = clock.monotonic ? () => clock.monotonic!() : () => clock.now();
+  // The store's time at one moment of the monotonic clock.
+  let storeAt = 0;
+  let monotonicAt = 0;
   let measuredAt = Number.NEGATIVE_INFINITY;
   let measured = false;
   let measuring: Promise<void> | undefined;
   const measure = async () => {
-    const sent = clock.now();
+    const sent = elapsed();
     try {
       const storeNow = await options.readClock();
-      const received = clock.now();
+      const received = elapsed();
       if (!measured || received - sent <= USEFUL_ROUND_TRIP_MS) {
-        // Whole milliseconds: stores keep times as integers (PostgreSQL bigint).
-        offset = Math.round(storeNow - (sent + received) / 2);
+        storeAt = storeNow;
+        monotonicAt = (sent + received) / 2;
         measured = true;
+        const offset = storeNow + (elapsed() - monotonicAt) - clock.now();
         if (Math.abs(offset) > options.maxSkewMs) options.onSkew(offset);
       }
     } catch {
-      // The store is unreachable: every call fails now anyway; the last offset stays.
+      // The store is unreachable: every call fails now anyway; the last reading stays.
     } finally {
-      measuredAt = clock.now();
+      measuredAt = elapsed();
       measuring = undefined;
     }
   };
   const refresh = () => {
-    if (!measuring && clock.now() - measuredAt >= options.refreshMs) {
+    if (!measuring && elapsed() - measuredAt >= options.refreshMs) {
       measuring = measure();
     }
     return measuring;
@@ -66,8 +71,9 @@ export function createStoreTime(clock: Clock, options: StoreTimeOptions): StoreT
     now() {
       // Before the first reading, nothing is read here: a Receiver made at import time makes
       // no store call until it works.
-      if (measured || measuredAt !== Number.NEGATIVE_INFINITY) refresh();
-      return clock.now() + offset;
+      if (measuredAt !== Number.NEGATIVE_INFINITY) refresh();
+      // Whole milliseconds: stores keep times as integers (PostgreSQL bigint).
+      return measured ? Math.round(storeAt + elapsed() - monotonicAt) : clock.now();
     },
     // Until one reading succeeded, nothing is leased on a guess: each caller reads again.
     ready() {
