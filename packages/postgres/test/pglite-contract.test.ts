@@ -17,7 +17,7 @@ describe('PGliteStore keeps the Store contract', () => {
     await store.migrate();
     return store;
   });
-  for (const check of cases) it(check.name, check.run);
+  for (const check of cases) it(`${check.name} [PGliteStore]`, check.run);
 });
 
 describe('PGliteStore', () => {
