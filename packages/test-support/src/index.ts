@@ -28,6 +28,7 @@ export {
   type StartOptions,
   startRedisServer,
 } from './redis-server.js';
+export { startVerificationAt } from './start-verification.js';
 export { sealedTokenCount, tokenLeaks } from './token-leaks.js';
 export { useRedisServer } from './use-redis-server.js';
 export { waitFor } from './wait-for.js';
