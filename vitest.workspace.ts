@@ -1,6 +1,25 @@
 import { availableParallelism } from 'node:os';
+import { stripVTControlCharacters } from 'node:util';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+// Output sent to a file or a pipe (CI logs, `pnpm test > log`) gets no colour escapes:
+// Vitest's colours (tinyrainbow 3) are on unless NO_COLOR is set, terminal or not, and some
+// were made when Vitest loaded, before this file. So what this process writes to a stream
+// that is not a terminal is stripped of them, and NO_COLOR tells the workers and the child
+// processes tests start. Setting FORCE_COLOR (or NO_COLOR) yourself leaves all as it is.
+if (!('FORCE_COLOR' in process.env) && !('NO_COLOR' in process.env)) {
+  if (!process.stdout.isTTY) process.env.NO_COLOR = '1';
+  for (const stream of [process.stdout, process.stderr]) {
+    if (stream.isTTY) continue;
+    const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
+    stream.write = ((chunk: unknown, ...rest: unknown[]) =>
+      write(
+        typeof chunk === 'string' ? stripVTControlCharacters(chunk) : chunk,
+        ...rest,
+      )) as typeof stream.write;
+  }
+}
 
 // Files that take many seconds each, longest first. Vitest orders files project by project,
 // so on a fresh clone (no timing cache) it would start the reliability project's crash test

@@ -1,9 +1,8 @@
-import { ApiError, type Receiver, sendResultEvents } from '@faceverify/core';
+import { ApiError, type Receiver, returnPage, sendResultEvents } from '@faceverify/core';
 import { verificationWebhook } from '@faceverify/express';
 import express, { type Express } from 'express';
 import type { PoolClient } from 'pg';
 import { readUserId } from './read-user-id.js';
-import { returnPage } from './return-page.js';
 import type { UsersTable } from './users-table.js';
 
 export interface AppOptions {

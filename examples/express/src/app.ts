@@ -1,9 +1,8 @@
-import { ApiError, type Receiver, sendResultEvents } from '@faceverify/core';
+import { ApiError, type Receiver, returnPage, sendResultEvents } from '@faceverify/core';
 import { verificationWebhook } from '@faceverify/express';
 import express, { type Express } from 'express';
 import type { PrometheusMetrics } from './metrics.js';
 import { readUserId } from './read-user-id.js';
-import { returnPage } from './return-page.js';
 import type { UserVerifications } from './user-verifications.js';
 
 export interface AppOptions {

@@ -1,8 +1,7 @@
-import { ApiError, type Receiver, resultEvents } from '@faceverify/core';
+import { ApiError, type Receiver, resultEvents, returnPage } from '@faceverify/core';
 import { type VerificationEnv, verificationWebhook } from '@faceverify/hono';
 import { Hono } from 'hono';
 import { readUserId } from './read-user-id.js';
-import { returnPage } from './return-page.js';
 import type { UserVerifications } from './user-verifications.js';
 
 export interface AppOptions {

@@ -1,10 +1,9 @@
-import { ApiError, type Receiver, sendResultEvents } from '@faceverify/core';
+import { ApiError, type Receiver, returnPage, sendResultEvents } from '@faceverify/core';
 import { verificationWebhook } from '@faceverify/koa';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { readUserId } from './read-user-id.js';
-import { returnPage } from './return-page.js';
 import type { UserVerifications } from './user-verifications.js';
 
 export interface AppOptions {

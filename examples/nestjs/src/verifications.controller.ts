@@ -1,8 +1,7 @@
-import { ApiError, type Receiver, sendResultEvents } from '@faceverify/core';
+import { ApiError, type Receiver, returnPage, sendResultEvents } from '@faceverify/core';
 import { Body, Controller, Get, Inject, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { readUserId } from './read-user-id.js';
-import { returnPage } from './return-page.js';
 import { PUBLIC_ADDRESS, type PublicAddress, RECEIVER } from './tokens.js';
 import { UserVerifications } from './user-verifications.js';
 

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { type Emulator, startEmulator } from '@faceverify/emulator';
-import { freePort } from '@faceverify/test-support';
+import { freePort, startVerificationAt } from '@faceverify/test-support';
 import { afterEach, expect, it } from 'vitest';
 
 const RECIPES = fileURLToPath(new URL('..', import.meta.url));
@@ -77,16 +77,10 @@ it.each(['express', 'koa', 'hono', 'fastify', 'nestjs'])(
     });
     await running.printed(`listening on ${appUrl}`);
 
-    const started = await fetch(`${appUrl}/verifications`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ userId: 'alice' }),
-    });
-    expect(started.status).toBe(201);
-    const { verifyUrl } = (await started.json()) as { verifyUrl: string };
+    const { verifyUrl, token } = await startVerificationAt(appUrl, 'alice');
     expect(verifyUrl.startsWith(`${emulator.url}/verify/`)).toBe(true);
 
-    await emulator.completeSession(new URL(verifyUrl).pathname.split('/').at(-1) ?? '', 'verified');
+    await emulator.completeSession(token, 'verified');
     await running.printed('verification of alice: verified');
     await emulator.webhooksSettled();
     expect(emulator.stats().webhooks.delivered).toBe(1);

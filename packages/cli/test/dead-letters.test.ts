@@ -88,7 +88,7 @@ async function receiverWithDeadLetters(store: Store, users: string[]) {
 describe.each([
   ['Redis', redisStores],
   ['PostgreSQL', postgresStores],
-])('faceverify dead-letters against %s', (_name, start) => {
+])('faceverify dead-letters against %s', (name, start) => {
   let stores: StoreUnderTest;
   beforeAll(async () => {
     stores = await start();
@@ -101,7 +101,7 @@ describe.each([
     return { code, ...captured };
   };
 
-  it('lists the results that exhausted their attempts, a page at a time', async () => {
+  it(`lists the results that exhausted their attempts, a page at a time [${name}]`, async () => {
     const { store, flags } = await stores.create();
     await receiverWithDeadLetters(store, ['u_first', 'u_second']);
     const all = await cli(['list', ...flags]);
@@ -127,7 +127,7 @@ describe.each([
     });
   });
 
-  it('concurrent redeliveries hand a result back once, and the next sweep delivers it once', async () => {
+  it(`concurrent redeliveries hand a result back once, and the next sweep delivers it once [${name}]`, async () => {
     const { store, flags } = await stores.create();
     const { receiver, state } = await receiverWithDeadLetters(store, ['u_redeliver']);
     const key = (await cli(['list', ...flags])).out[0]!.split('\t')[0]!;
@@ -145,7 +145,7 @@ describe.each([
     expect(state.delivered).toEqual(['u_redeliver']);
   });
 
-  it('a discarded result is neither listed nor delivered, and cannot be discarded twice', async () => {
+  it(`a discarded result is neither listed nor delivered, and cannot be discarded twice [${name}]`, async () => {
     const { store, flags } = await stores.create();
     const { receiver, state } = await receiverWithDeadLetters(store, ['u_discard']);
     const key = (await cli(['list', ...flags])).out[0]!.split('\t')[0]!;
@@ -160,7 +160,7 @@ describe.each([
     expect((await cli(['redeliver', key, ...flags])).code).toBe(1);
   });
 
-  it('the installed command redelivers, with exit code 0 then 1', async () => {
+  it(`the installed command redelivers, with exit code 0 then 1 [${name}]`, async () => {
     const { store, flags } = await stores.create();
     await receiverWithDeadLetters(store, ['u_bin']);
     const key = (await cli(['list', ...flags])).out[0]!.split('\t')[0]!;

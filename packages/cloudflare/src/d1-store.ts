@@ -2,6 +2,7 @@ import type { AttachOutcome, Store, TrackedSession, TrackedState } from '@faceve
 import {
   type AttachResultOptions,
   type CountsOptions,
+  checkStorableUserId,
   type DeadLetterOptions,
   type DeadLetterPage,
   type DueSummary,
@@ -113,6 +114,7 @@ export class D1Store implements Store {
     maxOpenPerUser,
     displacedRetainMs = 0,
   }: InsertOptions): Promise<InsertOutcome> {
+    checkStorableUserId(record.externalUserId, 'D1Store.insert');
     const insert = this.db.prepare(SHARED.insert).bind(...sessionRowValues(record), now);
     return this.run('insert', async () => {
       if (maxOpenPerUser === undefined || !isOpen(record.state)) {
@@ -142,6 +144,7 @@ export class D1Store implements Store {
 
   /** One query on the user index: open records first, then the closed ones kept longest. */
   async findByUser({ externalUserId, now, limit }: FindByUserOptions): Promise<TrackedSession[]> {
+    checkStorableUserId(externalUserId, 'D1Store.findByUser');
     return this.run('findByUser', async () => {
       const statement = this.db
         .prepare(SHARED.findByUser)

@@ -21,7 +21,7 @@ describe('D1Store keeps the Store contract in workerd with a real D1', () => {
     expect(names.length).toBeGreaterThan(10);
   });
   for (const name of names) {
-    it(name, async () => {
+    it(`${name} [D1Store in workerd]`, async () => {
       const outcome = await worker.call<{ ok: boolean; error?: string }>(
         `/cases?name=${encodeURIComponent(name)}`,
       );

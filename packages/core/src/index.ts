@@ -72,6 +72,7 @@ export {
   resultEvents,
   sendResultEvents,
 } from './receiver/result-events.js';
+export { type ReturnPageOptions, returnPage } from './receiver/return-page.js';
 export type { WaitedResult, WaitForResultOptions } from './receiver/wait-for-result.js';
 export type { LabeledSecret, WebhookSecrets } from './signature/secrets.js';
 export { matchSignature, type SecretMatch, sign, verify } from './signature/verify.js';

@@ -3,5 +3,7 @@ import { MemoryStore } from '../src/index.js';
 import { storeContractCases } from '../src/store/index.js';
 
 describe('MemoryStore keeps the Store contract', () => {
-  for (const check of storeContractCases(() => new MemoryStore())) it(check.name, check.run);
+  for (const check of storeContractCases(() => new MemoryStore())) {
+    it(`${check.name} [MemoryStore]`, check.run);
+  }
 });

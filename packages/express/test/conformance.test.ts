@@ -8,8 +8,9 @@ const targets = [expressTarget('Express 5', express), expressTarget('Express 4',
 
 for (const target of targets) {
   for (const mount of ['use', 'route'] as const) {
-    describe(`${target.name}, ${mount === 'use' ? 'app.use()' : 'app.post(path)'}`, () => {
-      for (const row of conformanceCases(target, mount)) it(row.name, row.run);
+    const label = `${target.name}, ${mount === 'use' ? 'app.use()' : 'app.post(path)'}`;
+    describe(label, () => {
+      for (const row of conformanceCases(target, mount)) it(`${row.name} [${label}]`, row.run);
     });
   }
 }

@@ -131,8 +131,8 @@ describe('verificationWebhook() configuration', () => {
 describe.each([
   ['Express 5', express],
   ['Express 4', express4],
-])('%s body parsers', (_name, createApp) => {
-  it('express.json() first, even with Content-Length: 500 with the exact fix', async () => {
+])('%s body parsers', (name, createApp) => {
+  it(`express.json() first, even with Content-Length: 500 with the exact fix [${name}]`, async () => {
     const fixture = createFixture();
     const app = createApp();
     app.use(createApp.json());
@@ -147,7 +147,7 @@ describe.each([
     expect(fixture.events).toHaveLength(0);
   });
 
-  it('express.raw() first: its Buffer is the exact body', async () => {
+  it(`express.raw() first: its Buffer is the exact body [${name}]`, async () => {
     const fixture = createFixture();
     const app = createApp();
     app.use(createApp.raw({ type: '*/*' }));
@@ -162,7 +162,7 @@ describe.each([
     expect(fixture.events.map((event) => event.data.external_user_id)).toEqual(['raw_user']);
   });
 
-  it("a platform's req.rawBody (Google Cloud Functions) is the exact body", async () => {
+  it(`a platform's req.rawBody (Google Cloud Functions) is the exact body [${name}]`, async () => {
     const fixture = createFixture();
     const app = createApp();
     app.use(
@@ -179,7 +179,7 @@ describe.each([
     expect(fixture.events).toHaveLength(1);
   });
 
-  it('captureRawBody also keeps a chunked body', async () => {
+  it(`captureRawBody also keeps a chunked body [${name}]`, async () => {
     const fixture = createFixture();
     const app = createApp();
     app.use(createApp.json({ verify: captureRawBody }));
@@ -204,7 +204,7 @@ describe.each([
     expect(fixture.events).toHaveLength(1);
   });
 
-  it('captured bytes a parser decompressed are not the bytes sent: 500 saying so', async () => {
+  it(`captured bytes a parser decompressed are not the bytes sent: 500 saying so [${name}]`, async () => {
     const fixture = createFixture();
     const app = createApp();
     app.use(createApp.json({ verify: captureRawBody }));
@@ -224,8 +224,8 @@ describe.each([
 describe.each([
   ['Express 5', express],
   ['Express 4', express4],
-])('%s passThrough', (_name, createApp) => {
-  it('hands over to routes behind express.json(), which leaves the spent body alone', async () => {
+])('%s passThrough', (name, createApp) => {
+  it(`hands over to routes behind express.json(), which leaves the spent body alone [${name}]`, async () => {
     const fixture = createFixture();
     const app = createApp();
     app.use(verificationWebhook(fixture.receiver, { passThrough: true }));

@@ -13,8 +13,9 @@ const mountings = { use: 'register()', route: 'register() in a prefixed plugin' 
 
 for (const target of targets) {
   for (const mount of ['use', 'route'] as const) {
-    describe(`${target.name}, ${mountings[mount]}`, () => {
-      for (const row of conformanceCases(target, mount)) it(row.name, row.run);
+    const label = `${target.name}, ${mountings[mount]}`;
+    describe(label, () => {
+      for (const row of conformanceCases(target, mount)) it(`${row.name} [${label}]`, row.run);
     });
   }
 }

@@ -8,8 +8,9 @@ const targets = [koaTarget('Koa 3', Koa), koaTarget('Koa 2', Koa2)];
 
 for (const target of targets) {
   for (const mount of ['use', 'route'] as const) {
-    describe(`${target.name}, ${mount === 'use' ? 'app.use()' : 'router.post(path)'}`, () => {
-      for (const row of conformanceCases(target, mount)) it(row.name, row.run);
+    const label = `${target.name}, ${mount === 'use' ? 'app.use()' : 'router.post(path)'}`;
+    describe(label, () => {
+      for (const row of conformanceCases(target, mount)) it(`${row.name} [${label}]`, row.run);
     });
   }
 }

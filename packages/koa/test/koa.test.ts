@@ -199,8 +199,8 @@ describe('without a body parser', () => {
 describe.each([
   ['Koa 3', Koa],
   ['Koa 2', Koa2],
-])('%s passThrough', (_name, KoaApp) => {
-  it('hands over to middleware behind bodyParser(), which leaves the spent body alone', async () => {
+])('%s passThrough', (name, KoaApp) => {
+  it(`hands over to middleware behind bodyParser(), which leaves the spent body alone [${name}]`, async () => {
     const fixture = createFixture();
     const app = new KoaApp();
     app.use(verificationWebhook(fixture.receiver, { passThrough: true }));

@@ -47,8 +47,8 @@ const PACKAGES = [
 describe.each([
   ['require() from CommonJS', 'load-with-require.cjs'],
   ['import from ESM', 'load-with-import.mjs'],
-])('every public package loaded with %s', (_name, fixture) => {
-  it("shares core's error classes and logs the mount-order hint once", async () => {
+])('every public package loaded with %s', (name, fixture) => {
+  it(`shares core's error classes and logs the mount-order hint once [${name}]`, async () => {
     const found = await findings(fixture);
     expect(found.configurationError).toEqual(
       Object.fromEntries(PACKAGES.map((name) => [name, true])),

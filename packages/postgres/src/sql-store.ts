@@ -3,6 +3,7 @@ import {
   type AttachResultOptions,
   type ClosedRecordListener,
   type CountsOptions,
+  checkStorableUserId,
   type DeadLetterOptions,
   type DeadLetterPage,
   type DueSummary,
@@ -180,6 +181,7 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
     maxOpenPerUser,
     displacedRetainMs = 0,
   }: InsertOptions): Promise<InsertOutcome> {
+    checkStorableUserId(record.externalUserId, `${this.storeName}.insert`);
     const params = [...sessionRowValues(record), now];
     return this.run('insert', async () => {
       if (maxOpenPerUser === undefined || !isOpen(record.state)) {
@@ -216,6 +218,7 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
   }
 
   async findByUser({ externalUserId, now, limit }: FindByUserOptions): Promise<TrackedSession[]> {
+    checkStorableUserId(externalUserId, `${this.storeName}.findByUser`);
     return this.run('findByUser', async () => {
       const rows = await this.db.query(this.sql.findByUser, [
         externalUserId,

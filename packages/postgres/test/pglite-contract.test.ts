@@ -1,5 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
+import { createReceiver, type VerificationCompletedEvent } from '@faceverify/core';
 import { storeContractCases } from '@faceverify/core/store';
+import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PGliteStore } from '../src/pglite.js';
 import { uniquePrefix } from './support/pools.js';
@@ -15,12 +17,38 @@ describe('PGliteStore keeps the Store contract', () => {
     await store.migrate();
     return store;
   });
-  for (const check of cases) it(check.name, check.run);
+  for (const check of cases) it(`${check.name} [PGliteStore]`, check.run);
 });
 
 describe('PGliteStore', () => {
   it('needs a PGlite instance', () => {
     expect(() => new PGliteStore({} as { db: PGlite })).toThrow(/needs `db`/);
+  });
+
+  it('a webhook for "mia\\udbff" neither delivers the session of "mia\\ufffd" (both are U+FFFD in UTF-8) nor fails', async () => {
+    const secret = 'whsec_pglite_lone_surrogate_0123';
+    const delivered: VerificationCompletedEvent[] = [];
+    const store = new PGliteStore({ db, prefix: uniquePrefix('surrogate') });
+    await store.migrate();
+    const receiver = createReceiver({
+      secret,
+      // track() needs a client; nothing here asks the service (webhooks are not confirmed).
+      client: { apiKey: 'fv_test_pglite_surrogate', baseUrl: 'http://127.0.0.1:9' },
+      confirmWebhooks: false,
+      store,
+      logger: false,
+    }).on('verification.completed', (event) => {
+      delivered.push(event);
+    });
+    await receiver.track('tok_pglite_replacement', 'mia\ufffd');
+    await expect(receiver.track('tok_pglite_lone', 'mia\udbff')).rejects.toThrow(/surrogate/);
+
+    const lone = fixturePayload({ external_user_id: 'mia\udbff' });
+    expect((await receiver.receive(await signedDelivery(lone, { secret }))).status).toBe(200);
+    expect(delivered).toEqual([]);
+    const own = fixturePayload({ external_user_id: 'mia\ufffd' });
+    expect((await receiver.receive(await signedDelivery(own, { secret }))).status).toBe(200);
+    expect(delivered.map((event) => event.sessionToken)).toEqual(['tok_pglite_replacement']);
   });
 
   it('runs settleWith exclusively: statements from outside wait for its commit', async () => {

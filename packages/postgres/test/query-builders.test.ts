@@ -76,7 +76,7 @@ describe.each([
     },
   ],
 ])('a transactional handler writing with %s', (name, write) => {
-  it('commits its writes with the delivery, or none of them when it throws', async () => {
+  it(`commits its writes with the delivery, or none of them when it throws [${name}]`, async () => {
     let fail = true;
     const receiver = await receiverWith(write, () => fail);
     const id = `${name.slice(0, 6)}_${Date.now()}`;

@@ -10,5 +10,5 @@ describe('PostgresStore keeps the Store contract', () => {
     await store.migrate();
     return store;
   });
-  for (const check of cases) it(check.name, check.run);
+  for (const check of cases) it(`${check.name} [PostgresStore]`, check.run);
 });

@@ -1,6 +1,7 @@
 import {
   type AttachOutcome,
   type ClosedRecordListener,
+  checkStorableUserId,
   type DeadLetterPage,
   type DueSummary,
   decodeDeadLetterCursor,
@@ -150,6 +151,7 @@ export class RedisStore implements Store {
     maxOpenPerUser,
     displacedRetainMs = 0,
   }: Options<'insert'>): Promise<InsertOutcome> {
+    checkStorableUserId(record.externalUserId, 'RedisStore.insert');
     const displacedPurgeAt = now + retention(displacedRetainMs, 'insert', 'displacedRetainMs');
     const open = OPEN_STATES.includes(record.state);
     // A record inserted with a live lease becomes due when the lease ends, as leasing would.
@@ -208,6 +210,7 @@ export class RedisStore implements Store {
     now,
     limit,
   }: Options<'findByUser'>): Promise<TrackedSession[]> {
+    checkStorableUserId(externalUserId, 'RedisStore.findByUser');
     const count = Math.min(Math.floor(limit), Number.MAX_SAFE_INTEGER);
     if (!(count >= 1)) return [];
     const reply = await this.script(

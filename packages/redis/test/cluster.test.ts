@@ -87,7 +87,7 @@ describe('RedisStore on a Redis Cluster', () => {
     for (const check of storeContractCases(
       () => new RedisStore({ redis: cluster, prefix: taggedPrefix() }),
     )) {
-      it(check.name, check.run);
+      it(`${check.name} [RedisStore, Redis Cluster]`, check.run);
     }
   });
 });

@@ -22,5 +22,5 @@ describe('RedisStore keeps the Store contract on ioredis 6', () => {
   const cases = storeContractCases(
     () => new RedisStore({ redis: client, prefix: uniquePrefix('contract6') }),
   );
-  for (const check of cases) it(check.name, check.run);
+  for (const check of cases) it(`${check.name} [RedisStore, ioredis 6]`, check.run);
 });

@@ -8,5 +8,5 @@ describe('RedisStore keeps the Store contract', () => {
   const cases = storeContractCases(
     () => new RedisStore({ redis, prefix: uniquePrefix('contract') }),
   );
-  for (const check of cases) it(check.name, check.run);
+  for (const check of cases) it(`${check.name} [RedisStore, ioredis 5]`, check.run);
 });

@@ -117,8 +117,8 @@ async function returnPage(app: RunningServer, token: string): Promise<Page> {
 describe.each([
   ['RedisStore', redisShared],
   ['PostgresStore', postgresShared],
-])('the live return page of examples/express on %s', (_name, shared) => {
-  it('shows the result delivered by the other instance without a reload, and a page that leaves holds nothing', async () => {
+])('the live return page of examples/express on %s', (name, shared) => {
+  it(`shows the result delivered by the other instance without a reload, and a page that leaves holds nothing [${name}]`, async () => {
     const store = shared();
     const emulator = await startEmulator({ seed: 'live-return-page' });
     cleanups.push(() => emulator.close());

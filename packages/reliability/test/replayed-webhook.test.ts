@@ -45,12 +45,12 @@ const stores: [string, () => Store][] = [
 
 describe.each(stores)(
   'a replayed webhook never becomes a later session’s result (%s)',
-  (_, makeStore) => {
+  (storeName, makeStore) => {
     let emulator: Emulator;
     let app: ReceiverServer;
     let recorder: Awaited<ReturnType<typeof startRecorder>>;
 
-    it('alice’s old verified webhook, sent again after the replay window, does not verify her next session', async () => {
+    it(`alice’s old verified webhook, sent again after the replay window, does not verify her next session [${storeName}]`, async () => {
       const clock = createTestClock(Date.now());
       emulator = await startEmulator({ seed: 'replay' });
       const receiver = createReceiver({

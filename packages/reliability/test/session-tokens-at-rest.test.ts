@@ -183,7 +183,7 @@ async function tearDown({ emulator, receiver, app }: Setup) {
 }
 
 describe.each(kinds)('session tokens at rest ($name)', (kind) => {
-  it('a dump after sessions were started holds no token; after they closed, not even sealed', async () => {
+  it(`a dump after sessions were started holds no token; after they closed, not even sealed [${kind.name}]`, async () => {
     const prefix = `rest_${kind.name.toLowerCase()}`;
     const setup = await setUp(kind, prefix);
     const { emulator, receiver, store, delivered, clock } = setup;
@@ -226,7 +226,7 @@ describe.each(kinds)('session tokens at rest ($name)', (kind) => {
     }
   });
 
-  it('a session recorded before tokens were protected (keyed by its token) is still found and delivered', async () => {
+  it(`a session recorded before tokens were protected (keyed by its token) is still found and delivered [${kind.name}]`, async () => {
     const prefix = `legacy_${kind.name.toLowerCase()}`;
     const store = await kind.make(prefix);
     const setup = await setUp(kind, prefix, store);

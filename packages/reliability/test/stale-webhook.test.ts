@@ -121,7 +121,7 @@ async function resend(url: string, webhook: CapturedWebhook) {
 }
 
 describe.each(kinds)('a stale signed webhook never re-verifies a user ($name)', (kind) => {
-  it('after its digest expired, and after the store was emptied, W1 is acknowledged and not delivered', async () => {
+  it(`after its digest expired, and after the store was emptied, W1 is acknowledged and not delivered [${kind.name}]`, async () => {
     const clock = createTestClock(Date.now());
     const emulator: Emulator = await startEmulator({ seed: `stale-${kind.name}` });
     let sessionReads = 0;

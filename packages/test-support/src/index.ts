@@ -29,6 +29,7 @@ export {
   type StartOptions,
   startRedisServer,
 } from './redis-server.js';
+export { startVerificationAt } from './start-verification.js';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 export { sealedTokenCount, tokenLeaks } from './token-leaks.js';
 export { useRedisServer } from './use-redis-server.js';

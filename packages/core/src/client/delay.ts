@@ -1,4 +1,5 @@
 import type { Clock } from '../clock/clock.js';
+import { onAbort } from '../signal/on-abort.js';
 
 /** Waits `ms` milliseconds; an abort rejects at once with the signal's reason and clears the timer. */
 export function delay(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
@@ -7,14 +8,13 @@ export function delay(clock: Clock, ms: number, signal?: AbortSignal): Promise<v
       reject(signal.reason);
       return;
     }
-    const onAbort = () => {
-      clock.clearTimeout(timer);
-      reject(signal?.reason);
-    };
     const timer = clock.setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
+      stopListening();
       resolve();
     }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const stopListening = onAbort(signal, () => {
+      clock.clearTimeout(timer);
+      reject(signal?.reason);
+    });
   });
 }

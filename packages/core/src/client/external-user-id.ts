@@ -28,3 +28,29 @@ export function checkExternalUserId(value: unknown, where: string): asserts valu
     );
   }
 }
+
+/** Whether `value` holds a lone UTF-16 surrogate, which UTF-8 has no form for. */
+export function hasLoneSurrogate(value: string): boolean {
+  return LONE_SURROGATE.test(value);
+}
+
+/**
+ * Throws a `TypeError` when a store could not hold `externalUserId` bit for bit: a lone UTF-16
+ * surrogate has no UTF-8 form, so a driver writes U+FFFD in its place and two different ids
+ * (`"x\ud800"`, `"x\udbff"`) become one. For Store authors, in `insert` and `findByUser`;
+ * the Receiver never passes such an id (it refuses one in `startVerification` and `track`, and
+ * a webhook carrying one finds no session).
+ *
+ * @example
+ * async insert({ record, now }: InsertOptions) {
+ *   checkStorableUserId(record.externalUserId, 'MyStore.insert');
+ *   // ...
+ * }
+ */
+export function checkStorableUserId(externalUserId: string, where: string): void {
+  if (hasLoneSurrogate(externalUserId)) {
+    throw new TypeError(
+      `${where}: externalUserId contains a lone UTF-16 surrogate, which UTF-8 cannot hold: written as U+FFFD, it would match a different id. Pass well-formed text (String.prototype.toWellFormed() repairs it).`,
+    );
+  }
+}

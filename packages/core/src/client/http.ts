@@ -7,6 +7,7 @@ import {
   TimeoutError,
 } from '../errors.js';
 import { parseJsonWithoutPrototypeKeys } from '../payload/parse-json-without-prototype-keys.js';
+import { onAbort } from '../signal/on-abort.js';
 import { readRateLimitInfo, readRetryAfterMs } from './rate-limit-response.js';
 import { scrubKey } from './scrub-key.js';
 
@@ -155,8 +156,7 @@ export async function sendRequest(
     timedOut = true;
     controller.abort();
   }, timeoutMs);
-  const onAbort = () => controller.abort(signal?.reason);
-  signal?.addEventListener('abort', onAbort, { once: true });
+  const stopListening = onAbort(signal, () => controller.abort(signal?.reason));
 
   const headers: Record<string, string> = {
     accept: 'application/json',
@@ -192,6 +192,6 @@ export async function sendRequest(
     return toResponse(transport, request, response, text);
   } finally {
     transport.clock.clearTimeout(timer);
-    signal?.removeEventListener('abort', onAbort);
+    stopListening();
   }
 }

@@ -1,4 +1,5 @@
 import { type Clock, systemClock, type TimerHandle } from '../clock/clock.js';
+import { onAbort } from '../signal/on-abort.js';
 
 /** The system's timers with monotonic time: pacing must not jump with the wall clock. */
 const monotonicClock: Clock = { ...systemClock, now: () => performance.now() };
@@ -21,8 +22,8 @@ interface Waiter {
   limits: PaceLimits;
   resolve: (finish: FinishSend) => void;
   reject: (reason: unknown) => void;
-  signal: AbortSignal | undefined;
-  onAbort: () => void;
+  /** Stops waiting for the caller's signal: called when the waiter leaves the queue. */
+  stopListening: () => void;
 }
 
 /**
@@ -57,15 +58,14 @@ export class SlidingWindowPacer {
         limits,
         resolve,
         reject,
-        signal,
-        onAbort: () => {
-          const index = this.queue.indexOf(waiter);
-          if (index >= 0) this.queue.splice(index, 1);
-          reject(signal?.reason);
-          this.pump();
-        },
+        stopListening: () => undefined,
       };
-      signal?.addEventListener('abort', waiter.onAbort, { once: true });
+      waiter.stopListening = onAbort(signal, () => {
+        const index = this.queue.indexOf(waiter);
+        if (index >= 0) this.queue.splice(index, 1);
+        reject(signal?.reason);
+        this.pump();
+      });
       if (front) this.queue.unshift(waiter);
       else this.queue.push(waiter);
       this.pump();
@@ -128,7 +128,7 @@ export class SlidingWindowPacer {
         return;
       }
       this.queue.shift();
-      head.signal?.removeEventListener('abort', head.onAbort);
+      head.stopListening();
       head.resolve(this.start());
     }
   }

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock/clock.js';
 import { RateLimitError } from '../errors.js';
+import { onAbort } from '../signal/on-abort.js';
 
 /**
  * Who asked for a session read. `background` reads (the Tracker's polls, a webhook's
@@ -16,8 +17,8 @@ interface Waiter {
   waitOut: boolean;
   resolve: (finish: FinishRead) => void;
   reject: (reason: unknown) => void;
-  signal: AbortSignal | undefined;
-  onAbort: () => void;
+  /** Stops waiting for the caller's signal: called when the waiter leaves the queue. */
+  stopListening: () => void;
 }
 
 /**
@@ -58,14 +59,13 @@ export class ReadGate {
         waitOut,
         resolve,
         reject,
-        signal,
-        onAbort: () => {
-          const index = queue.indexOf(waiter);
-          if (index >= 0) queue.splice(index, 1);
-          reject(signal?.reason);
-        },
+        stopListening: () => undefined,
       };
-      signal?.addEventListener('abort', waiter.onAbort, { once: true });
+      waiter.stopListening = onAbort(signal, () => {
+        const index = queue.indexOf(waiter);
+        if (index >= 0) queue.splice(index, 1);
+        reject(signal?.reason);
+      });
       queue.push(waiter);
       this.pump();
     });
@@ -78,7 +78,7 @@ export class ReadGate {
     for (const queue of Object.values(this.queues)) {
       for (const waiter of queue.filter((queued) => !queued.waitOut)) {
         queue.splice(queue.indexOf(waiter), 1);
-        waiter.signal?.removeEventListener('abort', waiter.onAbort);
+        waiter.stopListening();
         waiter.reject(this.heldError());
       }
     }
@@ -110,7 +110,7 @@ export class ReadGate {
     while (this.inFlight < this.maxInFlight) {
       const waiter = this.queues.background.shift() ?? this.queues.interactive.shift();
       if (!waiter) return;
-      waiter.signal?.removeEventListener('abort', waiter.onAbort);
+      waiter.stopListening();
       this.inFlight++;
       let finished = false;
       waiter.resolve(() => {

@@ -1,3 +1,4 @@
+import { hasLoneSurrogate } from '../client/external-user-id.js';
 import { sleepOn } from '../clock/clock.js';
 import { FaceverifyError } from '../errors.js';
 import { rejectionLog } from '../logging/rejection-log-limiter.js';
@@ -182,6 +183,8 @@ function findSessions(
   payload: VerificationPayload,
   now: number,
 ): Promise<TrackedSession[]> {
+  // No store holds an id with a lone surrogate (each refuses one): no session is this user's.
+  if (hasLoneSurrogate(payload.external_user_id)) return Promise.resolve([]);
   try {
     return context.store.findByUser({
       externalUserId: payload.external_user_id,

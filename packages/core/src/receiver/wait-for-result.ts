@@ -1,5 +1,6 @@
 import { isPathSegment } from '../client/path-segment.js';
 import type { VerificationPayload } from '../payload/types.js';
+import { onAbort } from '../signal/on-abort.js';
 import type { TrackedSession } from '../store/store.js';
 import type { ReceiverContext } from './context.js';
 
@@ -85,16 +86,16 @@ export async function waitForResult(
     let readAgain = false;
     let rereadTimer: ReturnType<typeof clock.setTimeout> | undefined;
     let unwatch: (() => void) | undefined;
+    let stopListening: (() => void) | undefined;
     const finish = (settle: () => void) => {
       if (done) return;
       done = true;
       clock.clearTimeout(timeoutTimer);
       if (rereadTimer !== undefined) clock.clearTimeout(rereadTimer);
       unwatch?.();
-      signal?.removeEventListener('abort', onAbort);
+      stopListening?.();
       settle();
     };
-    const onAbort = () => finish(() => reject(signal?.reason));
     // One read at a time; a notice during a read makes one more read after it.
     const wake = async () => {
       if (reading) {
@@ -120,7 +121,7 @@ export async function waitForResult(
       void wake();
       rereadTimer = clock.setTimeout(reread, watched ? REREAD_WATCHED_MS : REREAD_UNWATCHED_MS);
     };
-    signal?.addEventListener('abort', onAbort, { once: true });
+    stopListening = onAbort(signal, () => finish(() => reject(signal?.reason)));
     unwatch = store.watchClosed?.((key) => {
       if (keys.has(key)) void wake();
     });

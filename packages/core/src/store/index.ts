@@ -1,6 +1,7 @@
 // For authors of Store implementations (such as `@faceverify/redis`): the interface, the
 // records it keeps, and the contract cases every Store must pass.
 
+export { checkStorableUserId } from '../client/external-user-id.js';
 export { type StoreContractCase, storeContractCases } from '../testing/store-contract.js';
 export {
   type DeadLetterPosition,

@@ -512,6 +512,67 @@ export function storeContractCases(createStore: () => Store | Promise<Store>): S
         }
       },
     ),
+    // UTF-8 has no form for a lone surrogate: a driver that writes U+FFFD instead would store
+    // "x\ud800" and "x\udbff" as one id and match either with the other.
+    withStore(
+      'never matches two ids that differ in a lone surrogate: refused with a TypeError, or kept bit for bit',
+      async (store) => {
+        const user = `surrogate_${++sequence}_`;
+        // Well-formed, and what a driver writes for a lone surrogate: always held.
+        const replaced = session({ externalUserId: `${user}\ufffd` });
+        expect(await insert(store, replaced), 'an id with U+FFFD is held');
+        const kept: TrackedSession[] = [replaced];
+        for (const lone of ['\ud800', '\udbff', '\udc00']) {
+          const record = session({ externalUserId: `${user}${lone}` });
+          const refused = await insert(store, record).then(
+            (inserted) => {
+              expect(inserted, `a record of ${JSON.stringify(record.externalUserId)} is new`);
+              return undefined;
+            },
+            (error: unknown) => error,
+          );
+          if (refused === undefined) {
+            kept.push(record);
+            continue;
+          }
+          expect(
+            refused instanceof TypeError && /surrogate/i.test(refused.message),
+            `insert of ${JSON.stringify(record.externalUserId)} is refused with a TypeError naming the lone surrogate, got ${String(refused)}`,
+          );
+          expect(
+            (await store.get({ key: record.key, now: T0 })) === undefined,
+            'a refused record is not stored',
+          );
+        }
+        for (const record of kept) {
+          expect(
+            (await store.get({ key: record.key, now: T0 }))?.externalUserId ===
+              record.externalUserId,
+            `the id ${JSON.stringify(record.externalUserId)} is read back bit for bit`,
+          );
+        }
+        for (const lone of ['', '\ufffd', '\ud800', '\udbff', '\udc00', '\udfff']) {
+          const externalUserId = `${user}${lone}`;
+          const found: string[] = await store
+            .findByUser({ externalUserId, now: T0, limit: 10 })
+            .then(
+              (records) => records.map((record) => record.key),
+              (error: unknown) => {
+                expect(
+                  error instanceof TypeError && /surrogate/i.test(error.message),
+                  `findByUser(${JSON.stringify(externalUserId)}) refuses with a TypeError naming the lone surrogate, got ${String(error)}`,
+                );
+                return [];
+              },
+            );
+          const own = kept.filter((record) => record.externalUserId === externalUserId);
+          expect(
+            found.length === own.length && own.every((record) => found.includes(record.key)),
+            `findByUser(${JSON.stringify(externalUserId)}) finds ${own.length} record(s), got ${found.length}`,
+          );
+        }
+      },
+    ),
     withStore('closing a record drops its token, by settle and by displacement', async (store) => {
       // Only an open session is polled, so a closed one needs no token: keeping it would leave
       // a credential in backups and replicas for the whole retention.

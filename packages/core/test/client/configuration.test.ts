@@ -91,7 +91,7 @@ describe('createClient configuration', () => {
     ['maxRetries', { maxRetries: 1.5 }],
     ['createSessionsPerMinute', { createSessionsPerMinute: 0 }],
     ['paceWindowMs', { paceWindowMs: -5 }],
-  ])('refuses an unusable %s', (name, options) => {
+  ])('refuses an unusable %s: %o', (name, options) => {
     const error = configurationError(() =>
       createClient({ apiKey: API_KEY, baseUrl: BASE_URL, ...options }),
     );
