@@ -528,6 +528,72 @@ ${mdTable(
 }${tracker.goals ? `\n${goalLines(tracker.goals)}\n` : ''}`;
 }
 
+/**
+ * Not measured by a benchmark: counted exactly by the round-trip tests, which pin each figure
+ * (packages/redis/test/round-trips.test.ts, packages/postgres/test/round-trips.test.ts).
+ */
+function roundTripsSection() {
+  return `## Store round trips per webhook (counted by tests, not timed)
+
+Each Receiver path, on a warm Receiver, as **round trips waited for one after another / requests
+sent**: requests in flight together (a webhook's lookup beside its digest) are one round trip.
+Counted on the client (every ioredis command, every node-postgres statement, every PGlite call),
+exactly, by \`packages/redis/test/round-trips.test.ts\` and
+\`packages/postgres/test/round-trips.test.ts\`, which fail when a count changes. Redis Cluster
+(a prefix with a hash tag: every key in one slot) counts as Redis; PostgreSQL through PgBouncer
+(transaction pooling) as PostgreSQL directly. A handler's own statements are not counted.
+
+${mdTable(
+  ['path', 'Redis, Redis Cluster', 'PostgreSQL, PgBouncer', 'PGlite'],
+  [
+    ['webhook of a tracked session, plain handler', '8 / 9', '4 / 5', '5 / 5'],
+    ['webhook of a tracked session, transactional handler', '–', '7 / 8', '8 / 8'],
+    ['webhook matched by user, confirmed with the service', '6 / 7', '3 / 4', '4 / 4'],
+    ['duplicate (a replay)', '2 / 3', '1 / 2', '2 / 2'],
+    ['rejection (bad signature)', '0 / 0', '0 / 0', '0 / 0'],
+    ['poll delivery (a sweep delivering one result)', '6 / 6', '4 / 4', '4 / 4'],
+    ['sweep of one due session', '6 / 6', '4 / 4', '4 / 4'],
+    ['each further due session of a sweep', '+2 requests', '+1 request', '+1 request'],
+    ['track (start tracking a session)', '1 / 1', '5 / 5', '5 / 5'],
+    ['the store clock, on the first step and every 30 s', '+1 (TIME)', '+1', '–'],
+  ],
+  ['l', 'r', 'r', 'r'],
+)}
+
+Where they go. A webhook remembers its digest while it looks its user up (one round trip),
+attaches its result to the session, leases it, and after the handler records the delivery; with
+a transactional handler that record is BEGIN, the lease checked under a row lock, the handler's
+statements, the settle, COMMIT. On Redis every script that must touch keys it was not given (a
+record's user indexes; the records an index names) changes nothing, names them, and is run again
+with them, so that a Cluster moving a slot never sees an undeclared key: \`findByUser\`,
+\`attachResult\`, \`lease\` and \`settle\` cost two round trips each and \`leaseDue\` three.
+A sweep prunes (SQL), leases what is due, settles each session side by side, and reads the
+backlog (\`dueSummary\`); on PostgreSQL it also reads the server's timeline every 5 s (one more
+statement then). PGlite runs one statement at a time, so the lookup and the digest go in turn.
+D1 is counted in statements by \`packages/cloudflare/test/delivery-cost.workerd.test.ts\`
+(at most 6 per webhook or poll delivery), not yet in round trips in turn.
+
+The physical floor of an accepted webhook of a tracked session, outside the handler's own work:
+
+- **Redis: 2.** One script before the handler (digest, lookup, attach and lease together: every
+  key is in the user's slot, and scripts already run atomically), one after it (the settle,
+  whose PUBLISH of the closing notice is already inside the script). That needs the
+  correlation (docs/assumptions.md) in the script, or at least the case of a session the
+  webhook names; kept in the Receiver, the floor is 3 (lookup with digest, attach with lease,
+  settle). Today 8: four separate calls, each run twice to learn its keys. Knowing a record's
+  user up front (the Receiver holds it) would halve that to 4.
+- **PostgreSQL: 2 with a plain handler, 3 with a transactional one** (the same caveat: 3 and 4
+  with the correlation kept in the Receiver). One statement before the handler (remember,
+  find, attach and lease as CTEs of one statement), one after (the settle, whose NOTIFY is
+  already in it); a transactional handler needs the transaction open before it runs, and
+  node-postgres sends one statement at a time, so BEGIN goes alone, the lease is taken under
+  its row lock, and the settle and COMMIT follow. Today 4 plain (attach and lease are separate
+  statements) and 7 transactional (the transaction re-checks the lease taken just before).
+- **PGlite: no network.** Its "round trips" are calls into the database in the same process,
+  one at a time; the same statements as PostgreSQL, so the same reductions apply.
+`;
+}
+
 function fuzzSection(fuzz) {
   if (!fuzz) {
     return '## Fuzz\n\nNo results yet: run `pnpm fuzz` (writes `bench/results/fuzz.json`).\n';
@@ -628,6 +694,7 @@ ${mdTable(['package', 'version'], [...faceverify, ...others])}
 ${verifySection(verify)}
 ${httpSection(http)}
 ${trackerSection(tracker)}
+${roundTripsSection()}
 ${edgeSection(edge)}
 ${fuzzSection(fuzz)}`;
   const mdFile = join(rootDir, 'BENCHMARKS.md');

@@ -1,35 +1,19 @@
 import { ConfigurationError } from '@faceverify/core';
 import { storeContractCases } from '@faceverify/core/store';
-import { useRedisServer } from '@faceverify/test-support';
-import { Cluster } from 'ioredis';
+import type { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStore } from '../src/index.js';
 import { connect, uniquePrefix } from './support/clients.js';
+import { clusterOfOne, useClusterServer } from './support/cluster.js';
 import { storedResult, trackedSession } from './support/records.js';
 
 // A cluster of one node that owns every slot: enough to run the store through ioredis'
 // Cluster client and to check where its keys land.
-const server = useRedisServer({
-  args: [
-    '--cluster-enabled',
-    'yes',
-    '--cluster-config-file',
-    'nodes.conf',
-    '--cluster-announce-ip',
-    '127.0.0.1',
-  ],
-});
+const server = useClusterServer();
 let cluster: Cluster;
 
 beforeAll(async () => {
-  const node = connect(server().url);
-  await node.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
-  for (let i = 0; i < 100 && !(await node.cluster('INFO')).includes('cluster_state:ok'); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  cluster = new Cluster([{ host: '127.0.0.1', port: server().port }], {
-    redisOptions: { maxRetriesPerRequest: 1 },
-  });
+  cluster = await clusterOfOne(server());
 });
 
 afterAll(() => {

@@ -29,6 +29,18 @@ export {
   type StartOptions,
   startRedisServer,
 } from './redis-server.js';
+export {
+  measureReceiverPaths,
+  type ReceiverLike,
+  type ReceiverPaths,
+  type ReceiverPathsSetup,
+  type RequestLike,
+  RoundTripMeter,
+  type RoundTrips,
+  type SharedReceiverOptions,
+  type StubService,
+  tallyPaths,
+} from './round-trips.js';
 export { startVerificationAt } from './start-verification.js';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 export { sealedTokenCount, tokenLeaks } from './token-leaks.js';

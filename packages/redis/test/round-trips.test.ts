@@ -1,0 +1,127 @@
+import { type Client, createReceiver, type VerificationPayload } from '@faceverify/core';
+import { createTestClock, fixturePayload, signedDelivery } from '@faceverify/core/testing';
+import {
+  measureReceiverPaths,
+  type ReceiverPaths,
+  RoundTripMeter,
+  tallyPaths,
+} from '@faceverify/test-support';
+import type { Cluster, Command, Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import { RedisStore } from '../src/index.js';
+import type { LuaScript } from '../src/lua-script.js';
+import { ATTACH_RESULT } from '../src/scripts/attach-result.js';
+import { DUE_SUMMARY } from '../src/scripts/dead-letters.js';
+import { FIND_BY_USER } from '../src/scripts/find-by-user.js';
+import { INSERT } from '../src/scripts/insert.js';
+import { LEASE } from '../src/scripts/lease.js';
+import { LEASE_DUE } from '../src/scripts/lease-due.js';
+import { REMEMBER } from '../src/scripts/remember.js';
+import { SETTLE } from '../src/scripts/settle.js';
+import { connect, uniquePrefix } from './support/clients.js';
+import { clusterOfOne, useClusterServer } from './support/cluster.js';
+
+// The store round trips each path of a Receiver waits for, one after another, counted on the
+// ioredis client itself (every command it sends, exact, never timed): BENCHMARKS.md,
+// "Store round trips per webhook", tables these counts.
+
+const SECRET = 'whsec_redis_round_trips_5e1a';
+
+const SCRIPTS = new Map(
+  Object.entries({
+    attachResult: ATTACH_RESULT,
+    dueSummary: DUE_SUMMARY,
+    findByUser: FIND_BY_USER,
+    insert: INSERT,
+    lease: LEASE,
+    leaseDue: LEASE_DUE,
+    remember: REMEMBER,
+    settle: SETTLE,
+  }).map(([name, script]: [string, LuaScript]) => [script.sha, name]),
+);
+
+/** A command's name; a script's by what it does. */
+function nameOf(command: Command): string {
+  const sha = command.name === 'evalsha' ? String(command.args[0]) : '';
+  return SCRIPTS.get(sha) ?? command.name;
+}
+
+/** Notes every command `redis` sends in `meter` (a command retried by ioredis counts once). */
+function metered<C extends Redis | Cluster>(redis: C, meter: RoundTripMeter): C {
+  const sendCommand = redis.sendCommand.bind(redis) as (...args: unknown[]) => unknown;
+  const seen = new WeakSet<Command>();
+  (redis as { sendCommand: unknown }).sendCommand = (command: Command, ...rest: unknown[]) => {
+    if (!seen.has(command)) {
+      seen.add(command);
+      const answered = meter.send(nameOf(command));
+      command.promise.then(answered, answered);
+    }
+    return sendCommand(command, ...rest);
+  };
+  return redis;
+}
+
+async function measure(redis: Redis | Cluster, prefix: string): Promise<ReceiverPaths> {
+  const meter = new RoundTripMeter();
+  const store = new RedisStore({ redis: metered(redis, meter), prefix });
+  await store.check();
+  return measureReceiverPaths<VerificationPayload>({
+    meter,
+    label: 'redis',
+    transactional: false,
+    receiver: ({ options, delivered }) =>
+      createReceiver({
+        ...options,
+        client: options.client as Client,
+        secret: SECRET,
+        store,
+        clock: createTestClock(Date.now()),
+      }).on('verification.completed', (event) => delivered(event.data.external_user_id)),
+    payload: (user, extra = {}) => fixturePayload({ external_user_id: user, extra }),
+    sign: (payload, forged) =>
+      signedDelivery(payload, { secret: forged ? 'whsec_someone_else' : SECRET }),
+  });
+}
+
+// Each path: round trips in turn / commands sent. A script that must touch keys it was not
+// given (a record's user indexes, the records an index names) changes nothing and names them,
+// and is run again with them (see scripts/declared-keys.ts): so findByUser, attachResult, lease
+// and settle each cost two round trips, and leaseDue three. A webhook of a tracked session
+// remembers its digest while it looks its user up, attaches its result, leases the session,
+// and records the delivery; a sweep leases what is due, settles each session (side by side),
+// and reads the backlog (dueSummary). The first step of a Receiver reads Redis' clock (TIME),
+// and the first use of a script on a server sends its source (EVAL after NOSCRIPT).
+const REDIS = {
+  firstStep: '3/3',
+  track: '1/1',
+  webhookTracked_plain: '8/9',
+  duplicate: '2/3',
+  rejection: '0/0',
+  webhookConfirmed: '6/7',
+  pollDelivery: '6/6',
+  sweep1: '6/6',
+  perDueSession: '+2',
+};
+
+describe('store round trips of a Receiver on Redis, counted on the client', () => {
+  it('a single Redis server', async () => {
+    const paths = await measure(connect(), uniquePrefix('round-trips'));
+    console.log(paths);
+    expect(tallyPaths(paths)).toEqual(REDIS);
+  });
+
+  describe('a Redis Cluster', () => {
+    const server = useClusterServer();
+
+    it('the same counts: every key of the store is in one slot, on one node', async () => {
+      const cluster = await clusterOfOne(server());
+      try {
+        const paths = await measure(cluster, `{${uniquePrefix('round-trips').slice(0, -1)}}:`);
+        console.log(paths);
+        expect(tallyPaths(paths)).toEqual(REDIS);
+      } finally {
+        cluster.disconnect();
+      }
+    });
+  });
+});
