@@ -1,3 +1,5 @@
+import type { StoreAlarmCode } from './store/store-alarm.js';
+
 /** Stable machine-readable codes of every error faceverify throws or answers with. */
 export type FaceverifyErrorCode =
   | 'configuration_error'
@@ -11,12 +13,8 @@ export type FaceverifyErrorCode =
   | 'browser_refused'
   | 'image_error'
   | 'store_error'
-  | 'store_reset'
-  | 'store_eviction_risk'
-  | 'store_rewound'
-  | 'store_unreplicated'
-  | 'token_key_missing'
-  | 'clock_skew';
+  /** A `StoreAlarm`: each code is described there. */
+  | StoreAlarmCode;
 
 /** Base class of every faceverify error: `code` is stable and safe to switch on. */
 export class FaceverifyError extends Error {

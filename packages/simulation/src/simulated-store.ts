@@ -1,5 +1,9 @@
-import { MemoryStore, type Store, StoreAlarm } from '@faceverify/core';
-import type { ClosedRecordListener, StoreAlarmListener } from '@faceverify/core/store';
+import { MemoryStore, type Store } from '@faceverify/core';
+import {
+  type ClosedRecordListener,
+  type StoreAlarmListener,
+  StoreAlarmListeners,
+} from '@faceverify/core/store';
 import type { Scheduler } from './scheduler.js';
 
 type Method = Exclude<keyof Store, 'onAlarm' | 'watchClosed' | 'readClock'>;
@@ -40,7 +44,7 @@ export class SimulatedStore {
   private primary: Store;
   private readonly real: boolean;
   private log: LoggedCall[] = [];
-  private readonly alarmListeners = new Set<StoreAlarmListener>();
+  private readonly alarms = new StoreAlarmListeners();
   private readonly closedListeners = new Set<ClosedRecordListener>();
   private unsubscribeClosed: () => void;
   private down = false;
@@ -66,8 +70,7 @@ export class SimulatedStore {
     // A process that died hears nothing more.
     view.onAlarm = (listener: StoreAlarmListener) => {
       const heard: StoreAlarmListener = (alarm) => alive() && listener(alarm);
-      this.alarmListeners.add(heard);
-      return () => this.alarmListeners.delete(heard);
+      return this.alarms.subscribe(heard);
     };
     view.watchClosed = (listener: ClosedRecordListener) => {
       const heard: ClosedRecordListener = (key) => alive() && listener(key);
@@ -93,7 +96,7 @@ export class SimulatedStore {
   /** Everything is gone, as after a restart without persistence; the store's marker tells. */
   empty(): void {
     this.replace(new MemoryStore(), []);
-    this.alarm('store_reset', 'The simulated store lost everything it held.');
+    this.alarms.raise('store_reset', 'The simulated store lost everything it held.');
   }
 
   /**
@@ -114,7 +117,10 @@ export class SimulatedStore {
     const lost = this.log.length - kept.length;
     this.replace(replica, kept);
     if (lost > 0) {
-      this.alarm('store_rewound', `The simulated store failed over and lost ${lost} writes.`);
+      this.alarms.raise(
+        'store_rewound',
+        `The simulated store failed over and lost ${lost} writes.`,
+      );
     }
     return lost;
   }
@@ -145,11 +151,6 @@ export class SimulatedStore {
       for (const listener of this.closedListeners) listener(key);
     });
     return unsubscribe ?? (() => undefined);
-  }
-
-  private alarm(code: 'store_reset' | 'store_rewound', message: string): void {
-    const alarm = new StoreAlarm(code, message);
-    for (const listener of this.alarmListeners) listener(alarm);
   }
 }
 

@@ -1,3 +1,4 @@
+import type { StoreAlarmCode } from '../store/store-alarm.js';
 import type { ActivityWindow } from './activity-window.js';
 
 /** Stable codes of the Receiver's alarms; each message says what to fix. */
@@ -17,31 +18,8 @@ export type AlarmCode =
    * A store call has not answered within `storeSlowMs` (5 s): raised while it waits.
    */
   | 'store_slow'
-  /**
-   * Raised by the store: it lost what it held (a Redis restarted without persistence).
-   */
-  | 'store_reset'
-  /**
-   * Raised by the store: it may lose records (a Redis eviction policy other than noeviction).
-   */
-  | 'store_eviction_risk'
-  /**
-   * Raised by the store: a failover lost (or may have lost) writes it had acknowledged.
-   */
-  | 'store_rewound'
-  /**
-   * Raised by the store: a write it was asked to replicate reached fewer replicas than asked.
-   */
-  | 'store_unreplicated'
-  /**
-   * A session's token is sealed under keys this instance does not list: it is left to an
-   * instance that does (a rolling change in progress, or a key removed too soon).
-   */
-  | 'token_key_missing'
-  /**
-   * This process's clock and the store's disagree beyond `maxClockSkewMs`.
-   */
-  | 'clock_skew';
+  /** Raised by the store, or about it: each code is described at `StoreAlarmCode`. */
+  | StoreAlarmCode;
 
 /** A situation an operator must act on, raised at most once per window per code. */
 export interface ReceiverAlert {

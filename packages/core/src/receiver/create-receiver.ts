@@ -162,14 +162,9 @@ const STORE_CLOCK_REFRESH_MS = 30_000;
 // How often a clock that stays skewed is raised again: the alarms' window.
 const SKEW_REPORTED_EVERY_MS = 15 * 60_000;
 const noWait = () => undefined;
-const skewReportedAt = new WeakMap<ReceiverContext, number>();
 
-/** Raises `clock_skew`, at most once per window. */
+/** Raises `clock_skew`. */
 function reportSkew(context: ReceiverContext, offsetMs: number): void {
-  const now = context.clock.now();
-  const last = skewReportedAt.get(context);
-  if (last !== undefined && now - last < SKEW_REPORTED_EVERY_MS) return;
-  skewReportedAt.set(context, now);
   const seconds = (Math.abs(offsetMs) / 1000).toFixed(1);
   const side = offsetMs > 0 ? 'behind' : 'ahead of';
   reportStoreAlarm(
@@ -201,12 +196,19 @@ export function createReceiver<S extends Store = Store>(
   options: ReceiverOptions & { store?: S } = {},
 ): Receiver<TransactionOf<S>> {
   const resolved = resolveReceiverOptions(options);
+  // When `clock_skew` was last raised: once per window while the clock stays off.
+  let skewReportedAt: number | undefined;
   const storeTime = resolved.storeClock
     ? createStoreTime(resolved.clock, {
         readClock: () => options.store!.readClock!(),
         refreshMs: STORE_CLOCK_REFRESH_MS,
         maxSkewMs: resolved.maxClockSkewMs,
-        onSkew: (offsetMs) => reportSkew(context, offsetMs),
+        onSkew: (offsetMs) => {
+          const now = resolved.clock.now();
+          if (skewReportedAt !== undefined && now - skewReportedAt < SKEW_REPORTED_EVERY_MS) return;
+          skewReportedAt = now;
+          reportSkew(context, offsetMs);
+        },
       })
     : undefined;
   const activity = new ActivityWindow(resolved.clock, HEALTH_WINDOW_MS, (kind) => {

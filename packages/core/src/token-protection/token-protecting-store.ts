@@ -24,7 +24,7 @@ import type {
   TransactionalStore,
 } from '../store/store.js';
 import { isTransactional } from '../store/store.js';
-import { StoreAlarm, type StoreAlarmListener } from '../store/store-alarm.js';
+import { type StoreAlarmListener, StoreAlarmListeners } from '../store/store-alarm.js';
 import { isSealed, openToken, sealedKeyIds, sealToken } from './sealed-token.js';
 import type { RevealedSession } from './stored-key.js';
 import { deriveTokenKey, RECORD_KEY_PREFIX, recordKeyOf, type TokenKey } from './token-keys.js';
@@ -80,7 +80,7 @@ export class TokenProtectingStore implements Store {
   // record sealed under an older key, or written before tokens were protected, is then
   // leased and settled in one store call, not in one per key listed before its own.
   private readonly foundUnder = new Map<string, string>();
-  private readonly alarmListeners = new Set<StoreAlarmListener>();
+  private readonly alarms = new StoreAlarmListeners();
   // When each set of missing key ids was last raised: once per window, not once per read.
   private readonly missingRaisedAt = new Map<string, number>();
   /** The inner store's notices, with the keys it stores (see `keysOf`). */
@@ -111,10 +111,10 @@ export class TokenProtectingStore implements Store {
   /** The inner store's alarms, and `token_key_missing` of this one. */
   onAlarm(listener: StoreAlarmListener): () => void {
     const fromInner = this.inner.onAlarm?.(listener);
-    this.alarmListeners.add(listener);
+    const fromThis = this.alarms.subscribe(listener);
     return () => {
       fromInner?.();
-      this.alarmListeners.delete(listener);
+      fromThis();
     };
   }
 
@@ -331,11 +331,10 @@ export class TokenProtectingStore implements Store {
     const last = this.missingRaisedAt.get(ids);
     if (last !== undefined && now - last < MISSING_KEY_WINDOW_MS) return;
     this.missingRaisedAt.set(ids, now);
-    const alarm = new StoreAlarm(
+    this.alarms.raise(
       'token_key_missing',
       `A session in the store has its token sealed under token key ${ids}, and this instance lists none of them, so it leaves that session to an instance that does: it neither polls, delivers nor expires it. During a rolling change this passes once every instance runs the new configuration. If no instance lists the key any more, it was removed too soon: list the secret (FACEVERIFY_WEBHOOK_SECRET) or token key (FACEVERIFY_TOKEN_KEYS) again, last in the list, until sessions started before the change have closed (see "Session tokens at rest" in docs/polling-and-stores.md).`,
     );
-    for (const listener of this.alarmListeners) listener(alarm);
   }
 }
 
