@@ -13,7 +13,9 @@ export type FaceverifyErrorCode =
   | 'browser_refused'
   | 'image_error'
   | 'store_error'
-  /** A `StoreAlarm`: each code is described there. */
+  /**
+   * A `StoreAlarm`: each code is described there.
+   */
   | StoreAlarmCode;
 
 /** Base class of every faceverify error: `code` is stable and safe to switch on. */

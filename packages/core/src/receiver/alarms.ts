@@ -18,7 +18,9 @@ export type AlarmCode =
    * A store call has not answered within `storeSlowMs` (5 s): raised while it waits.
    */
   | 'store_slow'
-  /** Raised by the store, or about it: each code is described at `StoreAlarmCode`. */
+  /**
+   * Raised by the store, or about it: each code is described at `StoreAlarmCode`.
+   */
   | StoreAlarmCode;
 
 /** A situation an operator must act on, raised at most once per window per code. */
