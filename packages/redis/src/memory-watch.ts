@@ -52,6 +52,11 @@ export class MemoryWatch {
   private checking: Promise<void> | undefined;
   /** Evicted keys counted by Redis when last looked at; undefined when not watched. */
   private evictedSeen: number | undefined;
+  /**
+   * How many times this instance has reported evictions: `evictionsSeen` without the look at
+   * Redis, for each acknowledged script (a look costs a round trip).
+   */
+  evictionsReported = 0;
 
   constructor(
     private readonly redis: RedisClient,
@@ -113,6 +118,17 @@ export class MemoryWatch {
     }
   }
 
+  /**
+   * A count that grows whenever Redis has evicted keys, reported already or to be reported by
+   * the next sweep. The rewind watch compares it with its value when a write count was last
+   * acknowledged: that key has a TTL, so it may be evicted too, and then reads as a rewind.
+   */
+  async evictionsSeen(): Promise<number> {
+    if (this.evictedSeen === undefined) return this.evictionsReported;
+    const evicted = await evictedKeys(this.redis).catch(() => this.evictedSeen ?? 0);
+    return this.evictionsReported + (evicted > this.evictedSeen ? 1 : 0);
+  }
+
   /** Raises `store_reset` when Redis evicted keys since the last look (only where it may). */
   async checkEvictions(): Promise<void> {
     if (this.evictedSeen === undefined) return;
@@ -127,6 +143,7 @@ export class MemoryWatch {
     this.evictedSeen = evicted;
     // A smaller count means Redis restarted or its statistics were reset: the marker tells.
     if (since <= 0) return;
+    this.evictionsReported++;
     this.alarms.raise(
       'store_reset',
       `RedisStore: Redis evicted ${since} keys under memory pressure; keys of this store (tracked sessions, stored results, replay digests) may be among them, and the store can no longer vouch for them. Sessions whose records are gone are no longer polled, and results already handled may arrive again as untracked webhooks. ${FIX}`,

@@ -466,7 +466,8 @@ export class RedisStore implements Store {
         } catch (error) {
           const rewoundCount = rewoundTo(error);
           if (rewoundCount !== undefined) {
-            this.rewind.rewound(rewoundCount, writer);
+            // Where Redis may evict, the write count is a key like any other: look first.
+            this.rewind.rewound(rewoundCount, writer, await this.memory.evictionsSeen());
             continue;
           }
           if (!isMarkerMismatch(error)) throw error;
@@ -475,7 +476,7 @@ export class RedisStore implements Store {
           continue;
         }
         if (!Array.isArray(wrapped)) throw new TypeError('a script came back without its count');
-        this.rewind.acknowledged(wrapped[0], writer);
+        this.rewind.acknowledged(wrapped[0], writer, this.memory.evictionsReported);
         // Lua drops a nil at the end of a table: the script returned nothing.
         const reply: unknown = wrapped.length > 1 ? wrapped[1] : null;
         const needed = neededKeys(reply);

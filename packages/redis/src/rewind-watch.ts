@@ -29,6 +29,7 @@ export class RewindWatch {
   private seen = 0;
   private generation = 0;
   private acknowledgedAt = 0;
+  private evictionsAtAcknowledgement = 0;
 
   constructor(
     prefix: string,
@@ -44,24 +45,32 @@ export class RewindWatch {
     return { name: this.name, seen: this.seen, generation: this.generation };
   }
 
-  /** Redis acknowledged a script of this instance as its `count`th. */
-  acknowledged(count: unknown, sent: WriterArgs): void {
+  /**
+   * Redis acknowledged a script of this instance as its `count`th; `evictionsSeen` is the
+   * memory watch's count (see MemoryWatch.evictionsSeen).
+   */
+  acknowledged(count: unknown, sent: WriterArgs, evictionsSeen: number): void {
     if (typeof count !== 'number' || sent.generation !== this.generation) return;
     if (count > this.seen) this.seen = count;
     this.acknowledgedAt = Date.now();
+    this.evictionsAtAcknowledgement = evictionsSeen;
   }
 
   /**
    * A script found that Redis holds `count`, less than it acknowledged: raises `store_rewound`
    * once per rewind (calls sent before it was seen are run again without a second alarm) and
-   * goes on from what Redis holds.
+   * goes on from what Redis holds. Where Redis evicted keys since the count was acknowledged
+   * (`evictionsSeen` grew), the count key may be one of them: that loss is raised as
+   * `store_reset` with its cause by the sweep, and calling it a failover would send the
+   * operator to the wrong place.
    */
-  rewound(count: number, sent: WriterArgs): void {
+  rewound(count: number, sent: WriterArgs, evictionsSeen: number): void {
     if (sent.generation !== this.generation) return;
     this.generation++;
     const lost = this.seen - count;
     const idle = Date.now() - this.acknowledgedAt;
     this.seen = count;
+    if (evictionsSeen > this.evictionsAtAcknowledgement) return;
     // The key expired after days without a script: nothing was lost.
     if (count === 0 && idle > EXPIRED_AFTER_MS) return;
     this.alarms.raise(

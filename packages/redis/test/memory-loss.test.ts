@@ -144,6 +144,43 @@ describe('keys evicted under memory pressure', () => {
   }
 });
 
+describe('the write count key evicted', () => {
+  // Replays a CI failure: under allkeys-lru, Redis evicted the instance's write count key
+  // (rewind-watch.ts) along with records, and the next script read the missing count as a
+  // failover that lost writes (store_rewound). The eviction was the cause, reported as such
+  // by the next sweep.
+  it('is reported as the eviction (store_reset), not as Redis going back in time', async () => {
+    const redis = connect(
+      (await server(['--maxmemory', '4mb', '--maxmemory-policy', 'volatile-lru'])).url,
+    );
+    const prefix = uniquePrefix('evict-writer');
+    const store = new RedisStore({ redis, prefix, allowEviction: true });
+    const alarms = alarmsOf(store);
+    expect((await store.insert({ record: trackedSession(), now: Date.now() })).inserted).toBe(true);
+    // Keys outside the store, with a TTL, until Redis evicts (the positive signal).
+    const filler = 'f'.repeat(4000);
+    for (let batch = 0; (await evictedKeys(redis)) === 0; batch++) {
+      expect(batch).toBeLessThan(1000);
+      await Promise.all(
+        Array.from({ length: 100 }, (_, i) => redis.set(`filler:${batch}:${i}`, filler, 'EX', 600)),
+      );
+    }
+    await redis.config('SET', 'maxmemory', '0');
+    // Which keys volatile-lru picks is Redis' choice: the write count key is made one of them.
+    const [writerKey, ...others] = await redis.keys(`${prefix}w:*`);
+    expect(writerKey).toBeDefined();
+    expect(others).toEqual([]);
+    await redis.del(writerKey!);
+
+    expect((await store.insert({ record: trackedSession(), now: Date.now() })).inserted).toBe(true);
+    expect(alarms.map((alarm) => alarm.code)).toEqual(['store_eviction_risk']);
+    // The sweep is where evictions are reported, once.
+    await store.leaseDue({ now: Date.now(), limit: 10, owner: 'w', leaseMs: 5000 });
+    expect(alarms.map((alarm) => alarm.code)).toEqual(['store_eviction_risk', 'store_reset']);
+    expect(alarms[1]!.message).toMatch(/^RedisStore: Redis evicted \d+ keys under memory/);
+  });
+});
+
 describe('Redis restarted without persistence under a running Receiver', () => {
   it('raises one store_reset to the error handlers and the log, re-arms, keeps working, runs nothing twice', async () => {
     const first = await server();
