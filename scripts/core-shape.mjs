@@ -1,0 +1,542 @@
+#!/usr/bin/env node
+// Prints the shape of packages/core/src, to compare the code before and after a restructuring:
+// files and lines per folder, imports and cycles between folders (and files), the names each
+// entry point exports, the `return` statements of the webhook decision, and with `--trace` the
+// source files one webhook runs functions in. Folders are read, never named here, so the same
+// command runs on any layout.
+//
+// usage: node scripts/core-shape.mjs [--json] [--trace] [--decision <file>[,<file>...]]
+//   --decision  files (relative to packages/core/src) whose returns are counted; by default
+//               every file whose path contains "webhook", plus DECISION_FILES
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, posix, relative, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import ts from 'typescript';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CORE = join(ROOT, 'packages', 'core');
+const SRC = join(CORE, 'src');
+const SOURCE_CONDITION = '@faceverify/source';
+const CODE_FILE = /\.[cm]?[jt]sx?$/;
+/** Decision files beside those named "webhook"; counted when they exist. */
+const DECISION_FILES = [
+  'receiver/receive-webhook.ts',
+  'adapter/refusal-answer.ts',
+  'adapter/webhook-pipeline.ts',
+  'receiver/create-receiver.ts',
+];
+
+const { values } = parseArgs({
+  options: {
+    json: { type: 'boolean', default: false },
+    trace: { type: 'boolean', default: false },
+    decision: { type: 'string' },
+  },
+});
+
+/** Paths of every file under `dir`, relative to it with `/`, sorted. */
+function listFiles(dir) {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)).split(sep).join('/'))
+    .sort();
+}
+
+/** The top-level folder of a path under src; files directly in src belong to `(root)`. */
+function folderOf(file) {
+  return file.includes('/') ? file.slice(0, file.indexOf('/')) : '(root)';
+}
+
+function countLines(text) {
+  if (text === '') return 0;
+  return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+}
+
+function sum(rows, key) {
+  return rows.reduce((total, row) => total + row[key], 0);
+}
+
+function parse(file) {
+  const text = readFileSync(join(SRC, file), 'utf8');
+  return ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+}
+
+// --- 1. Files and lines per folder ---
+
+function foldersOf(files) {
+  const folders = new Map();
+  for (const file of files) {
+    const folder = folderOf(file);
+    const row = folders.get(folder) ?? { folder, files: 0, lines: 0 };
+    row.files += 1;
+    row.lines += countLines(readFileSync(join(SRC, file), 'utf8'));
+    folders.set(folder, row);
+  }
+  const rows = [...folders.values()].sort((a, b) => a.folder.localeCompare(b.folder));
+  return { rows, total: { files: sum(rows, 'files'), lines: sum(rows, 'lines') } };
+}
+
+// --- 2. Imports between folders, and cycles ---
+
+/** The compiler options of packages/core/tsconfig.json, or what it would say. */
+function compilerOptions() {
+  const tsconfig = join(CORE, 'tsconfig.json');
+  const fallback = {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    customConditions: [SOURCE_CONDITION],
+    skipLibCheck: true,
+  };
+  if (!existsSync(tsconfig)) return fallback;
+  const host = { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined };
+  return ts.getParsedCommandLineOfConfigFile(tsconfig, {}, host)?.options ?? fallback;
+}
+
+/** Module specifiers of a file's import and export-from declarations, `import type` included. */
+function specifiersOf(sourceFile) {
+  return sourceFile.statements
+    .filter((node) => ts.isImportDeclaration(node) || ts.isExportDeclaration(node))
+    .map((node) => node.moduleSpecifier)
+    .filter((specifier) => specifier && ts.isStringLiteral(specifier))
+    .map((specifier) => specifier.text);
+}
+
+/** Where a specifier leads, as a path under src, or undefined when it leaves src or is not found. */
+function resolveInSrc(specifier, file, options) {
+  const { resolvedModule } = ts.resolveModuleName(specifier, join(SRC, file), options, ts.sys);
+  if (!resolvedModule) return undefined;
+  const target = relative(SRC, resolvedModule.resolvedFileName).split(sep).join('/');
+  return target.startsWith('..') ? undefined : target;
+}
+
+function importGraph(files, options) {
+  const fileEdges = new Map(files.map((file) => [file, new Set()]));
+  const folderCounts = new Map();
+  const unresolved = [];
+  const notCounted = new Map();
+  for (const file of files.filter((name) => CODE_FILE.test(name))) {
+    for (const specifier of specifiersOf(parse(file))) {
+      const target = resolveInSrc(specifier, file, options);
+      if (!specifier.startsWith('.')) {
+        // `#hmac`-style and self imports reach src too; they are named, not drawn as edges.
+        if (target) notCounted.set(specifier, (notCounted.get(specifier) ?? 0) + 1);
+        continue;
+      }
+      if (!target) {
+        unresolved.push(`${file} -> ${specifier}`);
+        continue;
+      }
+      fileEdges.get(file).add(target);
+      const edge = `${folderOf(file)} -> ${folderOf(target)}`;
+      if (folderOf(file) !== folderOf(target)) {
+        folderCounts.set(edge, (folderCounts.get(edge) ?? 0) + 1);
+      }
+    }
+  }
+  return { fileEdges, folderCounts, unresolved, notCounted };
+}
+
+/** Strongly connected components with more than one node (Tarjan), each sorted. */
+function cycles(edges) {
+  const index = new Map();
+  const low = new Map();
+  const stack = [];
+  const onStack = new Set();
+  const found = [];
+  const visit = (node) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node));
+    stack.push(node);
+    onStack.add(node);
+    for (const next of edges.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node), low.get(next)));
+      } else if (onStack.has(next)) {
+        low.set(node, Math.min(low.get(node), index.get(next)));
+      }
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const component = [];
+    let member;
+    do {
+      member = stack.pop();
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== node);
+    if (component.length > 1) found.push(component.sort());
+  };
+  for (const node of edges.keys()) if (!index.has(node)) visit(node);
+  return found.sort((a, b) => a[0].localeCompare(b[0]));
+}
+
+function importsBetweenFolders(files, options) {
+  const { fileEdges, folderCounts, unresolved, notCounted } = importGraph(files, options);
+  const edges = [...folderCounts.entries()]
+    .map(([edge, imports]) => {
+      const [from, to] = edge.split(' -> ');
+      return { from, to, imports };
+    })
+    .sort((a, b) => a.from.localeCompare(b.from) || a.to.localeCompare(b.to));
+  const folderEdges = new Map();
+  for (const { from, to } of edges) folderEdges.set(from, [...(folderEdges.get(from) ?? []), to]);
+  return {
+    edges,
+    folderCycles: cycles(folderEdges),
+    fileCycles: cycles(fileEdges),
+    unresolved,
+    notCounted: Object.fromEntries([...notCounted.entries()].sort()),
+  };
+}
+
+// --- 3. Exported names per entry point ---
+
+/** Each `exports` entry of packages/core/package.json with a source condition, as a src path. */
+function entryPoints() {
+  const manifest = JSON.parse(readFileSync(join(CORE, 'package.json'), 'utf8'));
+  return Object.entries(manifest.exports ?? {})
+    .filter(([, target]) => typeof target?.[SOURCE_CONDITION] === 'string')
+    .map(([entry, target]) => ({ entry, file: join(CORE, target[SOURCE_CONDITION]) }));
+}
+
+function exportedNames(options) {
+  const entries = entryPoints();
+  const program = ts.createProgram(
+    entries.map(({ file }) => file),
+    { ...options, noEmit: true },
+  );
+  const checker = program.getTypeChecker();
+  const rows = entries.map(({ entry, file }) => {
+    const sourceFile = program.getSourceFile(file);
+    const moduleSymbol = sourceFile && checker.getSymbolAtLocation(sourceFile);
+    const names = moduleSymbol
+      ? checker.getExportsOfModule(moduleSymbol).map((symbol) => symbol.getName())
+      : [];
+    return { entry, file: relative(CORE, file).split(sep).join('/'), names: names.sort() };
+  });
+  const entriesOf = new Map();
+  for (const { entry, names } of rows) {
+    for (const name of names) entriesOf.set(name, [...(entriesOf.get(name) ?? []), entry]);
+  }
+  const shared = [...entriesOf.entries()]
+    .filter(([, where]) => where.length > 1)
+    .map(([name, where]) => ({ name, entries: where }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+  const total = rows.reduce((count, row) => count + row.names.length, 0);
+  return { entries: rows, total, shared };
+}
+
+// --- 4. Return points of the webhook decision ---
+
+function decisionFiles(files) {
+  if (values.decision) {
+    return values.decision.split(',').map((file) => posix.normalize(file.trim()));
+  }
+  const chosen = files.filter((file) => file.includes('webhook') || DECISION_FILES.includes(file));
+  return chosen.filter((file) => CODE_FILE.test(file));
+}
+
+/** The function a unit is: itself with a body, or its initializer (`const f = () => ...`). */
+function functionOf(node) {
+  if (ts.isFunctionLike(node) && 'body' in node && node.body) return node;
+  const initializer = node.initializer;
+  return initializer && (ts.isArrowFunction(initializer) || ts.isFunctionExpression(initializer))
+    ? initializer
+    : undefined;
+}
+
+/** Top-level declarations that can hold returns: functions, variables, class members. */
+function unitsOf(sourceFile) {
+  const units = [];
+  for (const statement of sourceFile.statements) {
+    if (ts.isFunctionDeclaration(statement)) {
+      units.push({ name: statement.name?.text ?? 'default', node: statement });
+    } else if (ts.isVariableStatement(statement)) {
+      for (const declaration of statement.declarationList.declarations) {
+        units.push({ name: declaration.name.getText(), node: declaration });
+      }
+    } else if (ts.isClassDeclaration(statement)) {
+      const owner = statement.name?.text ?? 'default';
+      for (const member of statement.members) {
+        const name = member.name?.getText() ?? 'constructor';
+        units.push({ name: `${owner}.${name}`, node: member });
+      }
+    } else if (ts.isExportAssignment(statement)) {
+      units.push({ name: 'default', node: statement.expression });
+    }
+  }
+  return units;
+}
+
+/** Returns in a unit: its own, and those of functions nested in it. */
+function returnsOf(node) {
+  const own = functionOf(node);
+  let direct = 0;
+  let nested = 0;
+  const visit = (child, inOwn) => {
+    if (ts.isReturnStatement(child)) {
+      if (inOwn) direct += 1;
+      else nested += 1;
+    }
+    const stillOwn = inOwn && !(ts.isFunctionLike(child) && child !== own);
+    ts.forEachChild(child, (grandchild) => visit(grandchild, stillOwn));
+  };
+  visit(node, own !== undefined);
+  return { returns: direct + nested, nested };
+}
+
+function returnPoints(files) {
+  const rows = decisionFiles(files).map((file) => {
+    if (!existsSync(join(SRC, file))) return { file, missing: true, returns: 0, functions: [] };
+    const functions = unitsOf(parse(file))
+      .map(({ name, node }) => ({
+        name,
+        isFunction: functionOf(node) !== undefined,
+        ...returnsOf(node),
+      }))
+      // Functions are listed even without returns; other declarations only when they hold one.
+      .filter((unit) => unit.isFunction || unit.returns > 0)
+      .map(({ name, returns, nested }) => ({ name, returns, nested }));
+    return { file, missing: false, returns: sum(functions, 'returns'), functions };
+  });
+  return { files: rows, total: sum(rows, 'returns') };
+}
+
+// --- 5. Files one webhook runs through ---
+
+const EXPRESS = join(ROOT, 'packages', 'express');
+const SETTLE_MS = 200;
+const TRACE_SECRET = 'whsec_core_shape_trace_0123456789abcdef';
+
+// Runs in packages/express, so `@faceverify/*` and `express` resolve as that package's
+// dependencies, through the source condition to packages/*/src. Both deliveries are signed
+// before any measurement, so signing is not counted. v8.takeCoverage() resets V8's counters
+// each time it writes a report: the report written right after the measured answer holds the
+// counts of that request alone, the next one what ran in the SETTLE_MS after it.
+const CHILD = `
+import { once } from 'node:events';
+import { readdirSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import v8 from 'node:v8';
+import { createReceiver, MemoryStore } from '@faceverify/core';
+import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
+import { verificationWebhook } from '@faceverify/express';
+import express from 'express';
+
+const secret = ${JSON.stringify(TRACE_SECRET)};
+const delivered = [];
+const receiver = createReceiver({ secret, client: false, store: new MemoryStore() });
+const app = express();
+app.use(
+  verificationWebhook(receiver).on('verification.completed', ({ data }) => {
+    delivered.push(data.external_user_id);
+  }),
+);
+const server = app.listen(0, '127.0.0.1');
+await once(server, 'listening');
+const url = 'http://127.0.0.1:' + server.address().port + '/webhooks/verification';
+const sign = (user) => signedDelivery(fixturePayload({ external_user_id: user }), { secret });
+const warmUp = await sign('user_warm_up');
+const measured = await sign('user_measured');
+const send = async (delivery) => {
+  const answer = await fetch(url, { method: 'POST', headers: delivery.headers, body: delivery.text });
+  await answer.text();
+  return answer.status;
+};
+const reports = new Set(readdirSync(process.env.NODE_V8_COVERAGE));
+const takeReport = () => {
+  v8.takeCoverage();
+  const added = readdirSync(process.env.NODE_V8_COVERAGE).filter((name) => !reports.has(name));
+  added.forEach((name) => reports.add(name));
+  return added;
+};
+const warmUpStatus = await send(warmUp);
+takeReport();
+const status = await send(measured);
+const request = takeReport();
+await sleep(${SETTLE_MS});
+const settle = takeReport();
+// fetch keeps its connection alive; closing it lets the process exit now.
+server.closeAllConnections();
+server.close();
+console.log(JSON.stringify({ warmUpStatus, status, delivered, request, settle }));
+`;
+
+function runChild(coverageDir) {
+  return spawnSync(
+    process.execPath,
+    [`--conditions=${SOURCE_CONDITION}`, '--import', 'tsx', '--input-type=module', '-e', CHILD],
+    {
+      cwd: EXPRESS,
+      env: { ...process.env, NODE_V8_COVERAGE: coverageDir },
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
+}
+
+/** Why the child's run cannot be measured, or undefined when it can. */
+function unmeasurable(child, result) {
+  if (child.error) return `the child process failed: ${child.error.message}`;
+  if (!result) {
+    // Node ends an uncaught error's output with its version; the error line says more.
+    const lines = child.stderr.trim().split('\n');
+    const error = lines.find((line) => /Error\b/.test(line)) ?? lines.pop();
+    return `the child process printed no result: ${error}`;
+  }
+  if (result.warmUpStatus !== 200 || result.status !== 200) {
+    return `the webhooks were answered ${result.warmUpStatus} and ${result.status}, not 200`;
+  }
+  if (result.delivered.join() !== 'user_warm_up,user_measured') {
+    return `the handler received ${JSON.stringify(result.delivered)}`;
+  }
+  if (result.request.length !== 1 || result.settle.length !== 1) {
+    return 'v8.takeCoverage() did not write one report per call';
+  }
+  return undefined;
+}
+
+/**
+ * Functions that ran per source file of packages/*, from one coverage report. esbuild's
+ * `__name` helper, which tsx adds to each compiled file, is not source and is left out. A
+ * module's own top-level code counts only when the module was evaluated during the report's
+ * window, which is listed apart.
+ */
+function functionsRan(reportPath) {
+  const packagesUrl = pathToFileURL(join(ROOT, 'packages')).href;
+  const files = [];
+  const evaluated = [];
+  for (const script of JSON.parse(readFileSync(reportPath, 'utf8')).result) {
+    const path =
+      script.url.startsWith(`${packagesUrl}/`) && script.url.slice(packagesUrl.length + 1);
+    if (!path || !/^[^/]+\/src\//.test(path)) continue;
+    const ran = script.functions.filter(
+      (fn) => fn.ranges[0].count > 0 && fn.functionName !== '__name',
+    );
+    const topLevel = ran.filter((fn) => fn.ranges[0].startOffset === 0 && fn.functionName === '');
+    if (topLevel.length > 0) evaluated.push(`packages/${path}`);
+    const functions = ran.length - topLevel.length;
+    if (functions > 0) files.push({ file: `packages/${path}`, functions });
+  }
+  files.sort((a, b) => a.file.localeCompare(b.file));
+  return { files, evaluated: evaluated.sort() };
+}
+
+function trace() {
+  if (!existsSync(EXPRESS)) return { measured: false, reason: 'packages/express does not exist' };
+  const coverageDir = mkdtempSync(join(tmpdir(), 'core-shape-coverage-'));
+  try {
+    const child = runChild(coverageDir);
+    const lastLine = child.stdout?.trim().split('\n').pop();
+    const result = lastLine?.startsWith('{') ? JSON.parse(lastLine) : undefined;
+    const reason = unmeasurable(child, result);
+    if (reason) return { measured: false, reason };
+    const request = functionsRan(join(coverageDir, result.request[0]));
+    const settle = functionsRan(join(coverageDir, result.settle[0]));
+    const functions = sum(request.files, 'functions');
+    return { measured: true, ...request, functions, settleMs: SETTLE_MS, afterAnswer: settle };
+  } finally {
+    rmSync(coverageDir, { recursive: true, force: true });
+  }
+}
+
+// --- Output ---
+
+function printFolders({ rows, total }) {
+  console.log('Files and lines per folder of packages/core/src');
+  const width = Math.max(...rows.map((row) => row.folder.length), 'folder'.length);
+  const line = (name, files, lines) =>
+    `  ${name.padEnd(width)}  ${String(files).padStart(5)}  ${String(lines).padStart(6)}`;
+  console.log(line('folder', 'files', 'lines'));
+  for (const row of rows) console.log(line(row.folder, row.files, row.lines));
+  console.log(line('total', total.files, total.lines));
+}
+
+function printImports({ edges, folderCycles, fileCycles, unresolved, notCounted }) {
+  console.log('\nImports between folders (relative imports and export-from, import type included)');
+  for (const { from, to, imports } of edges) console.log(`  ${from} -> ${to}: ${imports} imports`);
+  const others = Object.entries(notCounted).map(([specifier, count]) => `${specifier} (${count})`);
+  if (others.length > 0) console.log(`  not counted, not relative: ${others.join(', ')}`);
+  for (const item of unresolved) console.log(`  unresolved: ${item}`);
+  console.log('Cycles among folders');
+  if (folderCycles.length === 0) console.log('  no cycles');
+  for (const cycle of folderCycles) console.log(`  ${cycle.join(', ')}`);
+  console.log('Cycles among files');
+  if (fileCycles.length === 0) console.log('  no cycles');
+  for (const cycle of fileCycles) console.log(`  ${cycle.length} files: ${cycle.join(', ')}`);
+}
+
+function printExports({ entries, total, shared }) {
+  console.log('\nExported names per entry point (values and types)');
+  for (const { entry, file, names } of entries) {
+    console.log(`  ${entry} (${file}): ${names.length}`);
+    console.log(`    ${names.join(', ')}`);
+  }
+  console.log(`  total: ${total}`);
+  console.log('Names exported by more than one entry');
+  if (shared.length === 0) console.log('  none');
+  for (const { name, entries: where } of shared) console.log(`  ${name}: ${where.join(', ')}`);
+}
+
+function printReturns({ files, total }) {
+  console.log(
+    '\nReturn points of the webhook decision: return statements per file and top-level function',
+  );
+  console.log(
+    '  (returns of nested functions count toward the top-level one; an arrow expression body is none)',
+  );
+  for (const { file, missing, returns, functions } of files) {
+    console.log(missing ? `  ${file}: not found` : `  ${file}: ${returns}`);
+    for (const unit of functions) {
+      const nested = unit.nested > 0 ? ` (${unit.nested} in nested functions)` : '';
+      console.log(`    ${unit.name}: ${unit.returns}${nested}`);
+    }
+  }
+  console.log(`  total: ${total} in ${files.filter((row) => !row.missing).length} files`);
+}
+
+function printTrace(traced) {
+  console.log('\nFiles one webhook runs through (--trace)');
+  if (!traced.measured) {
+    console.log(`  not measured: ${traced.reason}`);
+    return;
+  }
+  console.log('  one signed verification.completed, answered 200 by Express + verificationWebhook');
+  console.log(
+    '  over loopback HTTP after a warm-up webhook; V8 coverage from sending it to its answer;',
+  );
+  console.log('  functions as V8 counts them in tsx output (anonymous ones included), per file:');
+  for (const { file, functions } of traced.files) console.log(`  ${file}: ${functions}`);
+  console.log(`  ${traced.files.length} files, ${traced.functions} functions`);
+  const evaluated = traced.evaluated.length > 0 ? traced.evaluated.join(', ') : 'none';
+  console.log(`  modules first evaluated during the request: ${evaluated}`);
+  const after = traced.afterAnswer.files.map(({ file, functions }) => `${file} (${functions})`);
+  const afterText = after.length > 0 ? after.join(', ') : 'nothing in packages/*/src';
+  console.log(
+    `  ran in the ${traced.settleMs} ms after the answer (not counted above): ${afterText}`,
+  );
+}
+
+const files = listFiles(SRC);
+const options = compilerOptions();
+const shape = {
+  folders: foldersOf(files),
+  imports: importsBetweenFolders(files, options),
+  exports: exportedNames(options),
+  returns: returnPoints(files),
+  ...(values.trace ? { trace: trace() } : {}),
+};
+
+if (values.json) {
+  console.log(JSON.stringify(shape, null, 2));
+} else {
+  printFolders(shape.folders);
+  printImports(shape.imports);
+  printExports(shape.exports);
+  printReturns(shape.returns);
+  if (shape.trace) printTrace(shape.trace);
+}
