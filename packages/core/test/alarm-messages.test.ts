@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ActivityWindow } from '../src/receiver/activity-window.js';
-import { Alarms, type ReceiverAlert } from '../src/receiver/alarms.js';
-import { RefusedBodies } from '../src/receiver/refused-bodies.js';
+import { ActivityWindow } from '../src/operations/activity-window.js';
+import { Alarms, type ReceiverAlert } from '../src/operations/alarms.js';
+import { RefusedBodies } from '../src/operations/refused-bodies.js';
 import { createTestClock } from '../src/testing/test-clock.js';
 
 const body = (user: string) =>

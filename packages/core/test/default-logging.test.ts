@@ -1,6 +1,5 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { refusalAnswer } from '../src/adapter/refusal-answer.js';
 import type { Logger } from '../src/logging/logger.js';
 import { createReceiver, type Receiver } from '../src/receiver/create-receiver.js';
 
@@ -16,7 +15,11 @@ const SIGNED = { 'x-webhook-signature': createHmac('sha256', SECRET).update(KEPT
 
 /** What an adapter answers when a body parser consumed a webhook the service signed. */
 const rawBodyGone = (receiver: Receiver) =>
-  refusalAnswer({ kind: 'unavailable', hint: HINT, kept: KEPT }, receiver, 10_000, SIGNED);
+  receiver.receive({
+    method: 'POST',
+    headers: SIGNED,
+    body: { kind: 'unavailable', hint: HINT, kept: KEPT },
+  });
 
 // Spies only record what reaches the console; the real console methods still run.
 function consoleSpies() {

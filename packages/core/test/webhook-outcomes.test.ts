@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createWebhookPipeline } from '../src/adapter/index.js';
 import { createReceiver, MemoryStore, type ReceiverOptions } from '../src/index.js';
-import { WEBHOOK_OUTCOMES, type WebhookOutcome } from '../src/receiver/webhook-outcomes.js';
 import { createTestClock, fixturePayload, signedDelivery } from '../src/testing/index.js';
+import { type AnswerName, type AnswerRow, WEBHOOK_ANSWERS } from '../src/webhook/answers.js';
 import { type Reply, type ScriptedServer, startScriptedServer } from './client/scripted-server.js';
 
-// The outcome table, row by row: each row is made to happen, and its answer is the table's.
+// The answer table, row by row: each row is made to happen, and its answer is the table's.
 
 const SECRET = 'whsec_outcomes_0123456789';
 const USER = 'outcome_user';
@@ -46,8 +47,18 @@ async function setUp(options: Partial<ReceiverOptions> & { reply?: () => Reply }
   return { receiver, clock, delivery };
 }
 
-/** How each outcome is made to happen; the answer it returns is checked against the table. */
-const scenarios: Record<WebhookOutcome, () => Promise<{ status: number; body: string }>> = {
+type Answer = { status: number; headers: Record<string, string>; body: string };
+
+/** A signed request from `setUp` with its body replaced by what the adapter could not read. */
+async function unread(
+  body: Exclude<Parameters<ReturnType<typeof createReceiver>['receive']>[0]['body'], Uint8Array>,
+) {
+  const { receiver, delivery } = await setUp();
+  return receiver.receive({ ...delivery, body });
+}
+
+/** How each answer is made to happen; what it returns is checked against the table. */
+const scenarios: Record<AnswerName, () => Promise<Answer>> = {
   async delivered() {
     const { receiver, delivery } = await setUp();
     receiver.on('verification.completed', () => undefined);
@@ -116,22 +127,118 @@ const scenarios: Record<WebhookOutcome, () => Promise<{ status: number; body: st
     });
     return receiver.receive(delivery);
   },
+  async method_not_allowed() {
+    const { receiver, delivery } = await setUp();
+    return receiver.receive({ ...delivery, method: 'GET' });
+  },
+  async payload_too_large() {
+    const { receiver, delivery } = await setUp({ maxBodyBytes: 16 });
+    return receiver.receive(delivery);
+  },
+  body_unreadable: () => unread({ kind: 'unreadable', reason: 'The body ended early.' }),
+  body_timeout: () => unread({ kind: 'timeout', afterMs: 10_000 }),
+  raw_body_unavailable: () => unread({ kind: 'unavailable', hint: 'Mount it first.' }),
+  async receiver_not_configured() {
+    // No secret given and none in the environment: the middleware has no Receiver to build.
+    const saved = process.env.FACEVERIFY_WEBHOOK_SECRET;
+    delete process.env.FACEVERIFY_WEBHOOK_SECRET;
+    try {
+      const pipeline = createWebhookPipeline({ logger: false });
+      let written: Answer | undefined;
+      await pipeline.handle({
+        method: 'POST',
+        headers: {},
+        isRouted: () => true,
+        path: () => '/webhooks/verification',
+        readBody: () => Promise.resolve({ kind: 'bytes', bytes: new Uint8Array() }),
+        keep: () => undefined,
+        next: () => undefined,
+        respond: (answer) => {
+          written = answer;
+        },
+      });
+      return written!;
+    } finally {
+      if (saved !== undefined) process.env.FACEVERIFY_WEBHOOK_SECRET = saved;
+    }
+  },
+  async signature_missing() {
+    const { receiver, delivery } = await setUp();
+    return receiver.receive({ ...delivery, headers: {} });
+  },
+  async signature_invalid() {
+    const { receiver, delivery } = await setUp();
+    return receiver.receive({ ...delivery, headers: { 'x-webhook-signature': '00'.repeat(32) } });
+  },
+  async payload_invalid() {
+    const { receiver } = await setUp();
+    const { external_user_id: _missing, ...invalid } = fixturePayload();
+    return receiver.receive(await signedDelivery(invalid, { secret: SECRET }));
+  },
+  async store_unavailable() {
+    const store = new MemoryStore();
+    store.remember = () => Promise.reject(new Error('connection refused'));
+    const { receiver, delivery } = await setUp({ store });
+    return receiver.receive(delivery);
+  },
+  async internal_error() {
+    // A defect: here, headers that throw when read.
+    const { receiver, delivery } = await setUp();
+    const headers = new Proxy(delivery.headers, {
+      get() {
+        throw new Error('unreadable headers');
+      },
+    });
+    return receiver.receive({ ...delivery, headers });
+  },
 };
 
-describe('every outcome of a signed webhook has one answer', () => {
-  it.each(Object.keys(WEBHOOK_OUTCOMES) as WebhookOutcome[])('%s', async (outcome) => {
-    const answer = await scenarios[outcome]();
-    expect(answer.status).toBe(WEBHOOK_OUTCOMES[outcome].status);
-    expect(JSON.parse(answer.body)).toEqual(WEBHOOK_OUTCOMES[outcome].body);
+/** The row's body as a pattern: `{detail}` stands for what the request fills in. */
+function bodyPattern(row: AnswerRow): RegExp {
+  const escaped = JSON.stringify(row.body).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`^${escaped.replace('\\{detail\\}', '.+')}$`);
+}
+
+describe('every request on the webhook path has one answer, a row of one table', () => {
+  it.each(Object.keys(WEBHOOK_ANSWERS) as AnswerName[])('%s', async (name) => {
+    const row: AnswerRow = WEBHOOK_ANSWERS[name];
+    const answer = await scenarios[name]();
+    expect(answer.status).toBe(row.status);
+    expect(answer.body).toMatch(bodyPattern(row));
+    expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+    for (const [header, value] of Object.entries(row.headers ?? {})) {
+      expect(answer.headers[header]).toBe(value);
+    }
   });
 
-  it('docs/guarantees.md lists each outcome with its status and body', () => {
+  it('docs/guarantees.md lists each outcome of a signed webhook with its status and body', () => {
     const doc = readFileSync(new URL('../../../docs/guarantees.md', import.meta.url), 'utf8');
-    for (const [outcome, { status, body }] of Object.entries(WEBHOOK_OUTCOMES)) {
-      const row = doc.split('\n').find((line) => line.startsWith(`| \`${outcome}\``));
-      expect(row, `a row for ${outcome}`).toBeDefined();
-      expect(row).toContain(`| ${status} `);
-      expect(row).toContain(`\`${JSON.stringify(body)}\``);
+    for (const [name, row] of Object.entries(WEBHOOK_ANSWERS) as [AnswerName, AnswerRow][]) {
+      if ('error' in row.body && name !== 'handler_failed') continue;
+      const line = doc.split('\n').find((text) => text.startsWith(`| \`${name}\``));
+      expect(line, `a row for ${name}`).toBeDefined();
+      expect(line).toContain(`| ${row.status} `);
+      expect(line).toContain(`\`${JSON.stringify(row.body)}\``);
+    }
+  });
+
+  it('docs/guarantees.md names the refusals decided before the signature, and only those', () => {
+    const doc = readFileSync(new URL('../../../docs/guarantees.md', import.meta.url), 'utf8');
+    const sentence = /Requests refused before the signature is known \(([^)]*)\)/.exec(doc)?.[1];
+    const named = [...(sentence ?? '').matchAll(/`(\d{3}) (\w+)`/g)].map((m) => `${m[1]} ${m[2]}`);
+    const before = (Object.values(WEBHOOK_ANSWERS) as AnswerRow[])
+      .filter((row) => row.stage === 'before the signature' && 'error' in row.body)
+      .map((row) => `${row.status} ${(row.body as { error: string }).error}`);
+    expect(named.sort()).toEqual(before.sort());
+  });
+
+  it('docs/troubleshooting.md lists each refusal with its status and code', () => {
+    const doc = readFileSync(new URL('../../../docs/troubleshooting.md', import.meta.url), 'utf8');
+    for (const row of Object.values(WEBHOOK_ANSWERS) as AnswerRow[]) {
+      if (!('error' in row.body)) continue;
+      const line = doc.split('\n').find((text) => text.includes(`\`${row.body.error}\``));
+      expect(line, `a row for ${row.body.error}`).toBeDefined();
+      expect(line).toMatch(new RegExp(`^\\| ${row.status}\\s`));
     }
   });
 });

@@ -98,7 +98,10 @@ it(`a transactional handler writes each result exactly once across ${SESSIONS} d
     // Each process is killed once a seeded number of further rows has been written: at
     // points spread over its work (mid-handler, mid-commit, mid-poll, between requests).
     while ((await written()) < SESSIONS) {
-      const target = Math.min(SESSIONS, (await written()) + between(random, 1, MOST_ROWS_PER_PROCESS));
+      const target = Math.min(
+        SESSIONS,
+        (await written()) + between(random, 1, MOST_ROWS_PER_PROCESS),
+      );
       await waitFor(async () => (await written()) >= target, 'progress after a restart');
       if (target >= SESSIONS && completed) break;
       await receiver.kill('SIGKILL');

@@ -2,9 +2,9 @@ import { FixedDelayTimers, type PendingTimer } from '../clock/fixed-delay-timers
 import type { BodyRead } from './body-read.js';
 import type { Timers } from './timers.js';
 
-export type DeadlineRead = BodyRead | { kind: 'timeout' };
+/** A body read, or the deadline passed first (`afterMs`, the deadline). */
+export type DeadlineRead = BodyRead | { kind: 'timeout'; afterMs: number };
 
-const TIMEOUT: DeadlineRead = { kind: 'timeout' };
 const UNREADABLE: BodyRead = {
   kind: 'unreadable',
   reason: 'The request body could not be read.',
@@ -25,6 +25,7 @@ const POOL_LIMIT = 64;
 export function createBodyDeadline(ms: number, timers: Timers) {
   // Workers tie an AbortSignal, and a timer, to the request that created it: reused by a later
   // request, its reads fail ("body could not be read"). There every read gets its own of both.
+  const timeout: DeadlineRead = { kind: 'timeout', afterMs: ms };
   const workers = isWorkers();
   const idle: AbortController[] | undefined = workers ? undefined : [];
   // Elsewhere the deadlines of all reads share one timer: a platform timer set and cleared
@@ -46,7 +47,7 @@ export function createBodyDeadline(ms: number, timers: Timers) {
       const handle = deadlines.start(() => {
         if (done) return;
         done = true;
-        resolve(TIMEOUT);
+        resolve(timeout);
         controller.abort();
       });
       const finish = (result: BodyRead) => {

@@ -1,27 +1,15 @@
-import type { HeadersLike } from '../receiver/headers.js';
+import type { HeadersLike } from '../webhook/headers.js';
+import type { UnreadBody } from '../webhook/unread-body.js';
 import { exactTextBytes } from './exact-text-bytes.js';
 
 /**
- * How an adapter's body read ended. The pipeline turns each failure into its answer:
- * `too-large` 413, `unavailable` 500 `raw_body_unavailable` (with `hint`, the fix, logged
- * once), `unreadable` 400 `body_unreadable` (with `reason`, what happened). Hints and
- * reasons are fixed sentences, never request data: a sender must not fill the log.
+ * How an adapter's body read ended: the exact bytes, or why not (see UnreadBody), which the
+ * Receiver answers (`too-large` 413, `unavailable` 500 `raw_body_unavailable` with `hint`,
+ * `unreadable` 400 `body_unreadable` with `reason`).
  */
 export type BodyRead =
   | { kind: 'bytes'; bytes: Uint8Array }
-  | { kind: 'too-large' }
-  | {
-      kind: 'unavailable';
-      hint: string;
-      /**
-       * What the parser kept of the body, when it kept something (decompressed bytes, text,
-       * parsed JSON written out again): never verified as the webhook, only checked against
-       * its signature, so that a refusal counts toward the `raw_body_unavailable` alarm
-       * only when the service signed it, never when a stranger sent it.
-       */
-      kept?: Uint8Array;
-    }
-  | { kind: 'unreadable'; reason: string };
+  | Exclude<UnreadBody, { kind: 'timeout' }>;
 
 const encoder = new TextEncoder();
 

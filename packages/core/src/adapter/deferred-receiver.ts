@@ -1,8 +1,8 @@
+import type { ReceiverEventName } from '../delivery/events.js';
+import type { HandlerOptions } from '../delivery/handler-registry.js';
 import { ConfigurationError } from '../errors.js';
 import { createLog } from '../logging/logger.js';
 import { createReceiver, type Receiver } from '../receiver/create-receiver.js';
-import type { ReceiverEventName } from '../receiver/events.js';
-import type { HandlerOptions } from '../receiver/handler-registry.js';
 import type { ReceiverOptions } from '../receiver/options.js';
 
 /** A handler of any Receiver event, as the deferred Receiver queues it. */

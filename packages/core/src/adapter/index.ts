@@ -3,7 +3,7 @@
 // pipeline uses inside (the deferred Receiver, header reading, exact-text proofs, the
 // system timers) stays internal. Applications import from `@faceverify/core`.
 
-export type { HeadersLike } from '../receiver/headers.js';
+export type { HeadersLike } from '../webhook/headers.js';
 export { type BodyRead, bytesAsSent, textAsSent } from './body-read.js';
 export { toFetchResponse } from './fetch-response.js';
 export { type ExecutionContextLike, lazyWaitUntil } from './lazy-wait-until.js';

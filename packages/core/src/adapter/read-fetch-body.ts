@@ -1,4 +1,4 @@
-import { readHeader } from '../receiver/headers.js';
+import { readHeader } from '../webhook/headers.js';
 import type { BodyRead } from './body-read.js';
 import { readLimited } from './read-limited.js';
 

@@ -1,14 +1,15 @@
+import type { ReceiverEventName, VerificationCompletedEvent } from '../delivery/events.js';
+import type { HandlerOptions } from '../delivery/handler-registry.js';
 import { ConfigurationError } from '../errors.js';
 import type { Receiver } from '../receiver/create-receiver.js';
-import type { ReceiverEventName, VerificationCompletedEvent } from '../receiver/events.js';
-import type { HandlerOptions } from '../receiver/handler-registry.js';
-import { type HeadersLike, readHeader } from '../receiver/headers.js';
-import { errorResponse, type ReceiverResponse } from '../receiver/http-response.js';
 import type { ReceiverOptions } from '../receiver/options.js';
+import { responseOf } from '../webhook/answers.js';
+import { type HeadersLike, readHeader } from '../webhook/headers.js';
+import type { ReceiverResponse } from '../webhook/http-response.js';
+import type { WebhookRequest } from '../webhook/receive-webhook.js';
 import { createBodyDeadline, type DeadlineRead } from './body-deadline.js';
 import type { BodyRead } from './body-read.js';
 import { deferReceiver } from './deferred-receiver.js';
-import { refusalAnswer } from './refusal-answer.js';
 import { systemTimers, type Timers } from './timers.js';
 
 /** Where adapters listen when mounted app-wide and given no `path`. */
@@ -18,14 +19,6 @@ export const DEFAULT_WEBHOOK_PATH = '/webhooks/verification';
 export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
 
 const NO_BODY = new Uint8Array(0);
-
-// The sender sees that the fault is ours (and retries); the fix is in the server's log.
-const notConfigured = (): ReceiverResponse =>
-  errorResponse(
-    500,
-    'receiver_not_configured',
-    'The webhook receiver is not configured; the server log names the setting to add.',
-  );
 
 /** The options every adapter's `verificationWebhook()` shares. */
 export interface WebhookPipelineOptions {
@@ -180,25 +173,23 @@ export function createWebhookPipeline(
       receiver = deferred.get();
     } catch (error) {
       deferred.logFailure(error);
-      return exchange.respond(notConfigured(), exchange.method === 'POST');
+      // No Receiver to answer: its row of the table, without a Receiver's counters.
+      const answer = responseOf({ name: 'receiver_not_configured' });
+      return exchange.respond(answer, exchange.method === 'POST');
     }
-    let body: Uint8Array = NO_BODY;
+    let body: WebhookRequest['body'] = NO_BODY;
     // Other methods get the Receiver's 405 without their body being read.
     if (exchange.method === 'POST') {
       const read = await readBody(exchange, receiver.maxBodyBytes);
-      if (read.kind !== 'bytes') {
-        // Unless a parser spent the body, the rest of it is still on the connection.
-        return exchange.respond(
-          await refusalAnswer(read, receiver, bodyTimeoutMs, exchange.headers),
-          read.kind !== 'unavailable',
-        );
-      }
-      body = read.bytes;
+      // A body not read is the Receiver's to answer too (413, 408, 400, 500).
+      body = read.kind === 'bytes' ? read.bytes : read;
     }
     const { method, headers, waitUntil } = exchange;
     const answer = await receiver.receive(
       waitUntil ? { method, headers, body, waitUntil } : { method, headers, body },
     );
+    // Unless a parser spent the body, the rest of a body not read is still on the connection.
+    if (!(body instanceof Uint8Array)) return exchange.respond(answer, body.kind !== 'unavailable');
     if (answer.event) {
       exchange.keep(answer.event);
       if (passThrough) return passOn(exchange);

@@ -1,10 +1,10 @@
-import type { Receiver } from '../receiver/create-receiver.js';
 import type {
   ReceiverEventMap,
   ReceiverEventName,
   VerificationCompletedEvent,
-} from '../receiver/events.js';
-import type { HandlerOptions } from '../receiver/handler-registry.js';
+} from '../delivery/events.js';
+import type { HandlerOptions } from '../delivery/handler-registry.js';
+import type { Receiver } from '../receiver/create-receiver.js';
 import type { WebhookPipeline } from './webhook-pipeline.js';
 
 /**

@@ -1,5 +1,5 @@
 import { readLimited } from '../adapter/read-limited.js';
-import type { VerificationCompletedEvent } from '../receiver/events.js';
+import type { VerificationCompletedEvent } from '../delivery/events.js';
 import { ImageFetchError } from './image-fetch-error.js';
 
 /** The service's signed image links expire 15 minutes after they are issued. */

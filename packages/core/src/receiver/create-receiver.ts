@@ -2,39 +2,48 @@ import { checkExternalUserId } from '../client/external-user-id.js';
 import type { CreateSessionParams } from '../client/index.js';
 import { FixedDelayTimers } from '../clock/fixed-delay-timers.js';
 import { createStoreTime } from '../clock/store-time.js';
+import { announceDisplaced } from '../delivery/announce-displaced.js';
+import { type SweepReport, sweep } from '../delivery/sweep.js';
 import { ConfigurationError } from '../errors.js';
+import { type ConfirmedSession, createConfirmSession } from '../results/confirm-session.js';
 import {
   isTransactional,
   type Store,
+  type StoreBacklog,
   type TrackedSession,
   type TransactionOf,
 } from '../store/store.js';
 import { StoreAlarm } from '../store/store-alarm.js';
-import type { ReceiverSpanAttributes, ReceiverTelemetry } from '../telemetry/receiver-telemetry.js';
-import { type SweepReport, sweep } from '../tracker/sweep.js';
-import { announceDisplaced } from './announce-displaced.js';
-import { type ConfirmedSession, createConfirmSession } from './confirm-session.js';
+import type { ReceiverSpanAttributes } from '../telemetry/receiver-telemetry.js';
 
 export type { ConfirmedSession };
 
-import { type ActivityKind, ActivityWindow } from './activity-window.js';
-import { Alarms } from './alarms.js';
-import { BACKLOG_CHECK_EVERY_MS, checkBacklog } from './backlog-check.js';
-import { createOwnerFactory, type ReceiverContext, requireClient } from './context.js';
-import { createDeadLetters, type DeadLetters } from './dead-letters.js';
-import type { ReceiverEventMap, ReceiverEventName, VerificationCompletedEvent } from './events.js';
-import { type HandlerOptions, HandlerRegistry } from './handler-registry.js';
-import { type ReceiverHealth, readHealth, type StoreBacklog } from './health.js';
-import { errorResponse, type ReceiverResponse } from './http-response.js';
+import { createDeadLetters, type DeadLetters } from '../delivery/dead-letters.js';
+import type {
+  ReceiverEventMap,
+  ReceiverEventName,
+  VerificationCompletedEvent,
+} from '../delivery/events.js';
+import { type HandlerOptions, HandlerRegistry } from '../delivery/handler-registry.js';
+import { requireClient } from '../delivery/require-client.js';
+import { type ActivityKind, ActivityWindow } from '../operations/activity-window.js';
+import { Alarms } from '../operations/alarms.js';
+import { BACKLOG_CHECK_EVERY_MS, checkBacklog } from '../operations/backlog-check.js';
+import { type ReceiverHealth, readHealth } from '../operations/health.js';
+import { RefusedBodies } from '../operations/refused-bodies.js';
+import { watchStore } from '../operations/store-watch.js';
+import {
+  type WaitedResult,
+  type WaitForResultOptions,
+  waitForResult,
+} from '../results/wait-for-result.js';
+import { type Decided, WEBHOOK_ANSWERS } from '../webhook/answers.js';
+import type { ReceiverResponse } from '../webhook/http-response.js';
+import { decideAnswer, type WebhookRequest } from '../webhook/receive-webhook.js';
+import { writeAnswer } from '../webhook/write-answer.js';
+import { createOwnerFactory, type ReceiverContext } from './context.js';
 import { type ReceiverOptions, resolveReceiverOptions } from './options.js';
-import { recordRawBodyRefused } from './raw-body-refused.js';
-import { receiveWebhook, type WebhookRequest } from './receive-webhook.js';
-import { attachReceiverInternals } from './receiver-internals.js';
-import { RefusedBodies } from './refused-bodies.js';
 import { reportStoreAlarm, reportStoreAlarms } from './report-store-alarms.js';
-import { watchStore } from './store-watch.js';
-import { type WaitedResult, type WaitForResultOptions, waitForResult } from './wait-for-result.js';
-import { answerName } from './webhook-outcomes.js';
 
 /** A started verification: send only `verifyUrl` to the browser. */
 export interface StartedVerification {
@@ -241,20 +250,14 @@ export function createReceiver<S extends Store = Store>(
   let started = false;
   let running: Promise<unknown> | undefined;
 
-  const receiveSafely = (request: WebhookRequest): Promise<ReceiverResponse> =>
-    receiveWebhook(context, request).catch((error: unknown) => {
+  const decideSafely = (request: WebhookRequest): Promise<Decided> =>
+    decideAnswer(context, request).catch((error: unknown): Decided => {
       // Store failures are answered inside (503); anything reaching here is a defect.
       context.handlers.reportError(error, { stage: 'internal' });
-      context.log.error('Unexpected error while receiving a webhook.', {
-        error: error instanceof Error ? error.message : String(error),
-      });
-      return errorResponse(500, 'internal_error', 'The webhook could not be processed.');
+      const message = error instanceof Error ? error.message : String(error);
+      return { name: 'internal_error', logFields: { error: message } };
     });
-  const answerCounted = async (telemetry: ReceiverTelemetry, request: WebhookRequest) => {
-    const answer = await receiveSafely(request);
-    telemetry.webhookAnswered(answer.status, answerName(answer));
-    return answer;
-  };
+  const write = (decided: Decided): ReceiverResponse => writeAnswer(context, decided);
   const sweepAndCheck = async (): Promise<SweepReport> => {
     const report = await sweep(context);
     await checkBacklog(context);
@@ -297,9 +300,10 @@ export function createReceiver<S extends Store = Store>(
     },
     receive(request) {
       const { telemetry } = context;
-      return telemetry
-        ? telemetry.span('receive', () => answerCounted(telemetry, request), describeAnswer)
-        : receiveSafely(request);
+      const deciding = telemetry
+        ? telemetry.span('receive', () => decideSafely(request), describeAnswer)
+        : decideSafely(request);
+      return deciding.then(write);
     },
     async startVerification(params) {
       const client = requireClient(context, 'startVerification()');
@@ -385,17 +389,13 @@ export function createReceiver<S extends Store = Store>(
     readCounts: () => context.store.counts({ now: context.now() }),
     readBacklog,
   });
-  attachReceiverInternals(receiver, {
-    rawBodyRefused: (headers, read) => recordRawBodyRefused(context, headers, read),
-    telemetry: context.telemetry,
-  });
   return receiver;
 }
 
-function describeAnswer(answer: ReceiverResponse): ReceiverSpanAttributes {
+function describeAnswer({ name }: Decided): ReceiverSpanAttributes {
   return {
-    'http.response.status_code': answer.status,
-    'faceverify.webhook.answer': answerName(answer),
+    'http.response.status_code': WEBHOOK_ANSWERS[name].status,
+    'faceverify.webhook.answer': name,
   };
 }
 

@@ -229,6 +229,14 @@ export interface DueSummary {
   oldestDueAt?: number;
 }
 
+/** Open records whose work is due now and waits for a sweep. */
+export interface StoreBacklog {
+  /** Records due now and not leased: polls and delivery retries a sweep has yet to take. */
+  due: number;
+  /** How long the earliest of them has been due, in ms; `null` when none is. */
+  oldestDueAgeMs: number | null;
+}
+
 /**
  * Persistence for tracked sessions, deliveries and the replay window. Every method takes one
  * options object, and every time is passed in as `now` (ms since the epoch): a store never

@@ -1,5 +1,4 @@
-import type { StoreBacklog } from '../receiver/health.js';
-import type { TrackedState } from '../store/store.js';
+import type { StoreBacklog, TrackedState } from '../store/store.js';
 
 /** The units of work the Receiver reports as spans. */
 export type ReceiverSpanName = 'receive' | 'poll' | 'sweep' | 'confirm';

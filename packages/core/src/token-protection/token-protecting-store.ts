@@ -1,4 +1,4 @@
-import { UNMATCHED_PREFIX } from '../receiver/deliver.js';
+import { UNMATCHED_PREFIX } from '../store/record-keys.js';
 import type {
   AttachOutcome,
   AttachResultOptions,

@@ -1,4 +1,4 @@
-import type { VerificationCompletedEvent } from './events.js';
+import type { VerificationCompletedEvent } from '../delivery/events.js';
 
 /** What `receive` answers; adapters write it back unchanged. */
 export interface ReceiverResponse {

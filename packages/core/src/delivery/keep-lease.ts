@@ -1,4 +1,4 @@
-import type { ReceiverContext } from './context.js';
+import type { DeliveryContext } from './delivery-context.js';
 
 /**
  * Renews a lease in the background while slow work runs (a poll with retries, a long
@@ -6,7 +6,7 @@ import type { ReceiverContext } from './context.js';
  * At most one renewal is in flight: a store that answers slowly (or a renewal waiting on a
  * lock) skips ticks instead of piling up renewals, each holding a connection.
  */
-export function keepLease(context: ReceiverContext, key: string, owner: string): () => void {
+export function keepLease(context: DeliveryContext, key: string, owner: string): () => void {
   const { store, leaseMs, renewalTimers } = context;
   let stopped = false;
   let renewing = false;
@@ -36,7 +36,7 @@ export function keepLease(context: ReceiverContext, key: string, owner: string):
  * worker took the session: then this worker must not deliver.
  */
 export function stillLeased(
-  context: ReceiverContext,
+  context: DeliveryContext,
   key: string,
   owner: string,
   leaseUntil: number | undefined,

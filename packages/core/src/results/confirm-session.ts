@@ -1,8 +1,9 @@
 import { isPathSegment } from '../client/path-segment.js';
+import type { DeliveryContext } from '../delivery/delivery-context.js';
+import { pollLeased } from '../delivery/poll-session.js';
+import { requireClient } from '../delivery/require-client.js';
 import type { VerificationPayload } from '../payload/types.js';
 import { isConfirmed, isOpen } from '../store/store.js';
-import { pollLeased } from '../tracker/poll-session.js';
-import { type ReceiverContext, requireClient } from './context.js';
 
 /** The authoritative state of a session, as `confirm` found it. */
 export interface ConfirmedSession {
@@ -28,7 +29,7 @@ const UNKNOWN: ConfirmedSession = { status: 'unknown' };
  * A completed result of a tracked session is delivered to handlers (once) before it resolves.
  */
 export function createConfirmSession(
-  context: ReceiverContext,
+  context: DeliveryContext,
 ): (token: string) => Promise<ConfirmedSession> {
   const shared = new Map<string, Promise<ConfirmedSession>>();
   return async (token) => {
@@ -46,7 +47,7 @@ export function createConfirmSession(
   };
 }
 
-async function confirmOnce(context: ReceiverContext, token: string): Promise<ConfirmedSession> {
+async function confirmOnce(context: DeliveryContext, token: string): Promise<ConfirmedSession> {
   const { store } = context;
   await context.clockReady();
   const record = await store.get({ key: token, now: context.now() });

@@ -1,5 +1,5 @@
 import { redactUrl } from '../logging/logger.js';
-import type { ReceiverAlert } from './alarms.js';
+import type { ReceiverAlert } from '../operations/alarms.js';
 import type {
   ReceiverErrorContext,
   ReceiverEventMap,

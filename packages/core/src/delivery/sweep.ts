@@ -1,6 +1,6 @@
-import type { ReceiverContext } from '../receiver/context.js';
-import { tokenIdOf } from '../receiver/deliver.js';
+import type { DeliveryContext } from './delivery-context.js';
 import { type PollOutcome, pollLeased } from './poll-session.js';
+import { tokenIdOf } from './token-id.js';
 
 /** What one sweep did, by outcome. */
 export interface SweepReport {
@@ -28,7 +28,7 @@ function tally(report: SweepReport, outcome: PollOutcome['outcome']): void {
  * webhooks are polled for, failed deliveries retried, lifetimes ended. Safe to run from
  * several processes at once: each session is leased by one of them.
  */
-export async function sweep(context: ReceiverContext): Promise<SweepReport> {
+export async function sweep(context: DeliveryContext): Promise<SweepReport> {
   await context.clockReady();
   const owner = context.newOwner();
   const due = await context.store.leaseDue({

@@ -1,5 +1,9 @@
-import type { Receiver } from './create-receiver.js';
-import type { WaitedResult } from './wait-for-result.js';
+import type { WaitedResult, WaitForResultOptions } from './wait-for-result.js';
+
+/** What a stream waits on: a Receiver (its `waitForResult`). */
+type ResultWaiter = {
+  waitForResult(token: string, options?: WaitForResultOptions): Promise<WaitedResult>;
+};
 
 /** Options of `resultEvents` and `sendResultEvents`. */
 export interface ResultEventsOptions {
@@ -48,7 +52,7 @@ const event = (data: unknown) => encoder.encode(`event: state\ndata: ${JSON.stri
  * // });
  */
 export function resultEvents(
-  receiver: Pick<Receiver, 'waitForResult'>,
+  receiver: ResultWaiter,
   token: string,
   options: ResultEventsOptions = {},
 ): Response {
@@ -96,7 +100,7 @@ export interface EventStreamTarget {
  * });
  */
 export async function sendResultEvents(
-  receiver: Pick<Receiver, 'waitForResult'>,
+  receiver: ResultWaiter,
   token: string,
   target: EventStreamTarget,
   options: ResultEventsOptions = {},

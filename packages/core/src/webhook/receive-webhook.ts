@@ -1,35 +1,30 @@
 import { hasLoneSurrogate } from '../client/external-user-id.js';
 import { sleepOn } from '../clock/clock.js';
+import { announceDisplaced } from '../delivery/announce-displaced.js';
+import { correlate } from '../delivery/correlate.js';
+import { completedEvent, type DeliveryOutcome, deliverLeased } from '../delivery/deliver.js';
+import type { VerificationCompletedEvent } from '../delivery/events.js';
+import { type PollOutcome, pollLeased } from '../delivery/poll-session.js';
 import { FaceverifyError } from '../errors.js';
-import { rejectionLog } from '../logging/rejection-log-limiter.js';
 import { decodeJson } from '../payload/decode-json.js';
 import { COMPLETED_EVENT, validateVerificationPayload } from '../payload/parse.js';
 import type { VerificationPayload } from '../payload/types.js';
 import { findSecret } from '../signature/verify.js';
+import { UNMATCHED_PREFIX } from '../store/record-keys.js';
 import { isOpen, type StoredResult, type TrackedSession } from '../store/store.js';
-import { type PollOutcome, pollLeased } from '../tracker/poll-session.js';
-import { announceDisplaced } from './announce-displaced.js';
+import { type AnswerName, type Decided, WEBHOOK_ANSWERS } from './answers.js';
 import { bodyDigest } from './body-digest.js';
-import type { ReceiverContext } from './context.js';
-import { correlate } from './correlate.js';
-import {
-  completedEvent,
-  type DeliveryOutcome,
-  deliverLeased,
-  UNMATCHED_PREFIX,
-} from './deliver.js';
-import type { VerificationCompletedEvent } from './events.js';
-import { type HeadersLike, readHeader } from './headers.js';
-import { errorResponse, fixedErrorResponse, type ReceiverResponse } from './http-response.js';
-import { answerOutcome, type WebhookOutcome } from './webhook-outcomes.js';
-
-export const SIGNATURE_HEADER = 'x-webhook-signature';
+import { type HeadersLike, readHeader, SIGNATURE_HEADER } from './headers.js';
+import { recordRawBodyRefused } from './raw-body-refused.js';
+import type { UnreadBody } from './unread-body.js';
+import type { WebhookContext } from './webhook-context.js';
 
 /** A webhook request as adapters hand it over: the exact bytes, before any parsing. */
 export interface WebhookRequest {
   method: string;
   headers: HeadersLike;
-  body: Uint8Array;
+  /** The exact bytes sent, or why the adapter could not read them (answered as such). */
+  body: Uint8Array | UnreadBody;
   /**
    * Keeps background work alive after the response on platforms that end a request's
    * work with its response (Cloudflare Workers' `ctx.waitUntil`).
@@ -40,34 +35,11 @@ export interface WebhookRequest {
 // Closed records of a user looked at to recognise a late duplicate: the most recent ones.
 const RECENT_CLOSED_CONSIDERED = 20;
 
-const methodNotAllowed = fixedErrorResponse(
-  405,
-  'method_not_allowed',
-  'Webhooks are delivered with POST.',
-  { allow: 'POST' },
-);
-const signatureMissing = fixedErrorResponse(
-  401,
-  'signature_missing',
-  'The X-Webhook-Signature header is missing. Webhooks from the service always carry it.',
-);
-const signatureInvalid = fixedErrorResponse(
-  401,
-  'signature_invalid',
-  'The X-Webhook-Signature header does not match the body for any configured secret. Check FACEVERIFY_WEBHOOK_SECRET against the service Settings, and that nothing altered the body before verification.',
-);
-
-/** An outcome of the decision, with the event delivered (or still being delivered), if any. */
-interface Decided {
-  outcome: WebhookOutcome;
-  event?: VerificationCompletedEvent;
-}
-
 /**
  * Waits briefly for a lease another worker holds, such as a poll already in flight.
  * Resolves `'closed'` as soon as that worker has completed the session.
  */
-async function leaseWithPatience(context: ReceiverContext, key: string, owner: string) {
+async function leaseWithPatience(context: WebhookContext, key: string, owner: string) {
   const { store, leaseMs, clock } = context;
   const deadline = clock.now() + Math.min(context.ackAfterMs / 2, 2000);
   for (let wait = 25; ; wait = Math.min(wait * 2, 400)) {
@@ -85,7 +57,7 @@ async function leaseWithPatience(context: ReceiverContext, key: string, owner: s
  * on in the background, kept alive by the platform's `waitUntil` where there is one.
  */
 function withAckDeadline(
-  context: ReceiverContext,
+  context: WebhookContext,
   request: WebhookRequest,
   work: Promise<Decided>,
   event?: VerificationCompletedEvent,
@@ -96,10 +68,8 @@ function withAckDeadline(
       answered = true;
       // Only work that outlives the response needs the platform to keep it alive.
       request.waitUntil?.(work);
-      context.log.warn('Handlers are still running; acknowledged with 202 to keep the sender.', {
-        ackAfterMs: context.ackAfterMs,
-      });
-      resolve(event ? { outcome: 'processing', event } : { outcome: 'processing' });
+      const logFields = { ackAfterMs: context.ackAfterMs };
+      resolve(event ? { name: 'processing', event, logFields } : { name: 'processing', logFields });
     });
     work.then(
       (value) => {
@@ -117,7 +87,7 @@ function withAckDeadline(
 }
 
 /** The outcome of delivering to handlers, or of confirming with the service and delivering. */
-function deliveryOutcome(outcome: DeliveryOutcome | PollOutcome['outcome']): WebhookOutcome {
+function deliveryOutcome(outcome: DeliveryOutcome | PollOutcome['outcome']): AnswerName {
   switch (outcome) {
     case 'delivered':
       return 'delivered';
@@ -138,10 +108,10 @@ function deliveryOutcome(outcome: DeliveryOutcome | PollOutcome['outcome']): Web
 /**
  * The decision for a verified, new webhook: correlation with the sessions tracked for its
  * user × what the store holds × the service's confirmation × the acknowledgement deadline.
- * Each branch ends in one row of {@link WEBHOOK_OUTCOMES}.
+ * Each branch ends in one row of the answer table (answers.ts).
  */
 async function decide(
-  context: ReceiverContext,
+  context: WebhookContext,
   request: WebhookRequest,
   payload: VerificationPayload,
   result: StoredResult,
@@ -151,11 +121,11 @@ async function decide(
   const correlation = correlate(payload, await finding);
   switch (correlation.kind) {
     case 'duplicate':
-      return { outcome: 'duplicate' };
+      return { name: 'duplicate' };
     case 'ambiguous':
       if (context.client) {
         settleByPolling(context, request, correlation.keys);
-        return { outcome: 'settling' };
+        return { name: 'settling' };
       }
       return deliverUntracked(context, request, result, digest);
     case 'none':
@@ -179,7 +149,7 @@ async function decide(
  * time. A replay never reads the answer; a rejection here is only seen if it is read.
  */
 function findSessions(
-  context: ReceiverContext,
+  context: WebhookContext,
   payload: VerificationPayload,
   now: number,
 ): Promise<TrackedSession[]> {
@@ -203,31 +173,29 @@ function findSessions(
  * delivered once, marked `confirmed: false`.
  */
 async function deliverUntracked(
-  context: ReceiverContext,
+  context: WebhookContext,
   request: WebhookRequest,
   result: StoredResult,
   digest: string,
 ): Promise<Decided> {
   if (context.untrackedWebhooks === 'ignore') {
     reportUntracked(context);
-    return { outcome: 'untracked' };
+    return { name: 'untracked' };
   }
   const owner = context.newOwner();
   const session = await insertLeased(context, result, digest, owner);
   return deliverStored(context, request, session, owner, result);
 }
 
-/** Says, at most once a minute with a count, that untracked webhooks were not delivered. */
-function reportUntracked(context: ReceiverContext): void {
-  const message =
-    "A signed webhook matched no open session this Receiver tracks, so it was acknowledged and not delivered: it may be an old result sent again. If your sessions are started outside this Receiver, set untrackedWebhooks: 'deliver'.";
-  rejectionLog(context.log, context.now).warn(message);
+/** Tells the `error` handlers that an untracked webhook was not delivered (its row logs it). */
+function reportUntracked(context: WebhookContext): void {
+  const { message } = WEBHOOK_ANSWERS.untracked.log;
   const error = Object.assign(new Error(message), { code: 'webhook_untracked' });
   context.handlers.reportError(error, { stage: 'confirm', code: 'webhook_untracked' });
 }
 
 /** Several open sessions of one user: the service's answer for each is what is delivered. */
-function settleByPolling(context: ReceiverContext, request: WebhookRequest, keys: string[]): void {
+function settleByPolling(context: WebhookContext, request: WebhookRequest, keys: string[]): void {
   const { store } = context;
   const settling = Promise.all(
     keys.map(async (key) => {
@@ -246,14 +214,14 @@ function settleByPolling(context: ReceiverContext, request: WebhookRequest, keys
 
 /** Attaches the result to a tracked session and delivers it, unless it is already settled. */
 async function attachAndDeliver(
-  context: ReceiverContext,
+  context: WebhookContext,
   request: WebhookRequest,
   key: string,
   result: StoredResult,
   digest: string,
 ): Promise<Decided> {
   const attached = await context.store.attachResult({ key, result, now: context.now() });
-  if (attached === 'closed' || attached === 'already-attached') return { outcome: 'duplicate' };
+  if (attached === 'closed' || attached === 'already-attached') return { name: 'duplicate' };
   const owner = context.newOwner();
   const session =
     attached === 'missing'
@@ -264,20 +232,20 @@ async function attachAndDeliver(
 
 /** Delivers the result of a session this worker leased (or says who else has it). */
 async function deliverStored(
-  context: ReceiverContext,
+  context: WebhookContext,
   request: WebhookRequest,
   session: TrackedSession | 'closed' | undefined,
   owner: string,
   result: StoredResult,
 ): Promise<Decided> {
   // Another worker delivered it meanwhile (a poll, or confirm() on the redirect).
-  if (session === 'closed') return { outcome: 'duplicate' };
-  if (!session) return { outcome: 'queued' };
+  if (session === 'closed') return { name: 'duplicate' };
+  if (!session) return { name: 'queued' };
   const stored = session.result ?? result;
   const built = completedEvent(session, stored);
   const event = built instanceof Promise ? await built : built;
   const delivery = deliverLeased(context, session, owner, stored, event).then(
-    ({ outcome }): Decided => ({ outcome: deliveryOutcome(outcome), event }),
+    ({ outcome }): Decided => ({ name: deliveryOutcome(outcome), event }),
   );
   return withAckDeadline(context, request, delivery, event);
 }
@@ -286,7 +254,7 @@ async function deliverStored(
  * instead of two on the common path, and no window in which another worker could take it.
  */
 async function insertLeased(
-  context: ReceiverContext,
+  context: WebhookContext,
   result: StoredResult,
   digest: string,
   owner: string,
@@ -321,81 +289,69 @@ async function insertLeased(
  * window would otherwise become a later session's result.
  */
 async function confirmAndDeliver(
-  context: ReceiverContext,
+  context: WebhookContext,
   request: WebhookRequest,
   key: string,
   result: StoredResult,
 ): Promise<Decided> {
   const owner = context.newOwner();
   const session = await leaseWithPatience(context, key, owner);
-  if (session === 'closed') return { outcome: 'duplicate' };
+  if (session === 'closed') return { name: 'duplicate' };
   // Another worker holds the session (a poll in flight): it asks the service itself.
-  if (!session) return { outcome: 'queued' };
+  if (!session) return { name: 'queued' };
   const confirming = pollLeased(context, session, owner, { webhook: result }).then(
     (polled): Decided => {
-      if (polled.contradicted) return { outcome: 'contradicted' };
-      const outcome = deliveryOutcome(polled.outcome);
-      return polled.event ? { outcome, event: polled.event } : { outcome };
+      if (polled.contradicted) return { name: 'contradicted' };
+      const name = deliveryOutcome(polled.outcome);
+      return polled.event ? { name, event: polled.event } : { name };
     },
   );
   return withAckDeadline(context, request, confirming);
 }
 
 /**
- * The webhook pipeline: method, size, signature over the exact bytes (every configured
- * secret, constant time), payload validation, replay window, correlation, an atomic claim
- * in the Store, handlers, and the answer. See docs/troubleshooting.md for every status.
+ * What a request on the webhook path is answered: one row of the answer table (answers.ts),
+ * decided top to bottom. Method, size, the signature over the exact bytes (every configured
+ * secret, constant time), the payload, the replay window, correlation with the sessions
+ * tracked, an atomic claim in the store, the handlers. The Receiver writes the row; see
+ * docs/troubleshooting.md for each.
  */
-export async function receiveWebhook(
-  context: ReceiverContext,
+export async function decideAnswer(
+  context: WebhookContext,
   request: WebhookRequest,
-): Promise<ReceiverResponse> {
-  const { log } = context;
-  if (request.method.toUpperCase() !== 'POST') {
-    return methodNotAllowed();
-  }
-  if (request.body.byteLength > context.maxBodyBytes) {
-    return payloadTooLarge(context.maxBodyBytes);
+): Promise<Decided> {
+  if (request.method.toUpperCase() !== 'POST') return { name: 'method_not_allowed' };
+  const { body } = request;
+  if (!(body instanceof Uint8Array)) return unreadBody(context, request.headers, body);
+  if (body.byteLength > context.maxBodyBytes) {
+    return { name: 'payload_too_large', detail: String(context.maxBodyBytes) };
   }
   const signature = readHeader(request.headers, SIGNATURE_HEADER);
-  if (signature === undefined || signature.trim() === '') {
-    context.activity.record('signature_missing');
-    rejectionLog(log, context.now).warn('Webhook rejected: no X-Webhook-Signature header.');
-    return signatureMissing();
-  }
-  const matching = findSecret(request.body, signature, context.secrets);
+  if (signature === undefined || signature.trim() === '') return { name: 'signature_missing' };
+  const matching = findSecret(body, signature, context.secrets);
   const match = matching instanceof Promise ? await matching : matching;
   if (!match) {
-    context.activity.record('signature_invalid');
-    context.refusedBodies.note(request.body, 'signature_invalid');
-    rejectionLog(log, context.now).warn(
-      'Webhook rejected: signature does not match the raw body. Check FACEVERIFY_WEBHOOK_SECRET (or the secret option) against the signing secret in the service Settings, and that nothing rewrites the body before verification (a body parser mounted first).',
-      {
-        candidates: context.secrets.length,
-      },
-    );
-    return signatureInvalid();
+    context.refusedBodies.note(body, 'signature_invalid');
+    return { name: 'signature_invalid', logFields: { candidates: context.secrets.length } };
   }
+  // From here on the body is the service's.
   let payload: VerificationPayload;
   try {
-    const json = decodeJson(request.body);
+    const json = decodeJson(body);
     const event = (json as { event?: unknown } | null)?.event;
     if (typeof event === 'string' && event !== COMPLETED_EVENT) {
-      log.info('Webhook with an unknown event acknowledged and ignored.', { event });
-      return answerOutcome('ignored');
+      return { name: 'ignored', logFields: { event } };
     }
     payload = validateVerificationPayload(json);
   } catch (error) {
-    const message = error instanceof FaceverifyError ? error.message : 'The payload is invalid.';
-    context.activity.record('payload_invalid');
-    log.warn('Webhook rejected: correctly signed but invalid payload.', { reason: message });
-    return errorResponse(400, 'payload_invalid', message);
+    const reason = error instanceof FaceverifyError ? error.message : 'The payload is invalid.';
+    return { name: 'payload_invalid', detail: reason, logFields: { reason } };
   }
   context.activity.record('webhook_accepted');
   // The first webhook of a process reads the store's clock first (`storeClock`).
   const clockReading = context.clockReady();
   if (clockReading) await clockReading;
-  const hashing = bodyDigest(request.body);
+  const hashing = bodyDigest(body);
   const digest = typeof hashing === 'string' ? hashing : await hashing;
   const now = context.now();
   const finding = findSessions(context, payload, now);
@@ -404,8 +360,8 @@ export async function receiveWebhook(
     // Kept as long as any session this delivery could match is open or retained.
     const ttlMs = context.replayWindowMs + context.sessionLifetimeMs;
     if (!(await context.store.remember({ digest, ttlMs, now }))) {
-      log.info('Replayed webhook acknowledged and not handled again.');
-      return answerOutcome('duplicate');
+      context.log.info('Replayed webhook acknowledged and not handled again.');
+      return { name: 'duplicate' };
     }
   } catch (error) {
     return storeUnavailable(context, error);
@@ -417,39 +373,44 @@ export async function receiveWebhook(
     secretLabel: match.label,
   };
   if (match.index > 0) {
-    log.info('Webhook verified with an older secret; the rotation is not finished.', {
+    context.log.info('Webhook verified with an older secret; the rotation is not finished.', {
       matchedLabel: match.label,
     });
   }
   try {
-    const { outcome, event } = await decide(context, request, payload, result, digest, finding);
-    return answerOutcome(outcome, event);
+    return await decide(context, request, payload, result, digest, finding);
   } catch (error) {
     await context.store.forget({ digest }).catch(() => undefined);
     return storeUnavailable(context, error);
   }
 }
 
+/** A body the adapter could not read: its row, once the evidence of a parser is counted. */
+async function unreadBody(
+  context: WebhookContext,
+  headers: HeadersLike,
+  body: UnreadBody,
+): Promise<Decided> {
+  switch (body.kind) {
+    case 'too-large':
+      return { name: 'payload_too_large', detail: String(context.maxBodyBytes) };
+    case 'unavailable':
+      // A setup mistake, not a per-request event, but only when the service sent the
+      // request: its signature, and what polling recovers, decide whether the alarm counts it.
+      await recordRawBodyRefused(context, headers, body);
+      return { name: 'raw_body_unavailable', detail: body.hint };
+    case 'unreadable':
+      return { name: 'body_unreadable', detail: body.reason };
+    case 'timeout':
+      return { name: 'body_timeout', detail: String(body.afterMs) };
+  }
+}
+
 /** A lookup whose answer is not needed (a replay, or a failed remember) fails unseen. */
 function ignoreUnread(): void {}
 
-function storeUnavailable(context: ReceiverContext, error: unknown): ReceiverResponse {
-  context.activity.record('store_unavailable');
+function storeUnavailable(context: WebhookContext, error: unknown): Decided {
   context.handlers.reportError(error, { stage: 'store' });
-  context.log.error('The store failed while accepting a webhook.', {
-    error: error instanceof Error ? error.message : String(error),
-  });
-  return errorResponse(
-    503,
-    'store_unavailable',
-    'The webhook could not be stored; it was not handled. Check the store (e.g. Redis) connection.',
-  );
-}
-
-export function payloadTooLarge(maxBodyBytes: number): ReceiverResponse {
-  return errorResponse(
-    413,
-    'payload_too_large',
-    `The body is larger than ${maxBodyBytes} bytes. Raise maxBodyBytes if the service sends larger webhooks.`,
-  );
+  const message = error instanceof Error ? error.message : String(error);
+  return { name: 'store_unavailable', logFields: { error: message } };
 }

@@ -1,14 +1,6 @@
-import type { TrackedState } from '../store/store.js';
+import type { StoreBacklog, TrackedState } from '../store/store.js';
 import type { ActivityWindow } from './activity-window.js';
 import type { AlarmCode, Alarms } from './alarms.js';
-
-/** Open records whose work is due now and waits for a sweep. */
-export interface StoreBacklog {
-  /** Records due now and not leased: polls and delivery retries a sweep has yet to take. */
-  due: number;
-  /** How long the earliest of them has been due, in ms; `null` when none is. */
-  oldestDueAgeMs: number | null;
-}
 
 /** What `receiver.health()` reports: a snapshot a health endpoint can serve as JSON. */
 export interface ReceiverHealth {

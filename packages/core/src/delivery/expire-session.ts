@@ -1,7 +1,7 @@
-import type { ReceiverContext } from '../receiver/context.js';
-import { tokenIdOf } from '../receiver/deliver.js';
-import type { VerificationExpiredEvent } from '../receiver/events.js';
 import type { TrackedSession } from '../store/store.js';
+import type { DeliveryContext } from './delivery-context.js';
+import type { VerificationExpiredEvent } from './events.js';
+import { tokenIdOf } from './token-id.js';
 
 export function expiredEvent(
   session: TrackedSession,
@@ -21,7 +21,7 @@ export function expiredEvent(
 
 /** Runs `verification.expired` handlers; one that throws is reported, not retried. */
 export async function runExpiredHandlers(
-  context: ReceiverContext,
+  context: DeliveryContext,
   event: VerificationExpiredEvent,
 ): Promise<void> {
   context.log.info('Session given up without a result.', {
@@ -44,7 +44,7 @@ export async function runExpiredHandlers(
  * race; a throwing `verification.expired` handler is reported, not retried.
  */
 export async function expireLeased(
-  context: ReceiverContext,
+  context: DeliveryContext,
   session: TrackedSession,
   owner: string,
   reason: VerificationExpiredEvent['reason'],

@@ -1,3 +1,6 @@
+/** The header the service signs every webhook with (hex HMAC-SHA256 of the raw body). */
+export const SIGNATURE_HEADER = 'x-webhook-signature';
+
 /** Request headers as Fetch `Headers`, Node's `IncomingHttpHeaders`, or a plain record. */
 export type HeadersLike =
   | { get(name: string): string | null }

@@ -1,8 +1,8 @@
 import { isPathSegment } from '../client/path-segment.js';
+import type { DeliveryContext } from '../delivery/delivery-context.js';
 import type { VerificationPayload } from '../payload/types.js';
 import { onAbort } from '../signal/on-abort.js';
 import type { TrackedSession } from '../store/store.js';
-import type { ReceiverContext } from './context.js';
 
 /** What `waitForResult` resolves with. */
 export type WaitedResult =
@@ -67,7 +67,7 @@ function outcomeOf(record: TrackedSession | undefined): WaitedResult | undefined
  * (`Store.watchClosed`) and, as a fallback, every few seconds.
  */
 export async function waitForResult(
-  context: ReceiverContext,
+  context: DeliveryContext,
   token: string,
   options: WaitForResultOptions = {},
 ): Promise<WaitedResult> {

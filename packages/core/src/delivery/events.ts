@@ -1,5 +1,5 @@
+import type { ReceiverAlert } from '../operations/alarms.js';
 import type { VerificationPayload } from '../payload/types.js';
-import type { ReceiverAlert } from './alarms.js';
 
 /** A verification result, from the webhook or from polling, delivered to your handlers. */
 export interface VerificationCompletedEvent {

@@ -1,19 +1,21 @@
 import type { SessionReadOptions, SessionSnapshot } from '../client/index.js';
 import { ApiError, RateLimitError } from '../errors.js';
 import type { VerificationPayload } from '../payload/types.js';
-import { type ReceiverContext, requireClient } from '../receiver/context.js';
-import { sameOutcome } from '../receiver/correlate.js';
-import { type DeliveryOutcome, deliverLeased, tokenIdOf } from '../receiver/deliver.js';
-import type { VerificationCompletedEvent } from '../receiver/events.js';
-import { keepLease } from '../receiver/keep-lease.js';
-import { delayAt } from '../receiver/options.js';
 import type { StoredResult, TrackedSession } from '../store/store.js';
 import type {
   DeliverySource,
   PollRequestOutcome,
   ReceiverSpanAttributes,
 } from '../telemetry/receiver-telemetry.js';
+import { sameOutcome } from './correlate.js';
+import { type DeliveryOutcome, deliverLeased } from './deliver.js';
+import type { DeliveryContext } from './delivery-context.js';
+import type { VerificationCompletedEvent } from './events.js';
 import { expireLeased } from './expire-session.js';
+import { keepLease } from './keep-lease.js';
+import { requireClient } from './require-client.js';
+import { delayAt } from './schedule.js';
+import { tokenIdOf } from './token-id.js';
 
 /** What one look at a leased session came to, and what the service said of it. */
 export interface PollOutcome {
@@ -52,7 +54,7 @@ export interface PollOptions {
  * delivered: the service's own answer is.
  */
 export function pollLeased(
-  context: ReceiverContext,
+  context: DeliveryContext,
   session: TrackedSession,
   owner: string,
   options: PollOptions = {},
@@ -68,7 +70,7 @@ function describePoll(polled: PollOutcome): ReceiverSpanAttributes {
 }
 
 async function lookAt(
-  context: ReceiverContext,
+  context: DeliveryContext,
   session: TrackedSession,
   owner: string,
   options: PollOptions,
@@ -205,7 +207,7 @@ async function lookAt(
  * confirmed there. Jittered, so that this instance's sweeps do not always come first.
  */
 async function leave(
-  context: ReceiverContext,
+  context: DeliveryContext,
   session: TrackedSession,
   owner: string,
   claim: StoredResult | undefined,
@@ -228,7 +230,7 @@ async function leave(
 }
 
 async function deliver(
-  context: ReceiverContext,
+  context: DeliveryContext,
   session: TrackedSession,
   owner: string,
   result: StoredResult,
@@ -247,7 +249,7 @@ function failedPoll(error: unknown): PollRequestOutcome {
 }
 
 /** Reports a result the service contradicts: it is never delivered as the session's result. */
-function contradicted(context: ReceiverContext, session: TrackedSession, why: string): void {
+function contradicted(context: DeliveryContext, session: TrackedSession, why: string): void {
   const message = `A webhook for this session was not confirmed by the service (${why}); it was not delivered. A replayed webhook of an earlier session looks like this.`;
   context.log.warn(message, { sessionToken: session.token });
   const error = Object.assign(new Error(message), { code: 'webhook_contradicted' });

@@ -1,8 +1,7 @@
 import { rejectionLog } from '../logging/rejection-log-limiter.js';
 import { findSecret } from '../signature/verify.js';
-import type { ReceiverContext } from './context.js';
-import { type HeadersLike, readHeader } from './headers.js';
-import { SIGNATURE_HEADER } from './receive-webhook.js';
+import { type HeadersLike, readHeader, SIGNATURE_HEADER } from './headers.js';
+import type { WebhookContext } from './webhook-context.js';
 
 /**
  * Counts a body a parser consumed before the adapter, by what shows who sent it: anyone can
@@ -18,7 +17,7 @@ import { SIGNATURE_HEADER } from './receive-webhook.js';
  * never the service's: it counts toward no alarm and logs nothing.
  */
 export async function recordRawBodyRefused(
-  context: ReceiverContext,
+  context: WebhookContext,
   headers: HeadersLike,
   read: { hint: string; kept?: Uint8Array },
 ): Promise<void> {

@@ -1,4 +1,13 @@
-import type { ReceiverContext } from './context.js';
+import type { Store } from '../store/store.js';
+import type { ActivityWindow } from './activity-window.js';
+
+/** What judging the backlog reads and records. */
+export interface BacklogContext {
+  store: Pick<Store, 'dueSummary'>;
+  activity: ActivityWindow;
+  now(): number;
+  sweepIntervalMs: number;
+}
 
 /** The shortest wait of due work that is an alarm: polls are minutes apart at most. */
 const BACKLOG_ALARM_FLOOR_MS = 60_000;
@@ -10,7 +19,7 @@ const BACKLOG_ALARM_FLOOR_MS = 60_000;
  * what is due up to `sweepBatchSize`, so what it leaves behind only grows old when sweeps
  * take less than becomes due, or do not run.
  */
-export function backlogAlarmAgeMs(context: Pick<ReceiverContext, 'sweepIntervalMs'>): number {
+export function backlogAlarmAgeMs(context: Pick<BacklogContext, 'sweepIntervalMs'>): number {
   return Math.max(BACKLOG_ALARM_FLOOR_MS, 3 * context.sweepIntervalMs);
 }
 
@@ -22,9 +31,9 @@ export const BACKLOG_CHECK_EVERY_MS = 30_000;
  * `backlogAlarmAgeMs` counts toward the `backlog_growing` alarm, with its figures as the
  * detail. A store failure here is left to the next sweep, which reports it.
  */
-export async function checkBacklog(context: ReceiverContext): Promise<void> {
+export async function checkBacklog(context: BacklogContext): Promise<void> {
   const now = context.now();
-  let summary: Awaited<ReturnType<ReceiverContext['store']['dueSummary']>>;
+  let summary: Awaited<ReturnType<Store['dueSummary']>>;
   try {
     summary = await context.store.dueSummary({ now });
   } catch {

@@ -1,14 +1,14 @@
 import type { TrackedSession } from '../store/store.js';
-import { expiredEvent, runExpiredHandlers } from '../tracker/expire-session.js';
-import type { ReceiverContext } from './context.js';
 import { completedEvent, emitUndeliverable } from './deliver.js';
+import type { DeliveryContext } from './delivery-context.js';
+import { expiredEvent, runExpiredHandlers } from './expire-session.js';
 
 /**
  * Emits what became of records the store closed to keep a user within `maxOpenPerUser`:
  * a session is expired (`reason: 'displaced'`), an undelivered result is undeliverable.
  */
 export async function announceDisplaced(
-  context: ReceiverContext,
+  context: DeliveryContext,
   displaced: readonly TrackedSession[],
 ): Promise<void> {
   for (const record of displaced) {

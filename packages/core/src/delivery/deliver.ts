@@ -1,6 +1,7 @@
 import { hmacSha256 } from '#hmac';
 import { sleepOn } from '../clock/clock.js';
 import { toHex } from '../signature/hex.js';
+import { UNMATCHED_PREFIX } from '../store/record-keys.js';
 import {
   isConfirmed,
   isTransactional,
@@ -10,10 +11,11 @@ import {
 } from '../store/store.js';
 import type { DeliverySource } from '../telemetry/receiver-telemetry.js';
 import { storedKeyOf } from '../token-protection/stored-key.js';
-import type { ReceiverContext } from './context.js';
+import type { DeliveryContext } from './delivery-context.js';
 import type { VerificationCompletedEvent, VerificationUndeliverableEvent } from './events.js';
 import { keepLease, stillLeased } from './keep-lease.js';
-import { delayAt } from './options.js';
+import { delayAt } from './schedule.js';
+import { tokenIdOf } from './token-id.js';
 
 export type DeliveryOutcome = 'delivered' | 'failed' | 'lease-lost';
 
@@ -24,9 +26,6 @@ export interface Delivery {
 }
 
 const encoder = new TextEncoder();
-
-/** Key prefix of a delivery matched to no session: `webhook:<signature digest>`. */
-export const UNMATCHED_PREFIX = 'webhook:';
 
 /**
  * A stable id for a result, the same in every process and on every delivery of it (each
@@ -88,7 +87,7 @@ function eventWithId(
  * transaction together with the record of success (`settleWith`).
  */
 export async function deliverLeased(
-  context: ReceiverContext,
+  context: DeliveryContext,
   session: TrackedSession,
   owner: string,
   result: StoredResult,
@@ -155,7 +154,7 @@ export async function deliverLeased(
  * record, so their writes and `completed` commit together or not at all.
  */
 function settleSuccess(
-  context: ReceiverContext,
+  context: DeliveryContext,
   key: string,
   owner: string,
   update: SettleUpdate,
@@ -195,7 +194,7 @@ class SettleFailure extends Error {
 }
 
 async function failedDelivery(
-  context: ReceiverContext,
+  context: DeliveryContext,
   session: TrackedSession,
   owner: string,
   result: StoredResult,
@@ -272,7 +271,7 @@ async function failedDelivery(
 
 /** Emits `verification.undeliverable`; a handler of it that throws is reported, not retried. */
 export async function emitUndeliverable(
-  context: ReceiverContext,
+  context: DeliveryContext,
   event: VerificationUndeliverableEvent,
 ): Promise<void> {
   context.activity.record('undeliverable');
@@ -294,7 +293,7 @@ export async function emitUndeliverable(
  * waited out, with backoff, for as long as the lease keeps other workers away.
  */
 async function settleAfterFailure(
-  context: ReceiverContext,
+  context: DeliveryContext,
   key: string,
   owner: string,
   update: SettleUpdate,
@@ -312,14 +311,4 @@ async function settleAfterFailure(
     }
   }
   throw error;
-}
-
-/**
- * What error contexts carry of a session: a short prefix of its token, never the whole
- * credential. A delivery matched to no session is keyed by its body digest, no secret.
- */
-export function tokenIdOf(key: string | undefined): { tokenId?: string } {
-  if (!key) return {};
-  if (key.startsWith(UNMATCHED_PREFIX)) return { tokenId: key };
-  return { tokenId: `${key.slice(0, 6)}…` };
 }

@@ -1,0 +1,262 @@
+import type { VerificationCompletedEvent } from '../delivery/events.js';
+import type { ActivityKind } from '../operations/activity-window.js';
+import { jsonHeaders, type ReceiverErrorCode, type ReceiverResponse } from './http-response.js';
+
+/** Where in the request's handling an answer is decided. */
+export type AnswerStage =
+  /** Before a byte of the body is trusted: its method, its size, whether it could be read. */
+  | 'before the signature'
+  /** The signature holds: the body is the service's. */
+  | 'after the signature';
+
+/** One row of {@link WEBHOOK_ANSWERS}. */
+export interface AnswerRow {
+  status: number;
+  stage: AnswerStage;
+  /** The body: fixed, or for an error, its `message` (`detail` fills what varies). */
+  body: Record<string, unknown> | { error: ReceiverErrorCode; message: string };
+  /** Headers besides the JSON ones. */
+  headers?: Record<string, string>;
+  /**
+   * Logged by the Receiver when answered: `warn` and `error` rows are rejections and
+   * failures, logged at most once a minute per kind when a sender may repeat them at will
+   * (`limited`), so that no stranger can fill the log.
+   */
+  log?:
+    | { level: 'info' | 'warn' | 'error'; message: string; limited?: never }
+    | { level: 'warn'; message: string; limited: true };
+  /** What it counts toward in `health()` and the alarms (see ActivityWindow). */
+  counts?: ActivityKind;
+}
+
+/**
+ * Every answer to a request on the webhook path, one row each: status, body, log, counter.
+ * `answerWebhook` decides the row, reading top to bottom; `writeAnswer` writes it, and the
+ * Receiver's telemetry counts it by its name. docs/guarantees.md and
+ * docs/troubleshooting.md are checked against this table row by row.
+ */
+export const WEBHOOK_ANSWERS = {
+  // A correctly signed `verification.completed` webhook ends in one of these.
+  /** Handlers ran and succeeded, and the result is recorded. */
+  delivered: { status: 200, stage: 'after the signature', body: { received: true } },
+  /** This result was already delivered (same body, or the same outcome of a closed session). */
+  duplicate: {
+    status: 200,
+    stage: 'after the signature',
+    body: { received: true, duplicate: true },
+  },
+  /** A signed event other than `verification.completed`: nothing to do. */
+  ignored: {
+    status: 200,
+    stage: 'after the signature',
+    body: { received: true, ignored: true },
+    log: { level: 'info', message: 'Webhook with an unknown event acknowledged and ignored.' },
+  },
+  /**
+   * No open session this Receiver tracks matches it, and `untrackedWebhooks` is `'ignore'`:
+   * reported as `webhook_untracked`, never delivered (it may be an old result sent again).
+   */
+  untracked: {
+    status: 200,
+    stage: 'after the signature',
+    body: { received: true, untracked: true },
+    log: {
+      level: 'warn',
+      message:
+        "A signed webhook matched no open session this Receiver tracks, so it was acknowledged and not delivered: it may be an old result sent again. If your sessions are started outside this Receiver, set untrackedWebhooks: 'deliver'.",
+      limited: true,
+    },
+  },
+  /** The service says otherwise about the matched session: reported, never delivered. */
+  contradicted: {
+    status: 200,
+    stage: 'after the signature',
+    body: { received: true, contradicted: true },
+  },
+  /** Handlers still run after `ackAfterMs`; they finish in the background. */
+  processing: {
+    status: 202,
+    stage: 'after the signature',
+    body: { received: true, processing: true },
+    log: {
+      level: 'warn',
+      message: 'Handlers are still running; acknowledged with 202 to keep the sender.',
+    },
+  },
+  /**
+   * Stored, and delivered later by whoever holds it: another worker (a poll in flight), or
+   * the next sweep when the service's confirmation could not be had now (a `429`).
+   */
+  queued: { status: 202, stage: 'after the signature', body: { received: true, queued: true } },
+  /** Several open sessions of this user: each is polled, and the service's answers delivered. */
+  settling: {
+    status: 202,
+    stage: 'after the signature',
+    body: { received: true, settling: true },
+  },
+  /** A handler failed: the result is stored and delivered again (`maxDeliveryAttempts`). */
+  handler_failed: {
+    status: 500,
+    stage: 'after the signature',
+    body: {
+      error: 'handler_failed',
+      message:
+        'A verification.completed handler failed. The verified result is stored and will be delivered again.',
+    },
+  },
+
+  // Refused: nothing was handled.
+  /** Webhooks are POSTed; any other method is refused before its body is read. */
+  method_not_allowed: {
+    status: 405,
+    stage: 'before the signature',
+    body: { error: 'method_not_allowed', message: 'Webhooks are delivered with POST.' },
+    headers: { allow: 'POST' },
+  },
+  /** The body (or its declared length) is over `maxBodyBytes`; reading stops there. */
+  payload_too_large: {
+    status: 413,
+    stage: 'before the signature',
+    body: {
+      error: 'payload_too_large',
+      message:
+        'The body is larger than {detail} bytes. Raise maxBodyBytes if the service sends larger webhooks.',
+    },
+  },
+  /** The body ended early or the connection was aborted. */
+  body_unreadable: {
+    status: 400,
+    stage: 'before the signature',
+    body: { error: 'body_unreadable', message: '{detail}' },
+  },
+  /** The body took longer than `bodyTimeoutMs` to arrive; the connection is closed. */
+  body_timeout: {
+    status: 408,
+    stage: 'before the signature',
+    body: {
+      error: 'body_timeout',
+      message:
+        'The request body did not arrive within {detail} ms (bodyTimeoutMs), so nothing was verified. Send the whole body promptly; a sender that retries will be accepted.',
+    },
+  },
+  /**
+   * A body parser consumed the body before the adapter: its signature cannot be checked.
+   * The message carries the adapter's fix; the `raw_body_unavailable` alarm logs it once
+   * the service's own traffic shows the fault.
+   */
+  raw_body_unavailable: {
+    status: 500,
+    stage: 'before the signature',
+    body: {
+      error: 'raw_body_unavailable',
+      message:
+        'The raw request body is not available, so its signature cannot be checked. {detail}',
+    },
+  },
+  /** The configuration is missing: the server log names the setting to add. */
+  receiver_not_configured: {
+    status: 500,
+    stage: 'before the signature',
+    body: {
+      error: 'receiver_not_configured',
+      message: 'The webhook receiver is not configured; the server log names the setting to add.',
+    },
+  },
+  /** No `X-Webhook-Signature` header. */
+  signature_missing: {
+    status: 401,
+    stage: 'before the signature',
+    body: {
+      error: 'signature_missing',
+      message:
+        'The X-Webhook-Signature header is missing. Webhooks from the service always carry it.',
+    },
+    log: {
+      level: 'warn',
+      message: 'Webhook rejected: no X-Webhook-Signature header.',
+      limited: true,
+    },
+    counts: 'signature_missing',
+  },
+  /** The signature matches the exact body under no configured secret. */
+  signature_invalid: {
+    status: 401,
+    stage: 'before the signature',
+    body: {
+      error: 'signature_invalid',
+      message:
+        'The X-Webhook-Signature header does not match the body for any configured secret. Check FACEVERIFY_WEBHOOK_SECRET against the service Settings, and that nothing altered the body before verification.',
+    },
+    log: {
+      level: 'warn',
+      message:
+        'Webhook rejected: signature does not match the raw body. Check FACEVERIFY_WEBHOOK_SECRET (or the secret option) against the signing secret in the service Settings, and that nothing rewrites the body before verification (a body parser mounted first).',
+      limited: true,
+    },
+    counts: 'signature_invalid',
+  },
+  /** Correctly signed, but not a valid `verification.completed` payload. */
+  payload_invalid: {
+    status: 400,
+    stage: 'after the signature',
+    body: { error: 'payload_invalid', message: '{detail}' },
+    log: { level: 'warn', message: 'Webhook rejected: correctly signed but invalid payload.' },
+    counts: 'payload_invalid',
+  },
+  /** The store failed: the webhook was not handled (polling recovers its result). */
+  store_unavailable: {
+    status: 503,
+    stage: 'after the signature',
+    body: {
+      error: 'store_unavailable',
+      message:
+        'The webhook could not be stored; it was not handled. Check the store (e.g. Redis) connection.',
+    },
+    log: { level: 'error', message: 'The store failed while accepting a webhook.' },
+    counts: 'store_unavailable',
+  },
+  /** A defect: anything else that failed. */
+  internal_error: {
+    status: 500,
+    stage: 'after the signature',
+    body: { error: 'internal_error', message: 'The webhook could not be processed.' },
+    log: { level: 'error', message: 'Unexpected error while receiving a webhook.' },
+  },
+} as const satisfies Record<string, AnswerRow>;
+
+/** The name of an answer: a row of {@link WEBHOOK_ANSWERS}. */
+export type AnswerName = keyof typeof WEBHOOK_ANSWERS;
+
+/** What the decision came to: a row, what fills its `{detail}`, and the event, if any. */
+export interface Decided {
+  name: AnswerName;
+  /** Fills `{detail}` in the row's message (a limit, a reason, the adapter's fix). */
+  detail?: string;
+  event?: VerificationCompletedEvent;
+  /** What the log line of the row adds: what only this request knows, never its data. */
+  logFields?: Record<string, unknown>;
+}
+
+// A row without `{detail}` is serialized once: floods of unsigned or wrongly signed
+// requests are answered without building the same JSON again for each.
+const FIXED_BODIES = new Map<AnswerName, string>();
+for (const [name, row] of Object.entries(WEBHOOK_ANSWERS) as [AnswerName, AnswerRow][]) {
+  const body = JSON.stringify(row.body);
+  if (!body.includes('{detail}')) FIXED_BODIES.set(name, body);
+}
+
+/** The HTTP answer of a decision (the row, filled in), carrying its event, if any. */
+export function responseOf({ name, detail, event }: Decided): ReceiverResponse {
+  const row: AnswerRow = WEBHOOK_ANSWERS[name];
+  const headers = jsonHeaders();
+  if (row.headers) Object.assign(headers, row.headers);
+  const body =
+    FIXED_BODIES.get(name) ??
+    JSON.stringify({
+      ...row.body,
+      message: String(row.body.message).replace('{detail}', () => detail ?? ''),
+    });
+  const answer: ReceiverResponse = { status: row.status, headers, body };
+  if (event) answer.event = event;
+  return answer;
+}
