@@ -1,6 +1,9 @@
 // The application API: what an app that receives verification results uses. Adapter
 // authors import from `@faceverify/core/adapter`, store authors from `@faceverify/core/store`,
-// tests from `@faceverify/core/testing`.
+// tests from `@faceverify/core/testing`. Each group says who needs it; a name nobody outside
+// core uses is not exported (`node scripts/core-shape.mjs` counts them per entry).
+
+// The API client, alone or under a Receiver (`client` option), and its types.
 export {
   type Client,
   type ClientOptions,
@@ -11,7 +14,10 @@ export {
   type SessionReadOptions,
   type SessionSnapshot,
 } from './client/index.js';
-export { type Clock, systemClock, type TimerHandle } from './clock/clock.js';
+// A clock of the app's own (`clock` option), as tests and simulations inject.
+export type { Clock, TimerHandle } from './clock/clock.js';
+// Dead letters: `receiver.deadLetters`, and `createDeadLetters` for operator tools that open a
+// store without a Receiver (the CLI).
 export {
   createDeadLetters,
   type DeadLetter,
@@ -19,6 +25,7 @@ export {
   type DeadLetters,
   type ListDeadLetterOptions,
 } from './delivery/dead-letters.js';
+// What handlers receive and what `error` handlers are told.
 export type {
   HandlerContext,
   ReceiverErrorContext,
@@ -31,6 +38,7 @@ export type {
 } from './delivery/events.js';
 export type { HandlerOptions } from './delivery/handler-registry.js';
 export type { SweepReport } from './delivery/sweep.js';
+// Every error thrown or answered, by class, with its stable `.code`.
 export {
   ApiError,
   BrowserRefusedError,
@@ -44,19 +52,22 @@ export {
   WebhookPayloadError,
   WebhookVerificationError,
 } from './errors.js';
+// The face image of a result, fetched safely inside a handler.
 export {
   type FetchFrontImageOptions,
   type FrontImage,
   fetchFrontImage,
-  IMAGE_URL_LIFETIME_MS,
   RASTER_IMAGE_TYPES,
 } from './image/fetch-front-image.js';
 export { ImageFetchError, type ImageFetchFailure } from './image/image-fetch-error.js';
+// Logging, health and alarms, for the app's operations.
 export type { Logger } from './logging/logger.js';
 export type { AlarmCode, ReceiverAlert } from './operations/alarms.js';
 export type { ReceiverHealth } from './operations/health.js';
-export { parseVerificationPayload, validateVerificationPayload } from './payload/parse.js';
+// The payload, for code that handles requests without a Receiver.
+export { parseVerificationPayload } from './payload/parse.js';
 export type { VerificationPayload, VerificationStatus } from './payload/types.js';
+// The Receiver and its options.
 export {
   type ConfirmedSession,
   createReceiver,
@@ -64,6 +75,7 @@ export {
   type StartedVerification,
 } from './receiver/create-receiver.js';
 export type { ReceiverOptions } from './receiver/options.js';
+// The return page: the session's state, streamed or read once.
 export {
   type EventStreamTarget,
   type ResultEventsOptions,
@@ -72,13 +84,16 @@ export {
 } from './results/result-events.js';
 export { type ReturnPageOptions, returnPage } from './results/return-page.js';
 export type { WaitedResult, WaitForResultOptions } from './results/wait-for-result.js';
+// Signatures without a Receiver: verify (and sign, for tests of the app's own).
 export type { LabeledSecret, WebhookSecrets } from './signature/secrets.js';
 export { matchSignature, type SecretMatch, sign, verify } from './signature/verify.js';
 export { verifyWebhook } from './signature/verify-webhook.js';
+// The default store, and the type of the `store` option.
 export { MemoryStore } from './store/memory-store.js';
 // The type of `ReceiverOptions.store`; the records a Store keeps are in `@faceverify/core/store`.
 export type { Store, StoreBacklog } from './store/store.js';
 export { StoreAlarm, type StoreAlarmCode } from './store/store-alarm.js';
+// Telemetry of the app's own (`telemetry` option); `@faceverify/core/opentelemetry` builds one.
 export type {
   DeliverySource,
   PollRequestOutcome,
@@ -88,6 +103,7 @@ export type {
   ReceiverTelemetry,
   TelemetrySource,
 } from './telemetry/receiver-telemetry.js';
+// A request handed to `receiver.receive()` by code of the app's own, and its answer.
 export type { HeadersLike } from './webhook/headers.js';
 export { SIGNATURE_HEADER } from './webhook/headers.js';
 export type { ReceiverErrorCode, ReceiverResponse } from './webhook/http-response.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWebhookPipeline } from '../src/adapter/index.js';
+import { createWebhookPipeline } from '../src/adapter/webhook-pipeline.js';
 import { createReceiver, MemoryStore, type ReceiverOptions } from '../src/index.js';
 import { createTestClock, fixturePayload, signedDelivery } from '../src/testing/index.js';
 import { type AnswerName, type AnswerRow, WEBHOOK_ANSWERS } from '../src/webhook/answers.js';

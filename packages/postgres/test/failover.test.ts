@@ -1,4 +1,5 @@
-import type { StoreAlarm, TrackedSession } from '@faceverify/core/store';
+import type { StoreAlarm } from '@faceverify/core';
+import type { TrackedSession } from '@faceverify/core/store';
 import {
   type PostgresServer,
   startPostgresReplica,

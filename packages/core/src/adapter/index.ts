@@ -1,9 +1,9 @@
-// For authors of framework adapters: the request pipeline every adapter runs, and the
-// pieces adapters plug into it (body readers, answer writers), and nothing else: what the
-// pipeline uses inside (the deferred Receiver, header reading, exact-text proofs, the
-// system timers) stays internal. Applications import from `@faceverify/core`.
+// For authors of framework adapters, and nothing else: one way to build an adapter
+// (`webhookMiddleware`, which runs the request pipeline every adapter shares) and the
+// pieces adapters plug into it (body readers, answer writers). What the pipeline uses
+// inside (the pipeline itself, the deferred Receiver, header reading, exact-text proofs)
+// stays internal. Applications import from `@faceverify/core`.
 
-export type { HeadersLike } from '../webhook/headers.js';
 export { type BodyRead, bytesAsSent, textAsSent } from './body-read.js';
 export { toFetchResponse } from './fetch-response.js';
 export { type ExecutionContextLike, lazyWaitUntil } from './lazy-wait-until.js';
@@ -18,7 +18,7 @@ export {
   UNREADABLE_BODY,
 } from './read-fetch-body.js';
 export { type LimitedRead, readLimited } from './read-limited.js';
-export { type NodeRequestLike, nodeBodyTaken, readNodeBody } from './read-node-body.js';
+export { type NodeRequestLike, nodeBodyTaken } from './read-node-body.js';
 export type { Timers } from './timers.js';
 export {
   type BodyReader,
@@ -27,10 +27,8 @@ export {
   webhookMiddleware,
 } from './webhook-middleware.js';
 export {
-  createWebhookPipeline,
   DEFAULT_WEBHOOK_PATH,
   type WebhookExchange,
-  type WebhookPipeline,
   type WebhookPipelineOptions,
 } from './webhook-pipeline.js';
-export { type ReceiverHolder, type WithReceiver, withReceiver } from './with-receiver.js';
+export type { WithReceiver } from './with-receiver.js';

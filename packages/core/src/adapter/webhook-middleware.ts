@@ -43,7 +43,7 @@ export type MiddlewareFunction = (...args: any[]) => unknown;
  *     headers: req.headers,
  *     isRouted: () => false,
  *     path: () => req.url,
- *     readBody: (limit, signal) => readNodeBody(req, limit, signal),
+ *     readBody: (limit, signal) => readRawBody(req, limit, signal), // rawBodyReader(getRawBody)
  *     keep: (event) => Object.assign(req, { verification: event }),
  *     next,
  *     respond: (answer, close) => writeNodeAnswer(res, answer, close),

@@ -41,10 +41,13 @@ export interface WebhookPipelineOptions {
 export interface WebhookExchange<Result> {
   readonly method: string;
   readonly headers: HeadersLike;
-  /** True when the framework's router chose this request for the middleware (a route). */
-  isRouted(): boolean;
+  /**
+   * True when the framework's router chose this request for the middleware (a route).
+   * Absent: the handler is only ever mounted on the webhook's route (a Fetch handler).
+   */
+  isRouted?(): boolean;
   /** The request path as sent; may throw (or say `undefined`) when it cannot be parsed. */
-  path(): string | undefined;
+  path?(): string | undefined;
   /**
    * Reads the exact body bytes once, never past `limit`; stops when `signal` aborts. Remove
    * any listener from `signal` when the read ends: a signal that never aborted is reused.
@@ -52,10 +55,16 @@ export interface WebhookExchange<Result> {
   readBody(limit: number, signal: AbortSignal): Promise<BodyRead>;
   /** The platform's `waitUntil`, for handlers that outlive the response. */
   waitUntil?: (promise: Promise<unknown>) => void;
-  /** Keeps the accepted event where later middleware reads it (`req.verification`, ...). */
-  keep(event: VerificationCompletedEvent): void;
-  /** Hands the request on to the next middleware; the pipeline then resolves `undefined`. */
-  next(): unknown;
+  /**
+   * Keeps the accepted event where later middleware reads it (`req.verification`, ...).
+   * Absent where nothing runs after the handler.
+   */
+  keep?(event: VerificationCompletedEvent): void;
+  /**
+   * Hands the request on to the next middleware; the pipeline then resolves `undefined`.
+   * Absent where nothing runs after the handler: it then answers every request itself.
+   */
+  next?(): unknown;
   /** Writes the answer; `close` asks to close the connection after it (body left unread). */
   respond(answer: ReceiverResponse, close: boolean): Result | Promise<Result>;
   /**
@@ -117,7 +126,7 @@ function checkedOptions(options: WebhookPipelineOptions) {
  *     headers: req.headers,
  *     isRouted: () => false,
  *     path: () => req.url,
- *     readBody: (limit, signal) => readNodeBody(req, limit, signal),
+ *     readBody: (limit, signal) => readRawBody(req, limit, signal), // rawBodyReader(getRawBody)
  *     keep: (event) => Object.assign(req, { verification: event }),
  *     next,
  *     respond: (answer, close) => writeNodeAnswer(res, answer, close),
@@ -142,7 +151,7 @@ export function createWebhookPipeline(
   }
 
   function isForWebhook(exchange: WebhookExchange<unknown>): boolean {
-    if (exchange.isRouted()) return true;
+    if (!exchange.isRouted || exchange.isRouted() || !exchange.path) return true;
     try {
       return exchange.path() === path;
     } catch {
@@ -152,7 +161,7 @@ export function createWebhookPipeline(
   }
 
   async function passOn(exchange: WebhookExchange<unknown>): Promise<undefined> {
-    await exchange.next();
+    await exchange.next?.();
     return undefined;
   }
 
@@ -191,8 +200,8 @@ export function createWebhookPipeline(
     // Unless a parser spent the body, the rest of a body not read is still on the connection.
     if (!(body instanceof Uint8Array)) return exchange.respond(answer, body.kind !== 'unavailable');
     if (answer.event) {
-      exchange.keep(answer.event);
-      if (passThrough) return passOn(exchange);
+      exchange.keep?.(answer.event);
+      if (passThrough && exchange.next) return passOn(exchange);
     }
     return exchange.respond(answer, false);
   }

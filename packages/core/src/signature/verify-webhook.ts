@@ -1,6 +1,7 @@
 import { WebhookVerificationError } from '../errors.js';
 import { parseVerificationPayload } from '../payload/parse.js';
 import type { VerificationPayload } from '../payload/types.js';
+import { SIGNATURE_REFUSALS } from './refusals.js';
 import type { LabeledSecret, WebhookSecrets } from './secrets.js';
 import { matchSignature } from './verify.js';
 
@@ -25,16 +26,10 @@ export async function verifyWebhook(
   secrets: WebhookSecrets | readonly LabeledSecret[],
 ): Promise<VerificationPayload> {
   if (typeof signature !== 'string' || signature.trim() === '') {
-    throw new WebhookVerificationError(
-      'signature_missing',
-      'The X-Webhook-Signature header is missing.',
-    );
+    throw new WebhookVerificationError('signature_missing', SIGNATURE_REFUSALS.signature_missing);
   }
   if ((await matchSignature(body, signature, secrets)) === null) {
-    throw new WebhookVerificationError(
-      'signature_invalid',
-      'The X-Webhook-Signature header does not match the raw body for any configured secret. Verify the exact bytes received, before any JSON parsing, and check the signing secret.',
-    );
+    throw new WebhookVerificationError('signature_invalid', SIGNATURE_REFUSALS.signature_invalid);
   }
   return parseVerificationPayload(body);
 }

@@ -40,9 +40,4 @@ export type {
   TransactionOf,
 } from './store.js';
 export { isOpen } from './store.js';
-export {
-  StoreAlarm,
-  type StoreAlarmCode,
-  type StoreAlarmListener,
-  StoreAlarmListeners,
-} from './store-alarm.js';
+export { type StoreAlarmListener, StoreAlarmListeners } from './store-alarm.js';

@@ -1,4 +1,3 @@
-export type { VerificationPayload } from '../payload/types.js';
 export { fixturePayload } from './fixture-payload.js';
 export {
   type SignedDeliveryOptions,

@@ -1,5 +1,6 @@
 import type { VerificationCompletedEvent } from '../delivery/events.js';
 import type { ActivityKind } from '../operations/activity-window.js';
+import { SIGNATURE_REFUSALS } from '../signature/refusals.js';
 import { jsonHeaders, type ReceiverErrorCode, type ReceiverResponse } from './http-response.js';
 
 /** Where in the request's handling an answer is decided. */
@@ -166,11 +167,7 @@ export const WEBHOOK_ANSWERS = {
   signature_missing: {
     status: 401,
     stage: 'before the signature',
-    body: {
-      error: 'signature_missing',
-      message:
-        'The X-Webhook-Signature header is missing. Webhooks from the service always carry it.',
-    },
+    body: { error: 'signature_missing', message: SIGNATURE_REFUSALS.signature_missing },
     log: {
       level: 'warn',
       message: 'Webhook rejected: no X-Webhook-Signature header.',
@@ -182,11 +179,7 @@ export const WEBHOOK_ANSWERS = {
   signature_invalid: {
     status: 401,
     stage: 'before the signature',
-    body: {
-      error: 'signature_invalid',
-      message:
-        'The X-Webhook-Signature header does not match the body for any configured secret. Check FACEVERIFY_WEBHOOK_SECRET against the service Settings, and that nothing altered the body before verification.',
-    },
+    body: { error: 'signature_invalid', message: SIGNATURE_REFUSALS.signature_invalid },
     log: {
       level: 'warn',
       message:

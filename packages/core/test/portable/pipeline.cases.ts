@@ -1,11 +1,9 @@
+import { type BodyRead, readLimited, type Timers } from '../../src/adapter/index.js';
 import {
-  type BodyRead,
   createWebhookPipeline,
-  readLimited,
-  type Timers,
   type WebhookExchange,
   type WebhookPipelineOptions,
-} from '../../src/adapter/index.js';
+} from '../../src/adapter/webhook-pipeline.js';
 import { createReceiver, MemoryStore, type ReceiverResponse } from '../../src/index.js';
 import { fixturePayload, signedDelivery } from '../../src/testing/index.js';
 import { check, checkEqual, checkRejects, type PortableCase } from './case.js';

@@ -1,17 +1,52 @@
 import { ConfigurationError } from '@faceverify/core';
 import {
-  createWebhookPipeline,
   DEFAULT_WEBHOOK_PATH,
-  withReceiver,
+  type WithReceiver,
+  webhookMiddleware,
 } from '@faceverify/core/adapter';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { readWebhookBody } from '../raw-body/read-webhook-body.js';
 import type { VerificationWebhookOptions } from './options.js';
 
+/** What the `passThrough` handler returned: the route's answer when it takes the request. */
+type Answered = { value: unknown };
+
+/**
+ * One request on the route: `later` is the `passThrough` handler, called with the route's
+ * `this` when a webhook is accepted; what it returns is kept in `answered`.
+ */
+type Route = WithReceiver<
+  (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    answered: Answered,
+    later: ((request: FastifyRequest, reply: FastifyReply) => unknown) | undefined,
+    self: FastifyInstance,
+  ) => Promise<unknown>
+>;
+
+const route = webhookMiddleware<Route>((_route, request, reply, answered, later, self) => ({
+  method: request.method,
+  headers: request.headers,
+  isRouted: () => true,
+  path: () => request.url,
+  readBody: (limit, signal) => readWebhookBody(request, limit, signal),
+  keep: (event) => Object.assign(request, { verification: event }),
+  next: async () => {
+    answered.value = await later?.call(self, request, reply);
+  },
+  // With `close` the socket is closed after the answer, so the sender stops pushing a body
+  // nobody reads (HTTP/2 forbids the header and ends the stream itself).
+  respond: (answer, close) => {
+    if (close && request.raw.httpVersionMajor === 1) reply.header('connection', 'close');
+    void reply.code(answer.status).headers(answer.headers).send(answer.body);
+  },
+}));
+
 const plugin: FastifyPluginAsync<VerificationWebhookOptions> = async (fastify, options) => {
   const { receiver: receiverOrOptions, handler: later, ...pipelineOptions } = options;
-  const pipeline = createWebhookPipeline(receiverOrOptions, pipelineOptions);
+  const webhook = route(receiverOrOptions, pipelineOptions);
   if (options.passThrough === true && later === undefined) {
     throw new ConfigurationError(
       'verificationWebhook: "passThrough" needs a "handler" to answer accepted webhooks, e.g. { passThrough: true, handler: async (request) => ({ ok: true }) }.',
@@ -19,8 +54,8 @@ const plugin: FastifyPluginAsync<VerificationWebhookOptions> = async (fastify, o
   }
   // Registration is when a Fastify app starts (`ready()`, `listen()`): the Receiver is built
   // here, so a missing configuration fails the start, and the route's bodyLimit is known.
-  const { maxBodyBytes } = pipeline.receiver;
-  fastify.decorate('verificationWebhook', withReceiver({}, pipeline));
+  const { maxBodyBytes } = webhook.receiver;
+  fastify.decorate('verificationWebhook', webhook);
   // Encapsulated: the app's own parsers, on every other route, stay as they are.
   await fastify.register(async (scope) => {
     scope.removeAllContentTypeParsers();
@@ -32,25 +67,9 @@ const plugin: FastifyPluginAsync<VerificationWebhookOptions> = async (fastify, o
       // fastify-raw-body skips the route; a hook honouring bodyLimit agrees with the Receiver.
       { bodyLimit: maxBodyBytes, config: { rawBody: false } },
       async function webhookRoute(request, reply) {
-        let answered: unknown = reply;
-        await pipeline.handle({
-          method: request.method,
-          headers: request.headers,
-          isRouted: () => true,
-          path: () => request.url,
-          readBody: (limit, signal) => readWebhookBody(request, limit, signal),
-          keep: (event) => Object.assign(request, { verification: event }),
-          next: async () => {
-            answered = await later?.call(this, request, reply);
-          },
-          // With `close` the socket is closed after the answer, so the sender stops pushing
-          // a body nobody reads (HTTP/2 forbids the header and ends the stream itself).
-          respond: (answer, close) => {
-            if (close && request.raw.httpVersionMajor === 1) reply.header('connection', 'close');
-            void reply.code(answer.status).headers(answer.headers).send(answer.body);
-          },
-        });
-        return answered;
+        const answered: Answered = { value: reply };
+        await webhook(request, reply, answered, later, this);
+        return answered.value;
       },
     );
   });

@@ -48,9 +48,6 @@ export const verificationWebhook = webhookMiddleware<
   return {
     method: request.method,
     headers: incoming?.headers ?? request.headers,
-    // The platform's router chose this request: the handler is mounted on its route.
-    isRouted: () => true,
-    path: () => undefined,
     // Node's parser, or Bun.serve's, held the body to its Content-Length: read it whole.
     readBody: (limit, signal) =>
       readFetchBody(
@@ -61,9 +58,8 @@ export const verificationWebhook = webhookMiddleware<
         incoming ?? bunServedOf(context, request),
       ),
     waitUntil: lazyWaitUntil(() => context),
-    keep: () => undefined,
-    // Never called: the handler is always on its route and has no passThrough.
-    next: () => undefined,
+    // No path, no `next`: the handler is mounted on the webhook's route, and nothing runs
+    // after it.
     respond: (answer, close) => toFetchResponse(answer, close),
   };
 });

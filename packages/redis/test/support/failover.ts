@@ -1,4 +1,5 @@
-import type { StoreAlarm, TrackedSession } from '@faceverify/core/store';
+import type { StoreAlarm } from '@faceverify/core';
+import type { TrackedSession } from '@faceverify/core/store';
 import { waitFor } from '@faceverify/test-support';
 import type { Redis } from 'ioredis';
 import type { RedisStore } from '../../src/index.js';
