@@ -103,9 +103,9 @@ export type {
   ReceiverTelemetry,
   TelemetrySource,
 } from './telemetry/receiver-telemetry.js';
+export type { ReceiverErrorCode, ReceiverResponse } from './webhook/answers.js';
 // A request handed to `receiver.receive()` by code of the app's own, and its answer.
 export type { HeadersLike } from './webhook/headers.js';
 export { SIGNATURE_HEADER } from './webhook/headers.js';
-export type { ReceiverErrorCode, ReceiverResponse } from './webhook/http-response.js';
 export type { WebhookRequest } from './webhook/receive-webhook.js';
 export type { UnreadBody } from './webhook/unread-body.js';

@@ -1,4 +1,4 @@
-import type { ReceiverResponse } from '../webhook/http-response.js';
+import type { ReceiverResponse } from '../webhook/answers.js';
 
 /** The parts of Node's `ServerResponse` an answer is written with. */
 export interface NodeResponseLike {

@@ -37,8 +37,8 @@ import {
   type WaitForResultOptions,
   waitForResult,
 } from '../results/wait-for-result.js';
+import type { ReceiverResponse } from '../webhook/answers.js';
 import { type Decided, WEBHOOK_ANSWERS } from '../webhook/answers.js';
-import type { ReceiverResponse } from '../webhook/http-response.js';
 import { decideAnswer, type WebhookRequest } from '../webhook/receive-webhook.js';
 import { writeAnswer } from '../webhook/write-answer.js';
 import { createOwnerFactory, type ReceiverContext } from './context.js';

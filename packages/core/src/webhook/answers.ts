@@ -1,7 +1,18 @@
 import type { VerificationCompletedEvent } from '../delivery/events.js';
 import type { ActivityKind } from '../operations/activity-window.js';
 import { SIGNATURE_REFUSALS } from '../signature/refusals.js';
-import { jsonHeaders, type ReceiverErrorCode, type ReceiverResponse } from './http-response.js';
+
+/** What `receive` answers; adapters write it back unchanged. */
+export interface ReceiverResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /**
+   * The event delivered while handling this request (`200`, or `202` when handlers are
+   * still running). Adapters expose it to later middleware.
+   */
+  event?: VerificationCompletedEvent;
+}
 
 /** Where in the request's handling an answer is decided. */
 export type AnswerStage =
@@ -15,7 +26,7 @@ export interface AnswerRow {
   status: number;
   stage: AnswerStage;
   /** The body: fixed, or for an error, its `message` (`detail` fills what varies). */
-  body: Record<string, unknown> | { error: ReceiverErrorCode; message: string };
+  body: Record<string, unknown> | { error: string; message: string };
   /** Headers besides the JSON ones. */
   headers?: Record<string, string>;
   /**
@@ -38,15 +49,21 @@ export interface AnswerRow {
  */
 export const WEBHOOK_ANSWERS = {
   // A correctly signed `verification.completed` webhook ends in one of these.
-  /** Handlers ran and succeeded, and the result is recorded. */
+  /**
+   * Handlers ran and succeeded, and the result is recorded.
+   */
   delivered: { status: 200, stage: 'after the signature', body: { received: true } },
-  /** This result was already delivered (same body, or the same outcome of a closed session). */
+  /**
+   * This result was already delivered (same body, or the same outcome of a closed session).
+   */
   duplicate: {
     status: 200,
     stage: 'after the signature',
     body: { received: true, duplicate: true },
   },
-  /** A signed event other than `verification.completed`: nothing to do. */
+  /**
+   * A signed event other than `verification.completed`: nothing to do.
+   */
   ignored: {
     status: 200,
     stage: 'after the signature',
@@ -68,13 +85,17 @@ export const WEBHOOK_ANSWERS = {
       limited: true,
     },
   },
-  /** The service says otherwise about the matched session: reported, never delivered. */
+  /**
+   * The service says otherwise about the matched session: reported, never delivered.
+   */
   contradicted: {
     status: 200,
     stage: 'after the signature',
     body: { received: true, contradicted: true },
   },
-  /** Handlers still run after `ackAfterMs`; they finish in the background. */
+  /**
+   * Handlers still run after `ackAfterMs`; they finish in the background.
+   */
   processing: {
     status: 202,
     stage: 'after the signature',
@@ -89,13 +110,17 @@ export const WEBHOOK_ANSWERS = {
    * the next sweep when the service's confirmation could not be had now (a `429`).
    */
   queued: { status: 202, stage: 'after the signature', body: { received: true, queued: true } },
-  /** Several open sessions of this user: each is polled, and the service's answers delivered. */
+  /**
+   * Several open sessions of this user: each is polled, and the service's answers delivered.
+   */
   settling: {
     status: 202,
     stage: 'after the signature',
     body: { received: true, settling: true },
   },
-  /** A handler failed: the result is stored and delivered again (`maxDeliveryAttempts`). */
+  /**
+   * A handler failed: the result is stored and delivered again (`maxDeliveryAttempts`).
+   */
   handler_failed: {
     status: 500,
     stage: 'after the signature',
@@ -107,14 +132,18 @@ export const WEBHOOK_ANSWERS = {
   },
 
   // Refused: nothing was handled.
-  /** Webhooks are POSTed; any other method is refused before its body is read. */
+  /**
+   * Webhooks are POSTed; any other method is refused before its body is read.
+   */
   method_not_allowed: {
     status: 405,
     stage: 'before the signature',
     body: { error: 'method_not_allowed', message: 'Webhooks are delivered with POST.' },
     headers: { allow: 'POST' },
   },
-  /** The body (or its declared length) is over `maxBodyBytes`; reading stops there. */
+  /**
+   * The body (or its declared length) is over `maxBodyBytes`; reading stops there.
+   */
   payload_too_large: {
     status: 413,
     stage: 'before the signature',
@@ -124,13 +153,17 @@ export const WEBHOOK_ANSWERS = {
         'The body is larger than {detail} bytes. Raise maxBodyBytes if the service sends larger webhooks.',
     },
   },
-  /** The body ended early or the connection was aborted. */
+  /**
+   * The body ended early or the connection was aborted.
+   */
   body_unreadable: {
     status: 400,
     stage: 'before the signature',
     body: { error: 'body_unreadable', message: '{detail}' },
   },
-  /** The body took longer than `bodyTimeoutMs` to arrive; the connection is closed. */
+  /**
+   * The body took longer than `bodyTimeoutMs` to arrive; the connection is closed.
+   */
   body_timeout: {
     status: 408,
     stage: 'before the signature',
@@ -154,7 +187,9 @@ export const WEBHOOK_ANSWERS = {
         'The raw request body is not available, so its signature cannot be checked. {detail}',
     },
   },
-  /** The configuration is missing: the server log names the setting to add. */
+  /**
+   * The configuration is missing: the server log names the setting to add.
+   */
   receiver_not_configured: {
     status: 500,
     stage: 'before the signature',
@@ -163,7 +198,9 @@ export const WEBHOOK_ANSWERS = {
       message: 'The webhook receiver is not configured; the server log names the setting to add.',
     },
   },
-  /** No `X-Webhook-Signature` header. */
+  /**
+   * No `X-Webhook-Signature` header.
+   */
   signature_missing: {
     status: 401,
     stage: 'before the signature',
@@ -175,7 +212,9 @@ export const WEBHOOK_ANSWERS = {
     },
     counts: 'signature_missing',
   },
-  /** The signature matches the exact body under no configured secret. */
+  /**
+   * The signature matches the exact body under no configured secret.
+   */
   signature_invalid: {
     status: 401,
     stage: 'before the signature',
@@ -188,7 +227,9 @@ export const WEBHOOK_ANSWERS = {
     },
     counts: 'signature_invalid',
   },
-  /** Correctly signed, but not a valid `verification.completed` payload. */
+  /**
+   * Correctly signed, but not a valid `verification.completed` payload.
+   */
   payload_invalid: {
     status: 400,
     stage: 'after the signature',
@@ -196,7 +237,9 @@ export const WEBHOOK_ANSWERS = {
     log: { level: 'warn', message: 'Webhook rejected: correctly signed but invalid payload.' },
     counts: 'payload_invalid',
   },
-  /** The store failed: the webhook was not handled (polling recovers its result). */
+  /**
+   * The store failed: the webhook was not handled (polling recovers its result).
+   */
   store_unavailable: {
     status: 503,
     stage: 'after the signature',
@@ -208,7 +251,9 @@ export const WEBHOOK_ANSWERS = {
     log: { level: 'error', message: 'The store failed while accepting a webhook.' },
     counts: 'store_unavailable',
   },
-  /** A defect: anything else that failed. */
+  /**
+   * A defect: anything else that failed.
+   */
   internal_error: {
     status: 500,
     stage: 'after the signature',
@@ -219,6 +264,18 @@ export const WEBHOOK_ANSWERS = {
 
 /** The name of an answer: a row of {@link WEBHOOK_ANSWERS}. */
 export type AnswerName = keyof typeof WEBHOOK_ANSWERS;
+
+/** Error codes of the Receiver's JSON answers, each documented in docs/troubleshooting.md. */
+export type ReceiverErrorCode = Extract<
+  (typeof WEBHOOK_ANSWERS)[AnswerName]['body'],
+  { error: string }
+>['error'];
+
+// The headers of every answer: JSON, never cached (a webhook's answer is about one request).
+const JSON_HEADERS = {
+  'content-type': 'application/json; charset=utf-8',
+  'cache-control': 'no-store',
+};
 
 /** What the decision came to: a row, what fills its `{detail}`, and the event, if any. */
 export interface Decided {
@@ -241,8 +298,8 @@ for (const [name, row] of Object.entries(WEBHOOK_ANSWERS) as [AnswerName, Answer
 /** The HTTP answer of a decision (the row, filled in), carrying its event, if any. */
 export function responseOf({ name, detail, event }: Decided): ReceiverResponse {
   const row: AnswerRow = WEBHOOK_ANSWERS[name];
-  const headers = jsonHeaders();
-  if (row.headers) Object.assign(headers, row.headers);
+  // A fresh object each time: adapters and frameworks may add to it.
+  const headers = { ...JSON_HEADERS, ...row.headers };
   const body =
     FIXED_BODIES.get(name) ??
     JSON.stringify({

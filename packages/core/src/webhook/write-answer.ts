@@ -2,8 +2,13 @@ import type { Log } from '../logging/logger.js';
 import { rejectionLog } from '../logging/rejection-log-limiter.js';
 import type { ActivityWindow } from '../operations/activity-window.js';
 import type { ReceiverTelemetry } from '../telemetry/receiver-telemetry.js';
-import { type AnswerRow, type Decided, responseOf, WEBHOOK_ANSWERS } from './answers.js';
-import type { ReceiverResponse } from './http-response.js';
+import {
+  type AnswerRow,
+  type Decided,
+  type ReceiverResponse,
+  responseOf,
+  WEBHOOK_ANSWERS,
+} from './answers.js';
 
 /** What writing an answer reports to. */
 export interface AnswerContext {
