@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { type CliIO, EXIT } from './cli-io.js';
 import { DEAD_LETTERS_HELP, deadLetters } from './commands/dead-letters.js';
 import { DOCTOR_HELP, doctor } from './commands/doctor.js';
+import { FORGET_USER_HELP, forgetUser } from './commands/forget-user.js';
 import { TRIGGER_HELP, trigger } from './commands/trigger.js';
 
 export const HELP = `usage: faceverify <command> [options]
@@ -13,6 +14,8 @@ commands:
   dead-letters
             list, redeliver or discard the results your receiver gave up (REDIS_URL or
             DATABASE_URL)
+  forget-user
+            erasure: remove every record your receiver's store holds of one user
   help      this text; \`faceverify <command> --help\` for a command's own
 
 The secret and the API key come from the environment (FACEVERIFY_WEBHOOK_SECRET,
@@ -24,11 +27,13 @@ const COMMANDS: Record<string, (args: string[], io: CliIO) => Promise<number>> =
   trigger,
   doctor,
   'dead-letters': deadLetters,
+  'forget-user': forgetUser,
 };
 export const COMMAND_HELP: Record<string, string> = {
   trigger: TRIGGER_HELP,
   doctor: DOCTOR_HELP,
   'dead-letters': DEAD_LETTERS_HELP,
+  'forget-user': FORGET_USER_HELP,
 };
 
 /** The process's own environment and console. */

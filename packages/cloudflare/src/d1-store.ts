@@ -11,6 +11,7 @@ import {
   encodeDeadLetterCursor,
   type FindByUserOptions,
   type ForgetOptions,
+  type ForgetUserOptions,
   type GetOptions,
   type InsertOptions,
   type InsertOutcome,
@@ -292,6 +293,20 @@ export class D1Store implements Store {
     return row?.oldest === null || row?.oldest === undefined
       ? { due }
       : { due, oldestDueAt: row.oldest };
+  }
+
+  /**
+   * Erasure, as one `DELETE` of the user's rows, found through the user index: D1 runs one
+   * statement at a time, so no other call sees the user half removed, and a settle of a
+   * removed record afterwards matches no row.
+   */
+  async forgetUser({ externalUserId, now }: ForgetUserOptions): Promise<number> {
+    checkStorableUserId(externalUserId, 'D1Store.forgetUser');
+    return this.run('forgetUser', async () => {
+      const statement = this.db.prepare(SHARED.forgetUser).bind(externalUserId, now);
+      const rows = (await statement.all<{ live: number }>()).results;
+      return rows.filter((row) => Number(row.live) === 1).length;
+    });
   }
 
   /**

@@ -71,6 +71,7 @@ export type { VerificationPayload, VerificationStatus } from './payload/types.js
 export {
   type ConfirmedSession,
   createReceiver,
+  type ForgottenUser,
   type Receiver,
   type StartedVerification,
 } from './receiver/create-receiver.js';

@@ -12,6 +12,7 @@ import {
   encodeDeadLetterCursor,
   type FindByUserOptions,
   type ForgetOptions,
+  type ForgetUserOptions,
   type GetOptions,
   type InsertOptions,
   type InsertOutcome,
@@ -407,6 +408,20 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
       return oldest === null || oldest === undefined
         ? { due }
         : { due, oldestDueAt: Number(oldest) };
+    });
+  }
+
+  /**
+   * Erasure, as one `DELETE` of the user's rows (atomic alone, and what a PgBouncer in
+   * transaction mode passes as it is). A row a delivery's transaction holds (`settleWith`
+   * running a transactional handler) is deleted once that transaction ends: the handler's
+   * own writes commit, the record does not outlive the erasure.
+   */
+  async forgetUser({ externalUserId, now }: ForgetUserOptions): Promise<number> {
+    checkStorableUserId(externalUserId, `${this.storeName}.forgetUser`);
+    return this.run('forgetUser', async () => {
+      const rows = await this.db.query(this.sql.forgetUser, [externalUserId, now]);
+      return rows.filter((row) => Number(row.live) === 1).length;
     });
   }
 

@@ -28,6 +28,7 @@ import { COUNTS } from './scripts/counts.js';
 import { DISCARD_DEAD_LETTER, DUE_SUMMARY, REDELIVER_DEAD_LETTER } from './scripts/dead-letters.js';
 import { NEEDS_KEYS } from './scripts/declared-keys.js';
 import { FIND_BY_USER } from './scripts/find-by-user.js';
+import { FORGET_USER } from './scripts/forget-user.js';
 import { INSERT } from './scripts/insert.js';
 import { LEASE } from './scripts/lease.js';
 import { LEASE_DUE } from './scripts/lease-due.js';
@@ -393,6 +394,35 @@ export class RedisStore implements Store {
       }
       const oldest = reply[1] === null || reply[1] === false ? undefined : Number(reply[1]);
       return oldest === undefined ? { due: reply[0] } : { due: reply[0], oldestDueAt: oldest };
+    });
+  }
+
+  /**
+   * One script over the user's two indexes and the records they list (see
+   * scripts/forget-user.ts). With `waitForReplicas`, it resolves once the replicas asked for
+   * hold the removal, as a closing settle does: a failover to a replica without it would bring
+   * the user's records back.
+   */
+  async forgetUser({ externalUserId, now }: Options<'forgetUser'>): Promise<number> {
+    checkStorableUserId(externalUserId, 'RedisStore.forgetUser');
+    const durable = this.replicaWait;
+    let mark = 0;
+    const reply = await this.script(
+      'forgetUser',
+      FORGET_USER,
+      [this.keys.openIndex(externalUserId), this.keys.closedIndex(externalUserId)],
+      [this.keys.scriptPrefix, externalUserId, formatNumber(now)],
+      durable && {
+        client: durable.client(),
+        sending: () => {
+          mark = durable.mark();
+        },
+      },
+    );
+    if (durable) await durable.replicated(mark);
+    return this.read('forgetUser', () => {
+      if (typeof reply !== 'number') throw new TypeError('forgetUser came back malformed');
+      return reply;
     });
   }
 

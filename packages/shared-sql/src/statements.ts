@@ -103,6 +103,15 @@ export function sharedStatements(dialect: SqlDialect) {
       WHERE s.key = $1::text AND s.state = 'failed' AND ${live('$2::bigint')}
       RETURNING key`),
     /**
+     * `$1` user, `$2` now. Erasure: deletes every row of the user, in every state, in one
+     * statement (the user index finds them), and returns for each whether it was still live,
+     * so the count leaves out rows only the retention step had not deleted yet. PostgreSQL
+     * waits for a row a transaction holds (a transactional handler's delivery) and deletes it
+     * once that commits; D1 runs one statement at a time.
+     */
+    forgetUser: sql(`DELETE FROM ${sessions} AS s WHERE s.external_user_id = $1::text
+      RETURNING CASE WHEN ${liveUntil} > $2::bigint THEN 1 ELSE 0 END AS live`),
+    /**
      * `$1` now. Open records due and not leased. The state term repeats the due index's own
      * condition word for word: that is what lets SQLite use the partial index, and on both
      * databases the cost follows the due records only.

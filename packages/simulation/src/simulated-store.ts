@@ -23,6 +23,7 @@ const METHODS: readonly Method[] = [
   'redeliverDeadLetter',
   'discardDeadLetter',
   'dueSummary',
+  'forgetUser',
 ];
 
 interface LoggedCall {

@@ -49,6 +49,11 @@ export class RefusedBodies {
     }
   }
 
+  /** Erasure (`receiver.forgetUser`): the user is no longer remembered by this process. */
+  forget(user: string): void {
+    this.byUser.delete(user);
+  }
+
   /** A result of `user` was recovered by polling: a refused body of that user was its webhook. */
   recovered(user: string): void {
     if (this.byUser.size === 0) return;

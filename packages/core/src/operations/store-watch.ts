@@ -19,6 +19,7 @@ const WATCHED: ReadonlySet<PropertyKey> = new Set<keyof Store>([
   'redeliverDeadLetter',
   'discardDeadLetter',
   'dueSummary',
+  'forgetUser',
 ]);
 
 /**

@@ -16,7 +16,7 @@ import {
 import { StoreAlarm } from '../store/store-alarm.js';
 import type { ReceiverSpanAttributes } from '../telemetry/receiver-telemetry.js';
 
-export type { ConfirmedSession };
+export type { ConfirmedSession, ForgottenUser };
 
 import { createDeadLetters, type DeadLetters } from '../delivery/dead-letters.js';
 import type {
@@ -29,6 +29,7 @@ import { requireClient } from '../delivery/require-client.js';
 import { type ActivityKind, ActivityWindow } from '../operations/activity-window.js';
 import { Alarms } from '../operations/alarms.js';
 import { BACKLOG_CHECK_EVERY_MS, checkBacklog } from '../operations/backlog-check.js';
+import { type ForgottenUser, forgetUser } from '../operations/forget-user.js';
 import { type ReceiverHealth, readHealth } from '../operations/health.js';
 import { RefusedBodies } from '../operations/refused-bodies.js';
 import { watchStore } from '../operations/store-watch.js';
@@ -143,6 +144,34 @@ export interface Receiver<Transaction = never> {
    * for (const letter of deadLetters) await receiver.deadLetters.redeliver(letter.key);
    */
   readonly deadLetters: DeadLetters;
+  /**
+   * Erasure of one user, for an erasure request: removes every record the store holds of
+   * `externalUserId` (sessions open or closed, results waiting for delivery or retained to
+   * recognise duplicates, dead letters) in one atomic step, from every instance sharing the
+   * store, and what this process remembers of the user. Resolves with how many records went
+   * (`removed: 0` when there were none, as on a second call). Neither the id nor anything of
+   * the user's is logged. It erases what faceverify holds only: what your handlers wrote,
+   * and what the service keeps, are for you to erase.
+   *
+   * What comes afterwards never brings the erased records back: a poll or delivery in
+   * flight loses its lease with the record, and its handler run (already under way with the
+   * result it held) writes nothing back to the store; `confirm()` and `waitForResult()` find
+   * the token `unknown`. A webhook of the user arriving later matches no tracked session: a
+   * delivery already received is a replay and acknowledged as a duplicate (its body's digest
+   * stays for the replay window: it names nobody without the body); any other is handled as a
+   * webhook of no tracked session, so with an API client (`untrackedWebhooks: 'ignore'`) it is
+   * answered `untracked` and neither stored nor delivered, and a webhook-only Receiver
+   * delivers it as the new result it appears to be. A session started for the user
+   * afterwards is new data and tracked as any other.
+   *
+   * @example
+   * app.post('/admin/users/:id/erase', async (req, res) => {
+   *   await db.users.erase(req.params.id); // what your handlers stored
+   *   const { removed } = await receiver.forgetUser(req.params.id);
+   *   res.json({ removed });
+   * });
+   */
+  forgetUser(externalUserId: string): Promise<ForgottenUser>;
   /** Polls due sessions and retries failed deliveries once; call it from a cron trigger. */
   sweep(): Promise<SweepReport>;
   /**
@@ -344,6 +373,7 @@ export function createReceiver<S extends Store = Store>(
         ? context.telemetry.span('confirm', () => confirm(token), describeConfirmed)
         : confirm(token),
     waitForResult: (token, options) => waitForResult(context, token, options),
+    forgetUser: (externalUserId) => forgetUser(context, externalUserId),
     sweep: runSweep,
     check: async () => {
       // A client of the integrator's own may predate check(): it is then not checked.

@@ -20,6 +20,7 @@ export type {
   DueSummaryOptions,
   FindByUserOptions,
   ForgetOptions,
+  ForgetUserOptions,
   GetOptions,
   InsertOptions,
   InsertOutcome,

@@ -12,6 +12,7 @@ import {
   type DueSummaryOptions,
   type FindByUserOptions,
   type ForgetOptions,
+  type ForgetUserOptions,
   type GetOptions,
   type InsertOptions,
   type InsertOutcome,
@@ -284,6 +285,17 @@ export class MemoryStore implements Store {
     });
     const due = counted.size;
     return oldestDueAt === undefined ? { due } : { due, oldestDueAt };
+  }
+
+  async forgetUser({ externalUserId, now }: ForgetUserOptions): Promise<number> {
+    // Records past their retention go first (uncounted): what is left is what reads still see.
+    this.purge(now);
+    const keys = this.keysOfUser(externalUserId);
+    // One synchronous step: no other call runs in between, so a sweep holding a lease on one
+    // of these finds it gone when it settles. Index entries left in the heaps are stale and
+    // dropped when they surface, as after any removal.
+    for (const key of keys) this.remove(this.records.get(key)!);
+    return keys.length;
   }
 
   /** Closes the user's oldest open records until at most `keep` remain open. */

@@ -216,6 +216,13 @@ export interface DeadLetterOptions {
   now: number;
 }
 
+/** Options of `Store.forgetUser`. */
+export interface ForgetUserOptions {
+  /** The user whose records are removed, as the records name them. */
+  externalUserId: string;
+  now: number;
+}
+
 /** Options of `Store.dueSummary`. */
 export interface DueSummaryOptions {
   now: number;
@@ -267,6 +274,10 @@ export interface StoreBacklog {
  *     first; `redeliverDeadLetter` reopens one and `discardDeadLetter` removes one, each
  *     only while it is still a dead letter, so of concurrent calls on one record exactly one
  *     applies. `dueSummary` reads an index of due times, never every record.
+ * 11. `forgetUser` removes every record of one user (open, leased or not, closed and
+ *     retained, dead letters) and every index entry naming the user, atomically with respect
+ *     to every other call on those records: a `lease`, `settle` or `attachResult` after it
+ *     finds no record, so work in flight on one of them (a sweep's lease) cannot write it back.
  */
 export interface Store {
   /** Adds a record unless its key exists. */
@@ -308,6 +319,26 @@ export interface Store {
   discardDeadLetter(options: DeadLetterOptions): Promise<boolean>;
   /** How many open records are due at `now` and not leased, and the earliest due time. */
   dueSummary(options: DueSummaryOptions): Promise<DueSummary>;
+  /**
+   * Erasure: removes every record of `externalUserId`, whatever its state (open, leased by a
+   * sweep in flight, `delivering`, closed and still retained, a dead letter), and every index
+   * or mapping that names the user, in one atomic step against every other call on those
+   * records (contract rule 11). A lease held on a removed record is lost with it: the owner's
+   * `settle` resolves `false` and writes nothing, so no sweep brings the record back.
+   * Resolves with how many records it removed that were still readable at `now` (a closed
+   * record past its retention is removed as well, and not counted); a second call resolves 0.
+   *
+   * Records inserted after the call began are not removed: a new session started for the
+   * user afterwards is new data. Replay digests (`remember`) stay until their ttl: each is a
+   * hash of a delivery's body, which names nobody without that body, and keeping it is what
+   * stops the same delivery, sent again, from being stored again.
+   *
+   * Required since it was added: a Store of your own without it no longer type-checks.
+   *
+   * @example
+   * const removed = await store.forgetUser({ externalUserId: 'user_42', now: Date.now() });
+   */
+  forgetUser(options: ForgetUserOptions): Promise<number>;
   /**
    * Optional, for stores that can lose data behind their own back (Redis without
    * persistence, or with an eviction policy; a replicated server that can fail over): calls

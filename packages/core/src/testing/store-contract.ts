@@ -705,6 +705,201 @@ export function storeContractCases(createStore: () => Store | Promise<Store>): S
       expect((await store.get({ key: open.key, now: T0 }))?.state === 'pending', 'open kept');
       expect((await store.get({ key: done.key, now: T0 }))?.state === 'completed', 'closed kept');
     }),
+    // Erasure (rule 11): every record of one user goes, in whatever state, and nothing of
+    // another user's; work in flight on a removed record cannot write it back.
+    withStore(
+      'forgetUser removes every record of the user, in every state, and counts them',
+      async (store) => {
+        const records = async (externalUserId: string) => {
+          const pending = session({ externalUserId, createdAt: T0 });
+          const delivering = session({ externalUserId, createdAt: T0 + 1 });
+          const leased = session({ externalUserId, createdAt: T0 + 2 });
+          const done = session({ externalUserId, createdAt: T0 + 3 });
+          const failed = session({ externalUserId, createdAt: T0 + 4 });
+          // A delivery matched to no session: no token, keyed by its digest.
+          const { token: _token, ...unmatched } = session({
+            key: `webhook:${Math.random().toString(36).slice(2)}`,
+            externalUserId,
+            state: 'delivering',
+            result: result(),
+          });
+          for (const record of [pending, delivering, leased, done, failed, unmatched]) {
+            expect(await insert(store, record), 'inserted');
+          }
+          await store.attachResult({ key: delivering.key, result: result(), now: T0 });
+          await store.lease({ key: leased.key, owner: 'w', now: T0, leaseMs: 60_000 });
+          await store.lease({ key: done.key, owner: 'w', now: T0, leaseMs: 1000 });
+          await store.settle({ key: done.key, owner: 'w', update: completed(), now: T0 });
+          await store.attachResult({ key: failed.key, result: result(), now: T0 });
+          await store.lease({ key: failed.key, owner: 'w', now: T0, leaseMs: 1000 });
+          const update = { state: 'failed' as const, retainMs: 60_000, attempts: 5 };
+          await store.settle({ key: failed.key, owner: 'w', update, now: T0 });
+          return [pending, delivering, leased, done, failed, unmatched];
+        };
+        const alice = `forget_alice_${Math.random()}`;
+        const bob = `forget_bob_${Math.random()}`;
+        const hers = await records(alice);
+        const his = await records(bob);
+        const now = T0 + 10;
+        expect(
+          (await store.listDeadLetters({ now, limit: 10 })).records.length === 2,
+          'a dead letter of each',
+        );
+        const removed = await store.forgetUser({ externalUserId: alice, now });
+        expect(removed === hers.length, `removed ${hers.length} records, got ${removed}`);
+        for (const record of hers) {
+          expect(
+            (await store.get({ key: record.key, now })) === undefined,
+            `${record.key} is gone`,
+          );
+        }
+        expect(
+          (await store.findByUser({ externalUserId: alice, now, limit: 50 })).length === 0,
+          'findByUser finds none of hers',
+        );
+        const letters = (await store.listDeadLetters({ now, limit: 10 })).records;
+        expect(
+          letters.length === 1 && letters[0]!.externalUserId === bob,
+          `only his dead letter is listed, got ${letters.length}`,
+        );
+        const kept = await store.findByUser({ externalUserId: bob, now, limit: 50 });
+        expect(
+          kept.length === his.length,
+          `his ${his.length} records are kept, got ${kept.length}`,
+        );
+        const counts = await store.counts({ now });
+        expect(
+          counts.pending === 2 &&
+            counts.delivering === 2 &&
+            counts.completed === 1 &&
+            counts.failed === 1 &&
+            counts.expired === 0,
+          `counts are his alone, got ${JSON.stringify(counts)}`,
+        );
+        const due = await store.leaseDue({
+          owner: 'x',
+          now: now + 120_000,
+          leaseMs: 1000,
+          limit: 50,
+        });
+        expect(
+          due.length === 4 && due.every((record) => record.externalUserId === bob),
+          `only his open records are due, got ${due.length}`,
+        );
+        expect(
+          (await store.forgetUser({ externalUserId: alice, now })) === 0,
+          'a second call removes none',
+        );
+        expect(
+          (await store.forgetUser({ externalUserId: `nobody_${Math.random()}`, now })) === 0,
+          'an unknown user has none',
+        );
+      },
+    ),
+    withStore(
+      'a record leased by a sweep in flight is removed, and its settle writes nothing back',
+      async (store) => {
+        const externalUserId = `forget_inflight_${Math.random()}`;
+        const record = session({ externalUserId, dueAt: T0 - 1 });
+        await insert(store, record);
+        const [leased] = await store.leaseDue({
+          owner: 'sweep',
+          now: T0,
+          leaseMs: 60_000,
+          limit: 10,
+        });
+        expect(leased?.key === record.key, 'the sweep holds it');
+        expect((await store.forgetUser({ externalUserId, now: T0 + 1 })) === 1, 'removed');
+        const update = { state: 'completed' as const, retainMs: 60_000, result: result() };
+        expect(
+          !(await store.settle({ key: record.key, owner: 'sweep', update, now: T0 + 2 })),
+          'closing it fails',
+        );
+        expect(
+          !(await store.settle({
+            key: record.key,
+            owner: 'sweep',
+            update: { state: 'delivering', dueAt: T0 + 5, attempts: 1, result: result() },
+            now: T0 + 2,
+          })),
+          'rescheduling it fails',
+        );
+        expect(
+          (await store.attachResult({ key: record.key, result: result(), now: T0 + 2 })) ===
+            'missing',
+          'a result finds no record to attach to',
+        );
+        expect(
+          !(await store.lease({ key: record.key, owner: 'sweep', now: T0 + 2, leaseMs: 1000 })),
+          'nor can it be leased again',
+        );
+        expect((await store.get({ key: record.key, now: T0 + 2 })) === undefined, 'still gone');
+        expect(
+          (await store.findByUser({ externalUserId, now: T0 + 2, limit: 10 })).length === 0,
+          'the user has no record',
+        );
+        const counts = await store.counts({ now: T0 + 2 });
+        expect(
+          Object.values(counts).every((n) => n === 0),
+          `nothing counted, got ${JSON.stringify(counts)}`,
+        );
+      },
+    ),
+    withStore('forgetUser counts only records still readable at now', async (store) => {
+      const externalUserId = `forget_retained_${Math.random()}`;
+      const short = session({ externalUserId });
+      const open = session({ externalUserId });
+      await insert(store, short);
+      await insert(store, open);
+      await store.lease({ key: short.key, owner: 'w', now: T0, leaseMs: 1000 });
+      await store.settle({ key: short.key, owner: 'w', update: completed(1000), now: T0 });
+      const removed = await store.forgetUser({ externalUserId, now: T0 + 1000 });
+      expect(removed === 1, `a record past its retention is not counted, got ${removed}`);
+      expect(
+        (await store.findByUser({ externalUserId, now: T0 + 1000, limit: 10 })).length === 0,
+        'none left',
+      );
+    }),
+    withStore('concurrent forgetUser calls remove each record once', async (store) => {
+      const externalUserId = `forget_concurrent_${Math.random()}`;
+      for (let i = 0; i < 8; i++)
+        await insert(store, session({ externalUserId, createdAt: T0 + i }));
+      const removed = await Promise.all(
+        Array.from({ length: 5 }, () => store.forgetUser({ externalUserId, now: T0 })),
+      );
+      const total = removed.reduce((sum, n) => sum + n, 0);
+      expect(total === 8, `8 removed in all, got ${removed.join()}`);
+    }),
+    withStore(
+      'forgetUser never removes the records of an id that differs in a lone surrogate',
+      async (store) => {
+        const user = `forget_surrogate_${++sequence}_`;
+        const replaced = session({ externalUserId: `${user}\ufffd` });
+        await insert(store, replaced);
+        for (const lone of ['\ud800', '\udc00']) {
+          const removed = await store
+            .forgetUser({ externalUserId: `${user}${lone}`, now: T0 })
+            .then(
+              (count) => count,
+              (error: unknown) => {
+                expect(
+                  error instanceof TypeError && /surrogate/i.test(error.message),
+                  `refused with a TypeError naming the lone surrogate, got ${String(error)}`,
+                );
+                return 0;
+              },
+            );
+          expect(
+            removed === 0,
+            `forgetUser(${JSON.stringify(`${user}${lone}`)}) removed ${removed}`,
+          );
+        }
+        expect(
+          (await store.get({ key: replaced.key, now: T0 }))?.externalUserId === `${user}\ufffd`,
+          'the record of the id with U+FFFD is kept',
+        );
+      },
+    ),
     withStore('dueSummary counts open records due and not leased', async (store) => {
       expect(
         JSON.stringify(await store.dueSummary({ now: T0 })) === JSON.stringify({ due: 0 }),

@@ -40,6 +40,7 @@ export type StoreModelStep =
   | { op: 'redeliverDeadLetter'; key: string }
   | { op: 'discardDeadLetter'; key: string }
   | { op: 'dueSummary' }
+  | { op: 'forgetUser'; user: string }
   | { op: 'advance'; ms: number };
 
 /** What a generated `settle` step writes, relative to the model's clock. */
@@ -84,6 +85,7 @@ const WEIGHTS: [StoreModelStep['op'], number][] = [
   ['redeliverDeadLetter', 2],
   ['discardDeadLetter', 1],
   ['dueSummary', 1],
+  ['forgetUser', 1],
   ['advance', 2],
 ];
 const TOTAL_WEIGHT = WEIGHTS.reduce((sum, [, weight]) => sum + weight, 0);
@@ -117,6 +119,7 @@ export function storeModelSteps(seed: number, length: number): StoreModelStep[] 
       case 'discardDeadLetter':
         return { op, key: r.pick(KEYS) };
       case 'findByUser':
+      case 'forgetUser':
         return { op, user: r.pick(USERS) };
       case 'remember':
       case 'forget':
@@ -235,6 +238,8 @@ async function apply(store: Store, step: StoreModelStep, now: number, index: num
       return store.discardDeadLetter({ key: step.key, now });
     case 'dueSummary':
       return store.dueSummary({ now });
+    case 'forgetUser':
+      return store.forgetUser({ externalUserId: step.user, now });
     case 'advance':
       return undefined;
   }

@@ -9,6 +9,7 @@ import type {
   DueSummaryOptions,
   FindByUserOptions,
   ForgetOptions,
+  ForgetUserOptions,
   GetOptions,
   InsertOptions,
   InsertOutcome,
@@ -206,6 +207,22 @@ export class TokenProtectingStore implements Store {
 
   dueSummary(options: DueSummaryOptions): Promise<DueSummary> {
     return this.inner.dueSummary(options);
+  }
+
+  /** Erasure: the inner store removes the user's records, under the id as they store it. */
+  forgetUser(options: ForgetUserOptions): Promise<number> {
+    return this.inner.forgetUser({
+      ...options,
+      externalUserId: this.storedUserId(options.externalUserId),
+    });
+  }
+
+  /**
+   * The user id as the inner store holds it. For now the id is stored as given (the
+   * identity); the one place to change when records hold it in another form.
+   */
+  private storedUserId(externalUserId: string): string {
+    return externalUserId;
   }
 
   /** Every key a record of `token` may be stored under, as `watchClosed` names them. */

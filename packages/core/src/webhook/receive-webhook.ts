@@ -222,11 +222,12 @@ async function attachAndDeliver(
 ): Promise<Decided> {
   const attached = await context.store.attachResult({ key, result, now: context.now() });
   if (attached === 'closed' || attached === 'already-attached') return { name: 'duplicate' };
+  // The session went after it was found (erased by forgetUser, or its retention ended): the
+  // webhook now matches no tracked session, and is handled as one, never stored in its place
+  // where untracked webhooks are not delivered.
+  if (attached === 'missing') return deliverUntracked(context, request, result, digest);
   const owner = context.newOwner();
-  const session =
-    attached === 'missing'
-      ? await insertLeased(context, result, digest, owner)
-      : await leaseWithPatience(context, key, owner);
+  const session = await leaseWithPatience(context, key, owner);
   return deliverStored(context, request, session, owner, result);
 }
 
