@@ -150,7 +150,12 @@ const POSTGRES = {
   perDueSession: '+1',
 };
 
-describe('store round trips of a Receiver on PostgreSQL, counted on the driver', () => {
+// Each measurement walks every path of a Receiver on a real server one after another (tens of
+// statements, migrations first): 10 to 20 s on a loaded two-core machine, beyond the 20 s
+// default of tests that wait on one thing. What it asserts is a count, never a time.
+describe('store round trips of a Receiver on PostgreSQL, counted on the driver', {
+  timeout: 90_000,
+}, () => {
   const url = new URL(inject('postgresUrl'));
   let pooler: PgBouncerServer;
   beforeAll(async () => {
