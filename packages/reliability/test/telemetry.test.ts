@@ -193,6 +193,20 @@ describe('OpenTelemetry metrics and traces', () => {
     });
   });
 
+  it('with includePersonalData, the confirm and poll spans say the session status', async () => {
+    const setup = await setUp({ includePersonalData: true });
+    const { emulator, receiver } = setup;
+    emulator.setCallbackUrl(null);
+    receiver.on('verification.completed', () => undefined);
+    const { token } = await receiver.startVerification({ externalUserId: 'dana' });
+    await emulator.completeSession(token, 'verified');
+    expect(await receiver.confirm(token)).toMatchObject({ status: 'verified' });
+    const [confirmSpan] = setup.spansNamed('faceverify.confirm');
+    expect(confirmSpan?.attributes['faceverify.session.status']).toBe('verified');
+    const [pollSpan] = setup.spansNamed('faceverify.poll');
+    expect(pollSpan?.attributes['faceverify.session.status']).toBe('verified');
+  });
+
   it('polling: outcomes, a 429 rescheduled, a failing handler, an undeliverable result, confirm() and their spans', async () => {
     // maxRetries 0: a 429 is not waited out inside the call, the session is rescheduled.
     const setup = await setUp({ maxDeliveryAttempts: 1 }, { maxRetries: 0 });
@@ -251,8 +265,14 @@ describe('OpenTelemetry metrics and traces', () => {
     expect(value('faceverify.store.records', { 'faceverify.record.state': 'completed' })).toBe(2);
     expect(value('faceverify.store.records', { 'faceverify.record.state': 'failed' })).toBe(1);
 
+    // A result is personal data: no span says what it was unless the app opts in (below).
     const [confirmSpan] = setup.spansNamed('faceverify.confirm');
-    expect(confirmSpan?.attributes['faceverify.session.status']).toBe('verified');
+    expect(confirmSpan).toBeDefined();
+    const spans = [
+      ...setup.spansNamed('faceverify.confirm'),
+      ...setup.spansNamed('faceverify.poll'),
+    ];
+    expect(spans.filter((span) => 'faceverify.session.status' in span.attributes)).toEqual([]);
     const polls = setup.spansNamed('faceverify.poll');
     const confirmPoll = polls.find(
       (span) => span.parentSpanContext?.spanId === confirmSpan?.spanContext().spanId,

@@ -157,7 +157,8 @@ export function createClient(options: ClientOptions = {}): Client {
         },
       );
       const snapshot = readSessionSnapshot(GET_ENDPOINT, response, token);
-      config.log.debug('faceverify session read', { token, status: snapshot.status });
+      // Never the status: a result is personal data, and the Receiver logs what it delivers.
+      config.log.debug('faceverify session read', { token });
       return snapshot;
     },
 

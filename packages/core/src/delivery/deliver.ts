@@ -143,7 +143,7 @@ export async function deliverLeased(
     log.info('Verification result delivered.', {
       sessionToken: session.token,
       source: result.source,
-      status: result.payload.status,
+      ...(context.includePersonalData ? { status: result.payload.status } : {}),
     });
   }
   return { outcome: settled ? 'delivered' : 'lease-lost', event };

@@ -37,6 +37,8 @@ export interface DeliveryContext {
   /** Users named by refused bodies: a result recovered by polling clears their evidence. */
   refusedBodies: RefusedBodies;
   telemetry: ReceiverTelemetry | undefined;
+  /** Whether log lines and span attributes may carry a result's status (see the option). */
+  includePersonalData: boolean;
   leaseMs: number;
   replayWindowMs: number;
   sessionLifetimeMs: number;

@@ -60,13 +60,17 @@ export function pollLeased(
   options: PollOptions = {},
 ): Promise<PollOutcome> {
   const { telemetry } = context;
-  return telemetry
-    ? telemetry.span('poll', () => lookAt(context, session, owner, options), describePoll)
-    : lookAt(context, session, owner, options);
+  if (!telemetry) return lookAt(context, session, owner, options);
+  const describe = context.includePersonalData ? describePollWithStatus : describePoll;
+  return telemetry.span('poll', () => lookAt(context, session, owner, options), describe);
 }
 
 function describePoll(polled: PollOutcome): ReceiverSpanAttributes {
-  return { 'faceverify.poll.result': polled.outcome, 'faceverify.session.status': polled.status };
+  return { 'faceverify.poll.result': polled.outcome };
+}
+
+function describePollWithStatus(polled: PollOutcome): ReceiverSpanAttributes {
+  return { ...describePoll(polled), 'faceverify.session.status': polled.status };
 }
 
 async function lookAt(

@@ -370,7 +370,11 @@ export function createReceiver<S extends Store = Store>(
     },
     confirm: (token) =>
       context.telemetry
-        ? context.telemetry.span('confirm', () => confirm(token), describeConfirmed)
+        ? context.telemetry.span(
+            'confirm',
+            () => confirm(token),
+            (confirmed) => (context.includePersonalData ? describeConfirmed(confirmed) : {}),
+          )
         : confirm(token),
     waitForResult: (token, options) => waitForResult(context, token, options),
     forgetUser: (externalUserId) => forgetUser(context, externalUserId),

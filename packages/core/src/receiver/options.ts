@@ -114,6 +114,13 @@ export interface ReceiverOptions {
    */
   storeSlowMs?: number;
   /**
+   * Whether log lines and span attributes may carry a result's status (`verified`, `failed`):
+   * a face verification outcome is special-category personal data, so by default they carry
+   * none (nor the user id or the image URL, which they never carry). Handlers and `error`
+   * handlers still get everything. Default `false`.
+   */
+  includePersonalData?: boolean;
+  /**
    * Receives what the Receiver does; secrets, keys and signed URLs never reach it. Default:
    * warnings and errors to the console. `false` silences it; a logger of your own (pino,
    * winston, `console` for every level) replaces the default. The client gets it too.
@@ -166,6 +173,7 @@ export const RECEIVER_OPTIONS: Record<keyof ReceiverOptions, true> = {
   sweepBatchSize: true,
   sweepConcurrency: true,
   storeSlowMs: true,
+  includePersonalData: true,
   logger: true,
   clock: true,
   storeClock: true,
@@ -205,6 +213,7 @@ export interface ResolvedReceiverOptions {
   sweepBatchSize: number;
   sweepConcurrency: number;
   storeSlowMs: number;
+  includePersonalData: boolean;
   log: Log;
   clock: Clock;
   /** Whether leases and due times follow the store's clock (see `storeClock`). */
@@ -388,6 +397,7 @@ export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiv
     sweepBatchSize: positive('sweepBatchSize', options.sweepBatchSize, 100),
     sweepConcurrency: positive('sweepConcurrency', options.sweepConcurrency, 4),
     storeSlowMs: positive('storeSlowMs', options.storeSlowMs, 5 * SECOND),
+    includePersonalData: options.includePersonalData === true,
     log,
     clock,
     storeClock:

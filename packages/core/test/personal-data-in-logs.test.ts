@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { createReceiver, MemoryStore } from '../src/index.js';
+import { fixturePayload, signedDelivery } from '../src/testing/index.js';
+
+// A face verification result is special-category personal data: the library's own log lines
+// name no user, no status and no image URL unless the app opts in to the status.
+const SECRET = 'whsec_personal_data_in_logs';
+const USER = 'canary-user-5d2e';
+const IMAGE = 'https://files.example/canary-face-5d2e.jpg?sig=abc';
+
+async function logOfOneDelivery(includePersonalData?: boolean) {
+  const lines: string[] = [];
+  const write = (message: string, fields?: Record<string, unknown>) =>
+    lines.push(`${message} ${JSON.stringify(fields ?? {})}`);
+  const receiver = createReceiver({
+    secret: SECRET,
+    client: false,
+    store: new MemoryStore(),
+    logger: { debug: write, info: write, warn: write, error: write },
+    ...(includePersonalData === undefined ? {} : { includePersonalData }),
+  });
+  receiver.on('verification.completed', () => undefined);
+  const payload = fixturePayload({
+    external_user_id: USER,
+    status: 'failed',
+    frontImageUrl: IMAGE,
+  });
+  const answer = await receiver.receive(await signedDelivery(payload, { secret: SECRET }));
+  expect(answer.status).toBe(200);
+  expect(lines.some((line) => line.startsWith('Verification result delivered.'))).toBe(true);
+  return lines.join('\n');
+}
+
+describe("the library's log lines and personal data", () => {
+  it('carry no user id, status or image URL by default', async () => {
+    const log = await logOfOneDelivery();
+    expect(log).not.toContain(USER);
+    expect(log).not.toContain('canary-face-5d2e');
+    expect(log).not.toMatch(/"status"/);
+  });
+
+  it('carry the status with includePersonalData, and still no user id or image URL', async () => {
+    const log = await logOfOneDelivery(true);
+    expect(log).toMatch(/"status":"failed"/);
+    expect(log).not.toContain(USER);
+    expect(log).not.toContain('canary-face-5d2e');
+  });
+});
