@@ -1,4 +1,5 @@
 export { fixturePayload } from './fixture-payload.js';
+export { type PrivacyCanary, privacyCanary } from './privacy-canary.js';
 export {
   type SignedDeliveryOptions,
   signedDelivery,
