@@ -1,10 +1,5 @@
 import type { WaitedResult, WaitForResultOptions } from './wait-for-result.js';
 
-/** What a stream waits on: a Receiver (its `waitForResult`). */
-type ResultWaiter = {
-  waitForResult(token: string, options?: WaitForResultOptions): Promise<WaitedResult>;
-};
-
 /** Options of `resultEvents` and `sendResultEvents`. */
 export interface ResultEventsOptions {
   /**
@@ -52,7 +47,9 @@ const event = (data: unknown) => encoder.encode(`event: state\ndata: ${JSON.stri
  * // });
  */
 export function resultEvents(
-  receiver: ResultWaiter,
+  receiver: {
+    waitForResult(token: string, options?: WaitForResultOptions): Promise<WaitedResult>;
+  },
   token: string,
   options: ResultEventsOptions = {},
 ): Response {
@@ -100,7 +97,9 @@ export interface EventStreamTarget {
  * });
  */
 export async function sendResultEvents(
-  receiver: ResultWaiter,
+  receiver: {
+    waitForResult(token: string, options?: WaitForResultOptions): Promise<WaitedResult>;
+  },
   token: string,
   target: EventStreamTarget,
   options: ResultEventsOptions = {},

@@ -266,10 +266,27 @@ export const WEBHOOK_ANSWERS = {
 export type AnswerName = keyof typeof WEBHOOK_ANSWERS;
 
 /** Error codes of the Receiver's JSON answers, each documented in docs/troubleshooting.md. */
-export type ReceiverErrorCode = Extract<
-  (typeof WEBHOOK_ANSWERS)[AnswerName]['body'],
-  { error: string }
->['error'];
+export type ReceiverErrorCode =
+  | 'method_not_allowed'
+  | 'payload_too_large'
+  | 'signature_missing'
+  | 'signature_invalid'
+  | 'payload_invalid'
+  | 'handler_failed'
+  | 'raw_body_unavailable'
+  | 'receiver_not_configured'
+  | 'body_unreadable'
+  | 'body_timeout'
+  | 'store_unavailable'
+  | 'internal_error';
+
+// The codes above are the table's, no more and no fewer: the build fails otherwise.
+type TableCodes = Extract<(typeof WEBHOOK_ANSWERS)[AnswerName]['body'], { error: string }>['error'];
+true satisfies [TableCodes] extends [ReceiverErrorCode]
+  ? [ReceiverErrorCode] extends [TableCodes]
+    ? true
+    : false
+  : false;
 
 // The headers of every answer: JSON, never cached (a webhook's answer is about one request).
 const JSON_HEADERS = {
