@@ -15,9 +15,11 @@ export { type Clock, systemClock, type TimerHandle } from './clock/clock.js';
 export {
   createDeadLetters,
   type DeadLetter,
+  type DeadLetterKeys,
   type DeadLetterList,
   type DeadLetters,
   type ListDeadLetterOptions,
+  type SealedDeadLetter,
 } from './delivery/dead-letters.js';
 export type {
   HandlerContext,
@@ -55,6 +57,7 @@ export { ImageFetchError, type ImageFetchFailure } from './image/image-fetch-err
 export type { Logger } from './logging/logger.js';
 export type { AlarmCode, ReceiverAlert } from './operations/alarms.js';
 export type { ReceiverHealth } from './operations/health.js';
+export type { FrontImageState } from './payload/front-image-lifetime.js';
 export { parseVerificationPayload, validateVerificationPayload } from './payload/parse.js';
 export type { VerificationPayload, VerificationStatus } from './payload/types.js';
 export {
