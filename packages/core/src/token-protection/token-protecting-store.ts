@@ -27,7 +27,13 @@ import type {
 } from '../store/store.js';
 import { isOpen, isTransactional } from '../store/store.js';
 import { type StoreAlarmListener, StoreAlarmListeners } from '../store/store-alarm.js';
-import { isSealedResult, openResult, sealedResultKeyIds, sealResult } from './sealed-result.js';
+import {
+  isSealedResult,
+  openResult,
+  type SealedResult,
+  sealedResultKeyIds,
+  sealResult,
+} from './sealed-result.js';
 import {
   isSealed,
   type OpenedToken,
@@ -94,6 +100,17 @@ export class TokenProtectingStore implements Store {
   private readonly recordKeys = new Map<string, string[]>();
   private readonly userKeys = new Map<string, string[]>();
   private readonly opened = new Map<string, OpenedToken>();
+  // Each webhook's lookup by user reads the user's recent records again, each with its sealed
+  // result: opened once per process, not at every lookup. Results this process delivers or
+  // compares, kept only while the cache has room.
+  private readonly openedResults = new Map<string, StoredResult>();
+  // A result this wrapper sealed or opened, with its sealed form: the same result given back
+  // (a delivery settles with the result it leased; a webhook settles with the one it attached)
+  // is not sealed again for nothing, as a store keeps the first result anyway.
+  private readonly sealedForms = new WeakMap<
+    StoredResult,
+    { storedKey: string; sealed: StoredResult }
+  >();
   // The stored key a token's record was last read under, tried first by the next call: a
   // record sealed under an older key, or written before tokens were protected, is then
   // leased and settled in one store call, not in one per key listed before its own.
@@ -340,7 +357,11 @@ export class TokenProtectingStore implements Store {
     // Handed back as it was read: an unreadable record's result never reaches the Receiver,
     // and a record written before results were sealed keeps its own (a store keeps the first).
     if (isSealedResult(result)) return result;
-    return sealResult(uniqueById(await this.tokenKeys()), result, storedKey);
+    const known = this.sealedForms.get(result);
+    if (known?.storedKey === storedKey) return known.sealed;
+    const sealed = await sealResult(uniqueById(await this.tokenKeys()), result, storedKey);
+    this.sealedForms.set(result, { storedKey, sealed });
+    return sealed;
   }
 
   private async sealUpdate(update: SettleUpdate, storedKey: string): Promise<SettleUpdate> {
@@ -401,8 +422,16 @@ export class TokenProtectingStore implements Store {
     }
     let result = record.result;
     if (result !== undefined && isSealedResult(result)) {
-      result = await openResult(keys, result, record.key);
+      const cacheKey = `${record.key}\n${(result as unknown as SealedResult).sealed}`;
+      const cached = this.openedResults.get(cacheKey);
+      result = cached ?? (await openResult(keys, result, record.key));
       if (!result) missing ??= sealedResultKeyIds(record.result!);
+      else {
+        if (!cached) cacheEntry(this.openedResults, cacheKey, result);
+        // A copy, as a store hands out: what a caller changes stays out of the cache.
+        result = { ...result };
+        this.sealedForms.set(result, { storedKey: record.key, sealed: record.result! });
+      }
     }
     const { token: _stored, result: _sealed, ...rest } = record;
     if (missing) {
