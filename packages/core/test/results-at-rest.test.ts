@@ -194,18 +194,12 @@ describe('results at rest (TokenProtectingStore over a MemoryStore)', () => {
     const store = new TokenProtectingStore(memory, [KEY_A]);
     await store.insert({ record: { ...pending('tok_x'), result: result() }, now: T0 });
     await store.insert({ record: pending('tok_y', 'someone-else'), now: T0 });
-    const [x] = await memory.findByUser({
-      externalUserId: (await memory.leaseDue({ owner: 'r', now: T0, leaseMs: 1, limit: 5 })).find(
-        (record) => record.result,
-      )!.externalUserId,
-      now: T0,
-      limit: 1,
-    });
+    const stored = await memory.leaseDue({ owner: 'r', now: T0, leaseMs: 1, limit: 5 });
+    const x = stored.find((record) => record.result)!;
+    const { lease: _lease, ...y } = stored.find((record) => !record.result)!;
+    // y's record as the store holds it, with x's sealed result put in.
     const copied = new MemoryStore();
-    const y = (await memory.leaseDue({ owner: 'r2', now: T0 + 5, leaseMs: 1, limit: 5 })).find(
-      (record) => !record.result,
-    )!;
-    await copied.insert({ record: { ...y, lease: undefined, result: x!.result }, now: T0 });
+    await copied.insert({ record: { ...y, result: x.result! }, now: T0 });
     const reader = new TokenProtectingStore(copied, [KEY_A]);
     const [read] = await reader.leaseDue({ owner: 'z', now: T0 + 10, leaseMs: 1, limit: 5 });
     expect(read?.result).toBeUndefined();

@@ -33,6 +33,7 @@ export interface DeadLetter {
 
 /** A dead letter whose result no key given opens: only its key, and the keys it needs. */
 export interface SealedDeadLetter {
+  /** What `redeliver` and `discard` take, as for any dead letter. */
   key: string;
   /** Ids of the token keys it was sealed under: list one of their secrets to open it. */
   keyIds: string[];
