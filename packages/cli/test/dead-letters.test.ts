@@ -95,8 +95,12 @@ describe.each([
   });
   afterAll(() => stores?.stop());
 
-  const cli = async (args: string[]) => {
-    const captured = capturingIO(stores.env);
+  // The receiver's secret, as its environment has it: the results are sealed with it.
+  const cli = async (
+    args: string[],
+    env: Record<string, string> = { FACEVERIFY_WEBHOOK_SECRET: SECRET },
+  ) => {
+    const captured = capturingIO({ ...stores.env, ...env });
     const code = await runCli(['dead-letters', ...args], captured.io);
     return { code, ...captured };
   };
@@ -124,7 +128,17 @@ describe.each([
       externalUserId: 'u_first',
       attempts: 1,
       data: { status: 'verified' },
+      frontImage: { state: 'live' },
     });
+
+    // Without the receiver's secret, the results stay sealed: listed by key alone, on stderr.
+    const keyless = await cli(['list', ...flags], {});
+    expect(keyless.code).toBe(0);
+    expect(keyless.out).toEqual([]);
+    const sealed = keyless.err.filter((line) => line.startsWith('sealed: '));
+    expect(sealed).toHaveLength(2);
+    expect(sealed[0]).toContain(all.out[0]!.split('\t')[0]!);
+    expect(keyless.err.join('\n')).not.toContain('u_first');
   });
 
   it(`concurrent redeliveries hand a result back once, and the next sweep delivers it once [${name}]`, async () => {
@@ -166,7 +180,7 @@ describe.each([
     const key = (await cli(['list', ...flags])).out[0]!.split('\t')[0]!;
     const run = (args: string[]) =>
       promisify(execFile)(process.execPath, [BIN, 'dead-letters', ...args], {
-        env: { PATH: process.env.PATH ?? '', ...stores.env },
+        env: { PATH: process.env.PATH ?? '', ...stores.env, FACEVERIFY_WEBHOOK_SECRET: SECRET },
       }).then(
         ({ stdout }) => ({ code: 0, stdout }),
         (error: { code: number; stdout: string }) => error,

@@ -21,9 +21,11 @@ export type { Clock, TimerHandle } from './clock/clock.js';
 export {
   createDeadLetters,
   type DeadLetter,
+  type DeadLetterKeys,
   type DeadLetterList,
   type DeadLetters,
   type ListDeadLetterOptions,
+  type SealedDeadLetter,
 } from './delivery/dead-letters.js';
 // What handlers receive and what `error` handlers are told.
 export type {
@@ -64,7 +66,9 @@ export { ImageFetchError, type ImageFetchFailure } from './image/image-fetch-err
 export type { Logger } from './logging/logger.js';
 export type { AlarmCode, ReceiverAlert } from './operations/alarms.js';
 export type { ReceiverHealth } from './operations/health.js';
-// The payload, for code that handles requests without a Receiver.
+// The payload, for code that handles requests without a Receiver; whether an event's image
+// link still works.
+export type { FrontImageState } from './payload/front-image-lifetime.js';
 export { parseVerificationPayload } from './payload/parse.js';
 export type { VerificationPayload, VerificationStatus } from './payload/types.js';
 // The Receiver and its options.

@@ -64,8 +64,18 @@ it('refuses an externalUserId no store can hold (lone surrogate, NUL, too long) 
   const started = await receiver.startVerification({ externalUserId: longest });
   expect(received).toHaveLength(1);
   expect(JSON.parse(received[0]!).external_user_id).toBe(longest);
-  const tracked = await store.findByUser({ externalUserId: longest, now: Date.now(), limit: 5 });
-  // The store holds the session under a keyed hash of its token, never the token.
-  expect(tracked.map((session) => session.state)).toEqual(['pending']);
-  expect(tracked[0]!.key).not.toContain(started.token);
+  // The store holds the session under a keyed hash of its token, never the token, and for a
+  // keyed hash of the user's id, never the id.
+  expect(await store.findByUser({ externalUserId: longest, now: Date.now(), limit: 5 })).toEqual(
+    [],
+  );
+  expect((await store.counts({ now: Date.now() })).pending).toBe(1);
+  const [tracked] = await store.leaseDue({
+    owner: 'test',
+    now: Date.now() + 3_600_000,
+    leaseMs: 1,
+    limit: 5,
+  });
+  expect(tracked!.key).not.toContain(started.token);
+  expect(tracked!.externalUserId).toMatch(/^u1:/);
 });

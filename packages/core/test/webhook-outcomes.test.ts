@@ -99,6 +99,9 @@ const scenarios: Record<AnswerName, () => Promise<Answer>> = {
         }),
     );
     const answer = receiver.receive(delivery);
+    // The handler runs once the result is stored (sealed first, a few turns in): the ack
+    // deadline is set by then, and passes while the handler still runs.
+    while (!release) await new Promise((resolve) => setImmediate(resolve));
     await clock.advance(4_000);
     const processing = await answer;
     release?.();

@@ -66,11 +66,17 @@ function optionalText(row: SessionRow, column: string): string | undefined {
 }
 
 // The same message for text that is not JSON and JSON of another shape: either way the
-// store did not write it, and the text itself (a user's result) is not repeated.
+// store did not write it, and the text itself (a user's result) is not repeated. A result is
+// an object with a payload, or (as the Receiver writes it) with the whole result sealed in
+// `sealed`, which only the Receiver opens.
 function parseResult(value: string): StoredResult {
   try {
-    const result = JSON.parse(value) as StoredResult;
-    if (typeof result === 'object' && result !== null && typeof result.payload === 'object') {
+    const result = JSON.parse(value) as StoredResult & { sealed?: unknown };
+    if (
+      typeof result === 'object' &&
+      result !== null &&
+      (typeof result.payload === 'object' || typeof result.sealed === 'string')
+    ) {
       return result;
     }
   } catch {

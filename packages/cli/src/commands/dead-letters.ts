@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createDeadLetters, type DeadLetter } from '@faceverify/core';
-import { type CliIO, EXIT } from '../cli-io.js';
+import { type CliIO, EXIT, envSecrets, envValue } from '../cli-io.js';
 import { type OpenedStore, openStore, StoreChoiceError } from '../open-store.js';
 
 export const DEAD_LETTERS_HELP = `usage: faceverify dead-letters <list|redeliver KEY|discard KEY> [options]
@@ -14,6 +14,9 @@ Works on the results your receiver gave up after maxDeliveryAttempts failed hand
   discard KEY     remove one for good: it is neither listed nor delivered again
 
 The store is REDIS_URL (RedisStore) or DATABASE_URL (PostgresStore), from the environment.
+Results are sealed in the store: they are opened with the keys your receiver seals them with,
+FACEVERIFY_WEBHOOK_SECRET and FACEVERIFY_TOKEN_KEYS (when it sets them), from the environment.
+A dead letter no key opens is listed on stderr by its key alone, with the key ids it needs.
 
 options:
   --store redis|postgres   which one, when both variables are set
@@ -89,7 +92,13 @@ export async function deadLetters(args: string[], io: CliIO): Promise<number> {
     io.err(`faceverify dead-letters: ${(error as Error).message}`);
     return EXIT.failed;
   }
-  const letters = createDeadLetters(opened.store);
+  const letters = createDeadLetters(opened.store, undefined, {
+    secrets: envSecrets(io),
+    tokenKeys: (envValue(io, 'FACEVERIFY_TOKEN_KEYS') ?? '')
+      .split(',')
+      .map((key) => key.trim())
+      .filter((key) => key !== ''),
+  });
   try {
     if (action === 'list') {
       const page = await letters.list({
@@ -97,9 +106,14 @@ export async function deadLetters(args: string[], io: CliIO): Promise<number> {
         ...(values.cursor === undefined ? {} : { cursor: values.cursor }),
       });
       for (const letter of page.deadLetters) io.out(values.json ? asJson(letter) : asLine(letter));
+      for (const { key, keyIds } of page.sealed ?? []) {
+        io.err(
+          `sealed: ${key} opens with none of the keys given (it needs token key ${keyIds.join(' or ')}): set FACEVERIFY_WEBHOOK_SECRET and FACEVERIFY_TOKEN_KEYS as your receiver has them.`,
+        );
+      }
       if (page.cursor !== undefined) {
         io.err(`more: faceverify dead-letters list --cursor '${page.cursor}'`);
-      } else if (page.deadLetters.length === 0 && values.cursor === undefined) {
+      } else if (page.deadLetters.length === 0 && !page.sealed && values.cursor === undefined) {
         io.err(`No dead letters in ${opened.name}.`);
       }
       return EXIT.ok;

@@ -9,6 +9,7 @@ import { retentionReport } from './retention-report.js';
 import { scalingReport } from './scaling-report.js';
 import { tableDump } from './table-dump.js';
 import { trackerBench } from './tracker-bench.js';
+import { untrackedResults } from './untracked-results.js';
 
 interface Env {
   DB: D1Database;
@@ -115,7 +116,9 @@ export default {
         ? await deliveryCost(request, env.DB)
         : url.pathname.startsWith('/tracker/')
           ? await trackerBench(url, env.DB)
-          : await route(url, env);
+          : url.pathname.startsWith('/untracked/')
+            ? await untrackedResults(request, env.DB)
+            : await route(url, env);
       if (body instanceof Response) return body;
       return body === undefined ? new Response('not found', { status: 404 }) : Response.json(body);
     } catch (error) {

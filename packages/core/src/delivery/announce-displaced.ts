@@ -19,7 +19,7 @@ export async function announceDisplaced(
       maxOpenPerUser: context.maxOpenPerUser,
     });
     if (record.result) {
-      const event = await completedEvent(record, record.result);
+      const event = await completedEvent(record, record.result, context.now());
       await emitUndeliverable(context, {
         type: 'verification.undeliverable',
         reason: 'displaced',

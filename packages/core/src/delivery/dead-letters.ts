@@ -1,6 +1,10 @@
 import { type Clock, systemClock } from '../clock/clock.js';
+import { type FrontImageState, withImageLifetime } from '../payload/front-image-lifetime.js';
 import type { VerificationPayload } from '../payload/types.js';
-import type { Store } from '../store/store.js';
+import type { Store, TrackedSession } from '../store/store.js';
+import { isSealedResult, sealedResultKeyIds } from '../token-protection/sealed-result.js';
+import { tokenKeySecrets } from '../token-protection/token-keys.js';
+import { TokenProtectingStore } from '../token-protection/token-protecting-store.js';
 
 /** A result whose handlers failed on every one of `maxDeliveryAttempts` attempts. */
 export interface DeadLetter {
@@ -18,16 +22,45 @@ export interface DeadLetter {
   source: 'webhook' | 'poll';
   /** When the result arrived. */
   receivedAt: Date;
-  /** The result itself, as handlers receive it in `event.data`. */
+  /**
+   * The result itself, as handlers receive it in `event.data`: opened with the token keys (the
+   * store holds it sealed), its `frontImageUrl` `''` once the link expired (see `frontImage`).
+   */
   data: VerificationPayload;
+  /** Whether `data.frontImageUrl` still works; a redelivery after it expired has none. */
+  frontImage: FrontImageState;
+}
+
+/** A dead letter whose result no key given opens: only its key, and the keys it needs. */
+export interface SealedDeadLetter {
+  /** What `redeliver` and `discard` take, as for any dead letter. */
+  key: string;
+  /** Ids of the token keys it was sealed under: list one of their secrets to open it. */
+  keyIds: string[];
 }
 
 /** One page of dead letters, oldest first. */
 export interface DeadLetterList {
   /** This page's dead letters, the longest given up first. */
   deadLetters: DeadLetter[];
+  /**
+   * Dead letters of this page whose result none of the keys opens (the keys of the Receiver
+   * that sealed them were not given, or were removed since); absent when there are none.
+   */
+  sealed?: SealedDeadLetter[];
   /** Pass it to `list` for the next page; absent on the last page. */
   cursor?: string;
+}
+
+/**
+ * The secrets a store's results are sealed with, as the Receiver that wrote them lists them
+ * (its `secret` and `tokenKeys`, or `FACEVERIFY_WEBHOOK_SECRET` and `FACEVERIFY_TOKEN_KEYS`).
+ */
+export interface DeadLetterKeys {
+  /** The webhook signing secrets, newest first. */
+  secrets: readonly string[];
+  /** The dedicated token keys, newest first, when the Receiver has them. */
+  tokenKeys?: readonly string[];
 }
 
 /** Options of `DeadLetters.list`. */
@@ -84,14 +117,29 @@ const MAX_LIMIT = 1000;
 
 /**
  * Dead-letter operations on a store, as `receiver.deadLetters` offers them; for tools that
- * work on the store without a Receiver (the `faceverify dead-letters` command).
+ * work on the store without a Receiver (the `faceverify dead-letters` command). Results are
+ * sealed in the store: pass the Receiver's `keys` to open them; without them (or with keys
+ * that do not open one) a dead letter is listed in `sealed`, by its key alone.
  *
  * @example
  * import { createDeadLetters } from '@faceverify/core';
- * const letters = createDeadLetters(new RedisStore({ redis }));
+ * const letters = createDeadLetters(new RedisStore({ redis }), undefined, {
+ *   secrets: process.env.FACEVERIFY_WEBHOOK_SECRET!.split(','),
+ * });
  * const { deadLetters } = await letters.list();
  */
-export function createDeadLetters(store: Store, clock: Clock = systemClock): DeadLetters {
+export function createDeadLetters(
+  store: Store,
+  clock: Clock = systemClock,
+  keys?: DeadLetterKeys,
+): DeadLetters {
+  if (keys && !(store instanceof TokenProtectingStore)) {
+    store = new TokenProtectingStore(
+      store,
+      tokenKeySecrets(keys.tokenKeys, keys.secrets, 'tokenKeys'),
+      () => clock.now(),
+    );
+  }
   return {
     async list({ limit = DEFAULT_LIMIT, cursor } = {}) {
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
@@ -104,23 +152,38 @@ export function createDeadLetters(store: Store, clock: Clock = systemClock): Dea
         limit,
         ...(cursor === undefined ? {} : { cursor }),
       });
-      const deadLetters = page.records.flatMap((record): DeadLetter[] =>
-        record.result
-          ? [
-              {
-                key: record.key,
-                externalUserId: record.externalUserId,
-                attempts: record.attempts,
-                source: record.result.source,
-                receivedAt: new Date(record.result.receivedAt),
-                data: record.result.payload,
-              },
-            ]
-          : [],
-      );
-      return page.cursor === undefined ? { deadLetters } : { deadLetters, cursor: page.cursor };
+      const now = clock.now();
+      const deadLetters: DeadLetter[] = [];
+      const sealed: SealedDeadLetter[] = [];
+      for (const record of page.records) {
+        const keyIds = unopened(record);
+        if (keyIds) sealed.push({ key: record.key, keyIds });
+        else if (record.result) {
+          const { result } = record;
+          deadLetters.push({
+            key: record.key,
+            externalUserId: record.externalUserId,
+            attempts: record.attempts,
+            source: result.source,
+            receivedAt: new Date(result.receivedAt),
+            ...withImageLifetime(result.payload, result.receivedAt, now),
+          });
+        }
+      }
+      return {
+        deadLetters,
+        ...(sealed.length > 0 ? { sealed } : {}),
+        ...(page.cursor === undefined ? {} : { cursor: page.cursor }),
+      };
     },
     redeliver: (key) => store.redeliverDeadLetter({ key, now: clock.now() }),
     discard: (key) => store.discardDeadLetter({ key, now: clock.now() }),
   };
+}
+
+/** The key ids a dead letter's result is sealed under, when it was not opened; else undefined. */
+function unopened(record: TrackedSession): string[] | undefined {
+  if (record.unreadableToken) return record.unreadableToken.keyIds;
+  // Read without keys: the store's own sealed text.
+  return isSealedResult(record.result) ? sealedResultKeyIds(record.result!) : undefined;
 }

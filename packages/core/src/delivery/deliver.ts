@@ -1,5 +1,6 @@
 import { hmacSha256 } from '#hmac';
 import { sleepOn } from '../clock/clock.js';
+import { withImageLifetime } from '../payload/front-image-lifetime.js';
 import { toHex } from '../signature/hex.js';
 import { UNMATCHED_PREFIX } from '../store/record-keys.js';
 import {
@@ -46,30 +47,35 @@ function eventId(session: TrackedSession): string | Promise<string> {
 const idOf = (digest: Uint8Array) => `evt_${toHex(digest).slice(0, 32)}`;
 
 /**
- * The event handlers receive for a session's result. Synchronous where the runtime hashes
+ * The event handlers receive for a session's result, built at `now`: past the image link's
+ * lifetime, without the link (see `FrontImageState`). Synchronous where the runtime hashes
  * synchronously (Node), so the hot path awaits nothing for it.
  */
 export function completedEvent(
   session: TrackedSession,
   result: StoredResult,
+  now: number,
 ): VerificationCompletedEvent | Promise<VerificationCompletedEvent> {
   const id = eventId(session);
   return typeof id === 'string'
-    ? eventWithId(session, result, id)
-    : id.then((value) => eventWithId(session, result, value));
+    ? eventWithId(session, result, id, now)
+    : id.then((value) => eventWithId(session, result, value, now));
 }
 
 function eventWithId(
   session: TrackedSession,
   result: StoredResult,
   id: string,
+  now: number,
 ): VerificationCompletedEvent {
+  const { data, frontImage } = withImageLifetime(result.payload, result.receivedAt, now);
   const event: VerificationCompletedEvent = {
     type: 'verification.completed',
     id,
     source: result.source,
     receivedAt: new Date(result.receivedAt),
-    data: result.payload,
+    data,
+    frontImage,
     attempt: session.state === 'delivering' ? session.attempts + 1 : 1,
     confirmed: isConfirmed(result),
   };
@@ -97,7 +103,7 @@ export async function deliverLeased(
   via?: DeliverySource,
 ): Promise<Delivery> {
   const { handlers, log } = context;
-  const built = prepared ?? completedEvent(session, result);
+  const built = prepared ?? completedEvent(session, result, context.now());
   const event = built instanceof Promise ? await built : built;
   const leased = stillLeased(context, session.key, owner, session.lease?.until);
   if (leased !== true && !(await leased)) {

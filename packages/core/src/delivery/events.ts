@@ -1,4 +1,5 @@
 import type { ReceiverAlert } from '../operations/alarms.js';
+import type { FrontImageState } from '../payload/front-image-lifetime.js';
 import type { VerificationPayload } from '../payload/types.js';
 
 /** A verification result, from the webhook or from polling, delivered to your handlers. */
@@ -16,8 +17,21 @@ export interface VerificationCompletedEvent {
   sessionToken?: string;
   /** When faceverify first received this result. */
   receivedAt: Date;
-  /** The payload with its wire names (`external_user_id`, `livenessPassed`, ...). */
+  /**
+   * The payload with its wire names (`external_user_id`, `livenessPassed`, ...).
+   * `frontImageUrl` is `''` when the link had expired before this delivery (see `frontImage`).
+   */
   data: VerificationPayload;
+  /**
+   * Whether `data.frontImageUrl` still works: `live` until `expiresAt`, or `expired` when this
+   * delivery came after the link's 15 minutes (a retry, a dead letter delivered again), and
+   * the link was removed. `receiver.confirm(sessionToken)` asks the service for a fresh one
+   * while it still knows the session.
+   *
+   * @example
+   * if (event.frontImage.state === 'live') await archive(await fetchFrontImage(event, { allowedHosts }));
+   */
+  frontImage: FrontImageState;
   /** 1 for the first attempt; higher when earlier handler runs failed. */
   attempt: number;
   /** Label of the secret that verified a webhook (useful during a rotation). */

@@ -223,7 +223,9 @@ async function leave(
     key: session.key,
     owner,
     update: {
-      state: result ? 'delivering' : 'pending',
+      // A stored result this instance cannot open stays stored: `delivering` keeps it waiting
+      // for the delay, where `pending` would make the store deliver it at once, to this instance.
+      state: result || session.unreadableToken?.hasResult ? 'delivering' : 'pending',
       dueAt: now + delay,
       attempts: session.attempts,
       ...(result ? { result } : {}),

@@ -1,9 +1,9 @@
 import { readLimited } from '../adapter/read-limited.js';
 import type { VerificationCompletedEvent } from '../delivery/events.js';
+import { type FrontImageState, IMAGE_URL_LIFETIME_MS } from '../payload/front-image-lifetime.js';
 import { ImageFetchError } from './image-fetch-error.js';
 
-/** The service's signed image links expire 15 minutes after they are issued. */
-export const IMAGE_URL_LIFETIME_MS = 15 * 60 * 1000;
+export { IMAGE_URL_LIFETIME_MS };
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -138,16 +138,20 @@ async function readCapped(response: Response, maxBytes: number, url: URL): Promi
  * });
  */
 export async function fetchFrontImage(
-  event: Pick<VerificationCompletedEvent, 'data' | 'receivedAt'>,
+  event: Pick<VerificationCompletedEvent, 'data' | 'receivedAt'> & {
+    frontImage?: FrontImageState;
+  },
   options: FetchFrontImageOptions,
 ): Promise<FrontImage> {
-  const url = checkUrl(event.data.frontImageUrl, options.allowedHosts);
-  const now = options.now ?? Date.now;
   const expired = () =>
     new ImageFetchError(
       'expired',
       'The front image link has expired (links last 15 minutes after they are issued). Fetch the image inside your verification.completed handler, or ask the service for a fresh result with receiver.confirm(token).',
     );
+  // Delivered after its lifetime, the event carries no link at all: that, not a bad URL.
+  if (event.frontImage?.state === 'expired') throw expired();
+  const url = checkUrl(event.data.frontImageUrl, options.allowedHosts);
+  const now = options.now ?? Date.now;
   if (now() - event.receivedAt.getTime() > IMAGE_URL_LIFETIME_MS) throw expired();
   const timeout = AbortSignal.timeout(options.timeoutMs ?? 10_000);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;

@@ -71,11 +71,12 @@ export interface TrackedSession {
   result?: StoredResult;
   lease?: Lease;
   /**
-   * Never written by a store. The Receiver marks a record whose sealed token no key it lists
-   * opens, with the ids of the keys the token was sealed under: it leaves such a record to an
-   * instance that can open it, and neither polls, delivers nor expires it.
+   * Never written by a store. The Receiver marks a record whose sealed token or sealed result
+   * no key it lists opens, with the ids of the keys it was sealed under, and hands it over
+   * without them (`hasResult`: a result is stored): it leaves such a record to an instance
+   * that can open it, and neither polls, delivers nor expires it.
    */
-  unreadableToken?: { keyIds: string[] };
+  unreadableToken?: { keyIds: string[]; hasResult?: boolean };
 }
 
 /** What `settle` writes when its work on a leased record is done. */

@@ -1,11 +1,12 @@
-import { openAesGcm, sealAesGcm } from '#aead';
-import { fromBase64Url, toBase64Url } from './base64-url.js';
+import { openText, sealedTextKeyIds, sealText } from './sealed-text.js';
 import type { TokenKey } from './token-keys.js';
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 const PREFIX = 'fvt1.';
-const IV_BYTES = 12;
+/**
+ * Between the token and its user's id in the sealed text. A token is a path segment and never
+ * holds a NUL; a token sealed before user ids were sealed with it has none.
+ */
+const USER_SEPARATOR = '\u0000';
 
 /** Whether a stored token is sealed; a record written before sealing holds it in clear. */
 export function isSealed(stored: string): boolean {
@@ -13,38 +14,31 @@ export function isSealed(stored: string): boolean {
 }
 
 /**
- * Seals a token with AES-256-GCM under each of `keys`:
- * `fvt1.<key id>.<base64url of IV and ciphertext>`, one `.<key id>.<sealed>` pair per key. The
- * record key is the associated data, so a sealed token copied into another record does not
- * open there.
- *
- * Sealed under every configured key, a token opens on every instance that shares one of them
- * with this one: during a rotation rolled out one instance at a time, instances of the
- * previous step (without the new key) and of the next (without the old one) both open it.
+ * Seals a token with AES-256-GCM under each of `keys` (see `sealText`):
+ * `fvt1.<key id>.<base64url of IV and ciphertext>`, the record key as associated data. The
+ * user's id rides along when given: the store holds only a keyed hash of it, and an open
+ * session without a result has nowhere else to keep the id the Receiver names it by (a
+ * `verification.expired` event). It is dropped with the token when the record closes.
  */
-export async function sealToken(
+export function sealToken(
   keys: readonly TokenKey[],
   token: string,
   recordKey: string,
+  externalUserId?: string,
 ): Promise<string> {
-  const pairs = await Promise.all(keys.map((key) => sealOnce(key, token, recordKey)));
-  return `${PREFIX}${pairs.join('.')}`;
-}
-
-async function sealOnce(key: TokenKey, token: string, recordKey: string): Promise<string> {
-  const iv = globalThis.crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  const sealing = sealAesGcm(key.sealKey, iv, encoder.encode(recordKey), encoder.encode(token));
-  const sealed = sealing instanceof Uint8Array ? sealing : await sealing;
-  const out = new Uint8Array(IV_BYTES + sealed.byteLength);
-  out.set(iv);
-  out.set(sealed, IV_BYTES);
-  return `${key.id}.${toBase64Url(out)}`;
+  const plain = externalUserId === undefined ? token : `${token}${USER_SEPARATOR}${externalUserId}`;
+  return sealText(keys, PREFIX, plain, recordKey);
 }
 
 /** The ids of the keys a sealed token was sealed under: what an instance must list to open it. */
 export function sealedKeyIds(sealed: string): string[] {
-  const parts = sealed.slice(PREFIX.length).split('.');
-  return parts.filter((_, index) => index % 2 === 0);
+  return sealedTextKeyIds(PREFIX, sealed);
+}
+
+/** A sealed token opened: the token, and its user's id when it was sealed with it. */
+export interface OpenedToken {
+  token: string;
+  externalUserId?: string;
 }
 
 /**
@@ -52,29 +46,24 @@ export function sealedKeyIds(sealed: string): string[] {
  * `undefined` when none of them is configured (they were removed from the configuration) or
  * the sealed text was altered.
  */
+export async function openSealedToken(
+  keys: readonly TokenKey[],
+  sealed: string,
+  recordKey: string,
+): Promise<OpenedToken | undefined> {
+  const plain = await openText(keys, PREFIX, sealed, recordKey);
+  if (plain === undefined) return undefined;
+  const at = plain.indexOf(USER_SEPARATOR);
+  return at < 0
+    ? { token: plain }
+    : { token: plain.slice(0, at), externalUserId: plain.slice(at + 1) };
+}
+
+/** The token alone of a sealed token (see `openSealedToken`). */
 export async function openToken(
   keys: readonly TokenKey[],
   sealed: string,
   recordKey: string,
 ): Promise<string | undefined> {
-  const parts = sealed.slice(PREFIX.length).split('.');
-  let key: TokenKey | undefined;
-  let body: string | undefined;
-  for (let index = 0; index + 1 < parts.length && !key; index += 2) {
-    key = keys.find((candidate) => candidate.id === parts[index]);
-    body = parts[index + 1];
-  }
-  if (!key || body === undefined) return undefined;
-  try {
-    const bytes = fromBase64Url(body);
-    const opening = openAesGcm(
-      key.sealKey,
-      bytes.subarray(0, IV_BYTES),
-      encoder.encode(recordKey),
-      bytes.subarray(IV_BYTES),
-    );
-    return decoder.decode(opening instanceof Uint8Array ? opening : await opening);
-  } catch {
-    return undefined;
-  }
+  return (await openSealedToken(keys, sealed, recordKey))?.token;
 }

@@ -12,6 +12,8 @@ import { toBase64Url } from './base64-url.js';
 export interface TokenKey {
   id: string;
   recordSecret: string;
+  /** Turns a user's id into the keyed hash stores index on (see `userKeyOf`); text, as above. */
+  userSecret: string;
   sealKey: Uint8Array;
 }
 
@@ -40,14 +42,16 @@ export async function deriveTokenKey(secret: string): Promise<TokenKey> {
     salt: SALT,
     info: info(purpose),
   });
-  const [recordBits, sealBits, id] = await Promise.all([
+  const [recordBits, userBits, sealBits, id] = await Promise.all([
     subtle.deriveBits(hkdf('record key'), material, 256),
+    subtle.deriveBits(hkdf('user key'), material, 256),
     subtle.deriveBits(hkdf('seal key'), material, 256),
     subtle.deriveBits(hkdf('key id'), material, 48),
   ]);
   return {
     id: toBase64Url(new Uint8Array(id)),
     recordSecret: toBase64Url(new Uint8Array(recordBits)),
+    userSecret: toBase64Url(new Uint8Array(userBits)),
     sealKey: new Uint8Array(sealBits),
   };
 }

@@ -19,23 +19,44 @@ import type {
   RememberOptions,
   SettledWith,
   SettleOptions,
+  SettleUpdate,
   Store,
+  StoredResult,
   TrackedSession,
   TrackedState,
   TransactionalStore,
 } from '../store/store.js';
-import { isTransactional } from '../store/store.js';
+import { isOpen, isTransactional } from '../store/store.js';
 import { type StoreAlarmListener, StoreAlarmListeners } from '../store/store-alarm.js';
-import { isSealed, openToken, sealedKeyIds, sealToken } from './sealed-token.js';
+import {
+  isSealedResult,
+  openResult,
+  type SealedResult,
+  sealedResultKeyIds,
+  sealResult,
+} from './sealed-result.js';
+import {
+  isSealed,
+  type OpenedToken,
+  openSealedToken,
+  sealedKeyIds,
+  sealToken,
+} from './sealed-token.js';
 import type { RevealedSession } from './stored-key.js';
 import { deriveTokenKey, RECORD_KEY_PREFIX, recordKeyOf, type TokenKey } from './token-keys.js';
+import { isHashedUser, userKeyOf } from './user-keys.js';
 
 /**
- * Keeps hosted session tokens out of a Store, decided here once for every store: the
- * Receiver speaks in tokens, the store only ever sees
- * - records keyed by a keyed hash of the token (`t1:<HMAC-SHA256>`), and
+ * Keeps hosted session tokens and biometric results out of a Store, decided here once for
+ * every store: the Receiver speaks in tokens, user ids and results, the store only ever sees
+ * - records keyed by a keyed hash of the token (`t1:<HMAC-SHA256>`),
  * - the token sealed with AES-256-GCM (`fvt1.<key id>.…`, the record key as associated
- *   data), which the store drops when the record closes.
+ *   data), with the user's id inside, which the store drops when the record closes,
+ * - the user's id as a keyed hash (`u1:<HMAC-SHA256>`), which it indexes on as before, and
+ * - the result sealed whole (`{"sealed":"fvr1.<key id>.…"}`, see sealed-result.ts), which it
+ *   only ever tests for presence.
+ * What the Receiver gets back has all of them opened: the token as the key, the user's id from
+ * the sealed token, the result or the lookup that found it, and the result as it was given.
  *
  * Keys come from secrets the store never holds, newest first: the first keys new records and
  * every one is tried on lookup; a token is sealed under every key, so any instance that shares
@@ -54,9 +75,11 @@ import { deriveTokenKey, RECORD_KEY_PREFIX, recordKeyOf, type TokenKey } from '.
 const isStoredKey = (key: string) =>
   key.startsWith(UNMATCHED_PREFIX) || key.startsWith(RECORD_KEY_PREFIX);
 
-/** Whether a stored record holds a sealed token to open. */
+/** Whether a stored record holds anything sealed or hashed to open before the Receiver sees it. */
 const isConcealed = (record: TrackedSession) =>
-  record.token !== undefined && isSealed(record.token);
+  (record.token !== undefined && isSealed(record.token)) ||
+  isSealedResult(record.result) ||
+  isHashedUser(record.externalUserId);
 
 /** Entries each cache below keeps; cleared when full, as tokens are short-lived. */
 const CACHE_LIMIT = 4096;
@@ -72,11 +95,23 @@ function cacheEntry<K, V>(cache: Map<K, V>, key: K, value: V): V {
 
 export class TokenProtectingStore implements Store {
   private keys: Promise<TokenKey[]> | undefined;
-  // One webhook reads a record several times (find, lease, settle): each token is hashed and
-  // each sealed text opened once per process, not at every read. Both hold what this process
-  // already holds while it works on the session, and nothing a store dump reveals.
+  // One webhook reads a record several times (find, lease, settle): each token and user id is
+  // hashed and each sealed token opened once per process, not at every read. They hold what
+  // this process already holds while it works on the session, and nothing a store dump reveals.
   private readonly recordKeys = new Map<string, string[]>();
-  private readonly opened = new Map<string, string>();
+  private readonly userKeys = new Map<string, string[]>();
+  private readonly opened = new Map<string, OpenedToken>();
+  // Each webhook's lookup by user reads the user's recent records again, each with its sealed
+  // result: opened once per process, not at every lookup. Results this process delivers or
+  // compares, kept only while the cache has room.
+  private readonly openedResults = new Map<string, StoredResult>();
+  // A result this wrapper sealed or opened, with its sealed form: the same result given back
+  // (a delivery settles with the result it leased; a webhook settles with the one it attached)
+  // is not sealed again for nothing, as a store keeps the first result anyway.
+  private readonly sealedForms = new WeakMap<
+    StoredResult,
+    { storedKey: string; sealed: StoredResult }
+  >();
   // The stored key a token's record was last read under, tried first by the next call: a
   // record sealed under an older key, or written before tokens were protected, is then
   // leased and settled in one store call, not in one per key listed before its own.
@@ -99,11 +134,19 @@ export class TokenProtectingStore implements Store {
     private readonly now: () => number = Date.now,
   ) {
     if (inner.watchClosed) this.watchClosed = (listener) => inner.watchClosed!(listener);
+    // Derived now, not at the first webhook: every webhook's user lookup needs them, and
+    // deriving them (Web Crypto) would make the first one wait a turn of its own. A failure
+    // is seen by the first call that uses them.
+    this.tokenKeys().catch(() => undefined);
     if (isTransactional(inner)) {
       this.settleWith = (options, work) =>
         this.firstHit(
           options.key,
-          (key) => inner.settleWith({ ...options, key }, work),
+          async (key) =>
+            inner.settleWith(
+              { ...options, key, update: await this.sealUpdate(options.update, key) },
+              work,
+            ),
           notSettled,
         );
     }
@@ -119,15 +162,12 @@ export class TokenProtectingStore implements Store {
     };
   }
 
-  insert(options: InsertOptions): Promise<InsertOutcome> {
-    // A delivery matched to no session (every webhook of a webhook-only Receiver) has no
-    // token: it goes through as it is, without a promise of its own.
-    if (options.record.key.startsWith(UNMATCHED_PREFIX)) {
-      return this.inner.insert(options).then(this.revealDisplaced);
-    }
-    return this.conceal(options.record).then((record) =>
-      this.inner.insert({ ...options, record }).then(this.revealDisplaced),
-    );
+  async insert(options: InsertOptions): Promise<InsertOutcome> {
+    // A delivery matched to no session (every webhook of a webhook-only Receiver) keeps its
+    // key (a digest, no secret), and has its user's id and result concealed like any record.
+    const record = await this.conceal(options.record);
+    const outcome = await this.inner.insert({ ...options, record });
+    return this.revealDisplaced(outcome);
   }
 
   private readonly revealDisplaced = (
@@ -143,8 +183,19 @@ export class TokenProtectingStore implements Store {
     return this.findFirst(options.key, (key) => this.inner.get({ ...options, key }));
   }
 
-  findByUser(options: FindByUserOptions): Promise<TrackedSession[]> {
-    return this.inner.findByUser(options).then((records) => this.revealAll(records));
+  /**
+   * The user's records under each configured key's hash of the id, newest key first, then
+   * under the id as it is (written before ids were hashed), merged: the open ones first, then
+   * the closed ones, at most `limit`. The lookups are independent, so a store across a network
+   * answers them in one round trip's time.
+   */
+  async findByUser(options: FindByUserOptions): Promise<TrackedSession[]> {
+    const users = await this.storedUsers(options.externalUserId);
+    const found = await Promise.all(
+      users.map((externalUserId) => this.inner.findByUser({ ...options, externalUserId })),
+    );
+    const merged = found.length === 1 ? found[0]! : mergeByUser(found, options.limit);
+    return this.revealAll(merged, options.externalUserId);
   }
 
   remember(options: RememberOptions): Promise<boolean> {
@@ -158,7 +209,8 @@ export class TokenProtectingStore implements Store {
   attachResult(options: AttachResultOptions): Promise<AttachOutcome> {
     return this.firstHit(
       options.key,
-      (key) => this.inner.attachResult({ ...options, key }),
+      async (key) =>
+        this.inner.attachResult({ ...options, key, result: await this.seal(options.result, key) }),
       (outcome) => outcome === 'missing',
     );
   }
@@ -172,10 +224,10 @@ export class TokenProtectingStore implements Store {
   }
 
   settle(options: SettleOptions): Promise<boolean> {
-    if (isStoredKey(options.key)) return this.inner.settle(options);
     return this.firstHit(
       options.key,
-      (key) => this.inner.settle({ ...options, key }),
+      async (key) =>
+        this.inner.settle({ ...options, key, update: await this.sealUpdate(options.update, key) }),
       (settled) => !settled,
     );
   }
@@ -184,9 +236,14 @@ export class TokenProtectingStore implements Store {
     return this.inner.counts(options);
   }
 
-  /** Dead letters are closed: listed by their stored key, which redelivers or discards them. */
-  listDeadLetters(options: ListDeadLettersOptions): Promise<DeadLetterPage> {
-    return this.inner.listDeadLetters(options);
+  /**
+   * Dead letters are closed: listed by their stored key, which redelivers or discards them,
+   * with their results opened here (the store holds them sealed).
+   */
+  async listDeadLetters(options: ListDeadLettersOptions): Promise<DeadLetterPage> {
+    const page = await this.inner.listDeadLetters(options);
+    const records = await this.revealAll(page.records);
+    return records === page.records ? page : { ...page, records };
   }
 
   redeliverDeadLetter(options: DeadLetterOptions): Promise<boolean> {
@@ -209,20 +266,17 @@ export class TokenProtectingStore implements Store {
     return this.inner.dueSummary(options);
   }
 
-  /** Erasure: the inner store removes the user's records, under the id as they store it. */
-  forgetUser(options: ForgetUserOptions): Promise<number> {
-    return this.inner.forgetUser({
-      ...options,
-      externalUserId: this.storedUserId(options.externalUserId),
-    });
-  }
-
   /**
-   * The user id as the inner store holds it. For now the id is stored as given (the
-   * identity); the one place to change when records hold it in another form.
+   * Erasure: the inner store removes the user's records under every form it may hold the id
+   * in (its keyed hash under each configured key, and the id itself in records written
+   * before ids were hashed), and the counts add up.
    */
-  private storedUserId(externalUserId: string): string {
-    return externalUserId;
+  async forgetUser(options: ForgetUserOptions): Promise<number> {
+    const users = await this.storedUsers(options.externalUserId);
+    const removed = await Promise.all(
+      users.map((externalUserId) => this.inner.forgetUser({ ...options, externalUserId })),
+    );
+    return removed.reduce((total, count) => total + count, 0);
   }
 
   /** Every key a record of `token` may be stored under, as `watchClosed` names them. */
@@ -250,13 +304,25 @@ export class TokenProtectingStore implements Store {
     return cacheEntry(this.recordKeys, key, [...hashed, key]);
   }
 
+  /**
+   * What a user's records may be stored under: each distinct key's hash of the id, newest
+   * first, then the id itself (records written before ids were hashed).
+   */
+  private async storedUsers(externalUserId: string): Promise<string[]> {
+    const known = this.userKeys.get(externalUserId);
+    if (known) return known;
+    const keys = uniqueById(await this.tokenKeys());
+    const hashed = await Promise.all(keys.map((key) => userKeyOf(key, externalUserId)));
+    return cacheEntry(this.userKeys, externalUserId, [...hashed, externalUserId]);
+  }
+
   /** `call` under each stored key in turn until `missed` says it found the record. */
   private firstHit<T>(
     key: string,
     call: (storedKey: string) => Promise<T>,
     missed: (outcome: T) => boolean,
   ): Promise<T> {
-    // A key stored as it is (a delivery's digest) is one call, with no promise of its own.
+    // A key stored as it is (a delivery's digest) is one call.
     return isStoredKey(key) ? call(key) : this.firstHitOfToken(key, call, missed);
   }
 
@@ -293,25 +359,55 @@ export class TokenProtectingStore implements Store {
     if (!record) return undefined;
     // Found through this token: a closed record, whose sealed token is gone, is still its.
     if (record.token === undefined && !isStoredKey(key)) {
-      return { ...record, key, token: key, storedKey: record.key } as RevealedSession;
+      const revealed = isConcealed(record) ? await this.reveal(record) : record;
+      if (revealed.unreadableToken) return revealed;
+      return { ...revealed, key, token: key, storedKey: record.key } as RevealedSession;
     }
     return isConcealed(record) ? this.reveal(record) : record;
   }
 
+  /** A result sealed for the record stored under `storedKey`. */
+  private async seal(result: StoredResult, storedKey: string): Promise<StoredResult> {
+    // Handed back as it was read: an unreadable record's result never reaches the Receiver,
+    // and a record written before results were sealed keeps its own (a store keeps the first).
+    if (isSealedResult(result)) return result;
+    const known = this.sealedForms.get(result);
+    if (known?.storedKey === storedKey) return known.sealed;
+    const sealed = await sealResult(uniqueById(await this.tokenKeys()), result, storedKey);
+    this.sealedForms.set(result, { storedKey, sealed });
+    return sealed;
+  }
+
+  private async sealUpdate(update: SettleUpdate, storedKey: string): Promise<SettleUpdate> {
+    return update.result
+      ? { ...update, result: await this.seal(update.result, storedKey) }
+      : update;
+  }
+
+  /** A record as the store keeps it: its token, user's id and result concealed. */
   private async conceal(record: TrackedSession): Promise<TrackedSession> {
-    if (record.key.startsWith(UNMATCHED_PREFIX)) return record;
     const keys = await this.tokenKeys();
-    const key = await recordKeyOf(keys[0]!, record.key);
-    const { token, ...rest } = record;
-    return {
+    const sealing = uniqueById(keys);
+    const unmatched = record.key.startsWith(UNMATCHED_PREFIX);
+    const key = unmatched ? record.key : await recordKeyOf(keys[0]!, record.key);
+    const { token, result, ...rest } = record;
+    const concealed: TrackedSession = {
       ...rest,
       key,
-      ...(token === undefined ? {} : { token: await sealToken(uniqueById(keys), token, key) }),
+      externalUserId: await userKeyOf(keys[0]!, record.externalUserId),
     };
+    if (token !== undefined) {
+      concealed.token = await sealToken(sealing, token, key, record.externalUserId);
+    }
+    if (result !== undefined) concealed.result = await sealResult(sealing, result, key);
+    return concealed;
   }
 
   /** Records as the Receiver knows them; each one's stored key is kept for later calls. */
-  private revealAll(records: TrackedSession[]): TrackedSession[] | Promise<TrackedSession[]> {
+  private revealAll(
+    records: TrackedSession[],
+    externalUserId?: string,
+  ): TrackedSession[] | Promise<TrackedSession[]> {
     for (const record of records) {
       // Written before tokens were protected: stored under the token itself.
       if (record.token !== undefined && record.token === record.key) {
@@ -319,26 +415,71 @@ export class TokenProtectingStore implements Store {
       }
     }
     return records.some(isConcealed)
-      ? Promise.all(records.map((record) => this.reveal(record)))
+      ? Promise.all(records.map((record) => this.reveal(record, externalUserId)))
       : records;
   }
 
-  /** A stored record with its token opened and the token as its key. */
-  private async reveal(record: TrackedSession): Promise<TrackedSession> {
-    if (record.token === undefined || !isSealed(record.token)) return record;
-    const cacheKey = `${record.key}\n${record.token}`;
-    const token =
-      this.opened.get(cacheKey) ??
-      (await openToken(await this.tokenKeys(), record.token, record.key));
-    if (token !== undefined) cacheEntry(this.opened, cacheKey, token);
-    if (token === undefined) {
-      const keyIds = sealedKeyIds(record.token);
-      this.raiseMissing(keyIds);
-      const { token: _sealed, ...rest } = record;
-      return { ...rest, unreadableToken: { keyIds } };
+  /**
+   * A stored record with its token, user's id and result opened, and the token as its key.
+   * `externalUserId`: the id it was looked up by, when it was (`findByUser`).
+   */
+  private async reveal(record: TrackedSession, externalUserId?: string): Promise<TrackedSession> {
+    if (!isConcealed(record)) return record;
+    const keys = await this.tokenKeys();
+    let opened: OpenedToken | undefined;
+    let missing: string[] | undefined;
+    if (record.token !== undefined && isSealed(record.token)) {
+      const cacheKey = `${record.key}\n${record.token}`;
+      opened = this.opened.get(cacheKey) ?? (await openSealedToken(keys, record.token, record.key));
+      if (opened) cacheEntry(this.opened, cacheKey, opened);
+      else missing = sealedKeyIds(record.token);
     }
-    cacheEntry(this.foundUnder, token, record.key);
-    return { ...record, key: token, token, storedKey: record.key } as RevealedSession;
+    let result = record.result;
+    if (result !== undefined && isSealedResult(result)) {
+      const cacheKey = `${record.key}\n${(result as unknown as SealedResult).sealed}`;
+      const cached = this.openedResults.get(cacheKey);
+      result = cached ?? (await openResult(keys, result, record.key));
+      if (!result) missing ??= sealedResultKeyIds(record.result!);
+      else {
+        if (!cached) cacheEntry(this.openedResults, cacheKey, result);
+        // A copy, as a store hands out: what a caller changes stays out of the cache.
+        result = { ...result };
+        this.sealedForms.set(result, { storedKey: record.key, sealed: record.result! });
+      }
+    }
+    const { token: _stored, result: _sealed, ...rest } = record;
+    if (missing) {
+      this.raiseMissing(missing);
+      // What this instance cannot open it hands over without it: the Receiver leaves the
+      // record alone, and knows a result is stored, so it does not ask for one to be delivered.
+      return {
+        ...rest,
+        unreadableToken: { keyIds: missing, ...(record.result ? { hasResult: true } : {}) },
+      };
+    }
+    const revealed: TrackedSession = {
+      ...rest,
+      externalUserId: isHashedUser(record.externalUserId)
+        ? (externalUserId ??
+          opened?.externalUserId ??
+          result?.payload.external_user_id ??
+          // Closed without a result: its token and the id with it are gone, by design.
+          record.externalUserId)
+        : record.externalUserId,
+    };
+    if (result) revealed.result = result;
+    if (opened) {
+      cacheEntry(this.foundUnder, opened.token, record.key);
+      return {
+        ...revealed,
+        key: opened.token,
+        token: opened.token,
+        storedKey: record.key,
+      } as RevealedSession;
+    }
+    // A clear token (written before tokens were protected), or none (closed, or unmatched).
+    if (record.token !== undefined) revealed.token = record.token;
+    return revealed;
   }
 
   /** Raises `token_key_missing` for these key ids, at most once per window. */
@@ -350,9 +491,27 @@ export class TokenProtectingStore implements Store {
     this.missingRaisedAt.set(ids, now);
     this.alarms.raise(
       'token_key_missing',
-      `A session in the store has its token sealed under token key ${ids}, and this instance lists none of them, so it leaves that session to an instance that does: it neither polls, delivers nor expires it. During a rolling change this passes once every instance runs the new configuration. If no instance lists the key any more, it was removed too soon: list the secret (FACEVERIFY_WEBHOOK_SECRET) or token key (FACEVERIFY_TOKEN_KEYS) again, last in the list, until sessions started before the change have closed (see "Session tokens at rest" in docs/polling-and-stores.md).`,
+      `A session in the store has its token or result sealed under token key ${ids}, and this instance lists none of them, so it leaves that session to an instance that does: it neither polls, delivers nor expires it. During a rolling change this passes once every instance runs the new configuration. If no instance lists the key any more, it was removed too soon: list the secret (FACEVERIFY_WEBHOOK_SECRET) or token key (FACEVERIFY_TOKEN_KEYS) again, last in the list, until sessions started before the change have closed (see "Session tokens at rest" in docs/polling-and-stores.md).`,
     );
   }
+}
+
+/**
+ * One user's records found under several stored ids, as one store would list them: every open
+ * one first, then the closed ones, at most `limit`, each once.
+ */
+function mergeByUser(found: TrackedSession[][], limit: number): TrackedSession[] {
+  const seen = new Set<string>();
+  const open: TrackedSession[] = [];
+  const closed: TrackedSession[] = [];
+  for (const records of found) {
+    for (const record of records) {
+      if (seen.has(record.key)) continue;
+      seen.add(record.key);
+      (isOpen(record.state) ? open : closed).push(record);
+    }
+  }
+  return [...open, ...closed].slice(0, limit);
 }
 
 /** One key per id: the same secret listed twice (as a token key and a signing secret) seals once. */

@@ -243,7 +243,7 @@ async function deliverStored(
   if (session === 'closed') return { name: 'duplicate' };
   if (!session) return { name: 'queued' };
   const stored = session.result ?? result;
-  const built = completedEvent(session, stored);
+  const built = completedEvent(session, stored, context.now());
   const event = built instanceof Promise ? await built : built;
   const delivery = deliverLeased(context, session, owner, stored, event).then(
     ({ outcome }): Decided => ({ name: deliveryOutcome(outcome), event }),

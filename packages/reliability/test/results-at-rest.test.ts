@@ -1,0 +1,260 @@
+import { execFile } from 'node:child_process';
+import { inspect, promisify } from 'node:util';
+import type { PGlite } from '@electric-sql/pglite';
+import {
+  createReceiver,
+  MemoryStore,
+  type Receiver,
+  type Store,
+  type VerificationCompletedEvent,
+} from '@faceverify/core';
+import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
+import { type Emulator, startEmulator } from '@faceverify/emulator';
+import { PostgresStore } from '@faceverify/postgres';
+import { PGliteStore } from '@faceverify/postgres/pglite';
+import { RedisStore } from '@faceverify/redis';
+import type { PostgresServer } from '@faceverify/test-support';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ReceiverServer, startReceiverServer } from './support/receiver-server.js';
+import { type StoreServers, startStoreServers } from './support/store-servers.js';
+
+// Issue 35, part 1: biometric results at rest. A backup, a replica or the Redis keyspace held
+// every result in clear: who (external_user_id), the outcome, the reason and a signed link to
+// the user's face. The guarantee, as docs/security.md states it: a dump of any store holds no
+// user id, reason or image link in clear, through sessions, webhook and poll results, a
+// handler failure and a dead letter; the Receiver still reads them all, opened.
+
+const run = promisify(execFile);
+
+const USER = 'canary-user-7f3a9';
+const REASON = 'canary-reason-quartz-91';
+const IMAGE = 'https://files.canary.example/front/canary-image-5d2e.jpg?sig=canary-sig-b81';
+
+/** A kind of store, and everything it holds as text, as a backup or a replica would have it. */
+interface StoreKind {
+  name: string;
+  make(prefix: string): Promise<Store>;
+  dump(store: Store, prefix: string): Promise<string>;
+}
+
+let servers: StoreServers;
+let postgres: PostgresServer;
+let redisClient: Redis;
+let pool: pg.Pool;
+let pglite: PGlite;
+
+beforeAll(async () => {
+  servers = await startStoreServers();
+  ({ postgres, pglite } = servers);
+  redisClient = new Redis(servers.redis.url, { maxRetriesPerRequest: 2 });
+  pool = new pg.Pool({ connectionString: postgres.url() });
+  pool.on('error', () => undefined);
+});
+
+afterAll(async () => {
+  redisClient?.disconnect();
+  await pool?.end();
+  await servers?.stop();
+});
+
+/** Every key under `prefix`: its name, its DUMP bytes, and its value read as text. */
+async function dumpRedis(prefix: string): Promise<string> {
+  const parts: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, keys] = await redisClient.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    for (const key of keys) {
+      parts.push(key);
+      const dumped = await redisClient.dumpBuffer(key);
+      if (dumped) parts.push(dumped.toString('latin1'));
+      const type = await redisClient.type(key);
+      if (type === 'hash') parts.push(JSON.stringify(await redisClient.hgetall(key)));
+      if (type === 'zset')
+        parts.push((await redisClient.zrange(key, 0, -1, 'WITHSCORES')).join(' '));
+      if (type === 'set') parts.push((await redisClient.smembers(key)).join(' '));
+      if (type === 'string') parts.push((await redisClient.get(key)) ?? '');
+      if (type === 'list') parts.push((await redisClient.lrange(key, 0, -1)).join(' '));
+    }
+  } while (cursor !== '0');
+  expect(parts.length).toBeGreaterThan(0);
+  return parts.join('\n');
+}
+
+/** Every row of every table named with `prefix`, as JSON text. */
+async function dumpTables(
+  query: (sql: string) => Promise<{ rows: Record<string, unknown>[] }>,
+  prefix: string,
+): Promise<string> {
+  const { rows: tables } = await query(
+    `SELECT table_name FROM information_schema.tables WHERE table_name LIKE '${prefix}%'`,
+  );
+  expect(tables.length).toBeGreaterThan(0);
+  const parts: string[] = [];
+  for (const { table_name: table } of tables) {
+    const { rows } = await query(`SELECT row_to_json(t)::text AS row FROM "${table}" t`);
+    parts.push(String(table), ...rows.map((row) => String(row.row)));
+  }
+  return parts.join('\n');
+}
+
+const kinds: StoreKind[] = [
+  {
+    name: 'MemoryStore',
+    make: async () => new MemoryStore(),
+    // Its whole internal state, private fields included.
+    dump: async (store) =>
+      inspect(store, {
+        depth: Number.POSITIVE_INFINITY,
+        maxArrayLength: null,
+        maxStringLength: null,
+      }),
+  },
+  {
+    name: 'RedisStore',
+    make: async (prefix) => new RedisStore({ redis: redisClient, prefix: `${prefix}:` }),
+    dump: async (_store, prefix) => dumpRedis(`${prefix}:`),
+  },
+  {
+    name: 'PostgresStore',
+    make: async (prefix) => {
+      const store = new PostgresStore({ pool, prefix: `${prefix}_` });
+      await store.migrate();
+      return store;
+    },
+    // pg_dump, as a backup is taken, and every row as text besides.
+    dump: async (_store, prefix) => {
+      const { stdout } = await run(
+        'pg_dump',
+        ['--data-only', `--table=${prefix}_*`, postgres.url()],
+        { maxBuffer: 64 * 1024 * 1024 },
+      );
+      expect(stdout).toContain(`${prefix}_sessions`);
+      return `${stdout}\n${await dumpTables((sql) => pool.query(sql), prefix)}`;
+    },
+  },
+  {
+    name: 'PGliteStore',
+    make: async (prefix) => {
+      const store = new PGliteStore({ db: pglite, prefix: `${prefix}_` });
+      await store.migrate();
+      return store;
+    },
+    dump: async (_store, prefix) =>
+      dumpTables((sql) => pglite.query<Record<string, unknown>>(sql), prefix),
+  },
+];
+
+/** The canaries a dump shows in clear: ours, and the emulator's reasons and image links. */
+function leaks(dump: string, delivered: readonly VerificationCompletedEvent[]): string[] {
+  const seen = delivered.flatMap((event) => [
+    event.data.frontImageUrl,
+    // The link's path alone, without its signed query, is the user's face file too.
+    event.data.frontImageUrl.split('?')[0]!,
+    ...(event.data.reason ? [event.data.reason] : []),
+  ]);
+  const canaries = [USER, REASON, 'canary-image-5d2e', 'canary-sig-b81', ...seen].filter(
+    (canary) => canary !== '',
+  );
+  return [...new Set(canaries)].filter((canary) => dump.includes(canary));
+}
+
+describe.each(kinds)('results at rest ($name)', (kind) => {
+  it(`a dump after sessions, webhook and poll results, a handler failure and a dead letter holds no user id, reason or image link [${kind.name}]`, async () => {
+    const prefix = `results_${kind.name.toLowerCase()}`;
+    const store = await kind.make(prefix);
+    const emulator: Emulator = await startEmulator({ seed: `results-${prefix}` });
+    const secret = emulator.signingSecret;
+    const receiver: Receiver = createReceiver({
+      secret,
+      client: { apiKey: emulator.apiKey, baseUrl: emulator.url },
+      store,
+      logger: false,
+      maxDeliveryAttempts: 1,
+    });
+    const delivered: VerificationCompletedEvent[] = [];
+    receiver.on('verification.completed', (event) => {
+      delivered.push(event);
+      if (event.data.status === 'failed') throw new Error('the archive is down');
+    });
+    receiver.on('verification.undeliverable', () => undefined);
+    receiver.on('error', () => undefined);
+    // A webhook-only Receiver on the same store delivers a result no session vouches for:
+    // ours, with a distinctive reason and image link, whose handler fails (a dead letter).
+    const webhookOnly = createReceiver({
+      secret,
+      client: false,
+      store,
+      logger: false,
+      maxDeliveryAttempts: 1,
+    });
+    webhookOnly.on('verification.completed', (event) => {
+      delivered.push(event);
+      throw new Error('the archive is down');
+    });
+    webhookOnly.on('verification.undeliverable', () => undefined);
+    webhookOnly.on('error', () => undefined);
+    const app: ReceiverServer = await startReceiverServer(receiver);
+    emulator.setCallbackUrl(app.webhookUrl);
+    try {
+      const [byWebhook, byPoll, failing, open] = await Promise.all(
+        // One user each, so each webhook names one open session (the canary is in every id).
+        [1, 2, 3, 4].map((n) => receiver.startVerification({ externalUserId: `${USER}-${n}` })),
+      );
+      expect(leaks(await kind.dump(store, prefix), delivered)).toEqual([]);
+
+      // A result by webhook, delivered.
+      await emulator.completeSession(byWebhook!.token, 'verified');
+      await emulator.webhooksSettled();
+      // A result by polling: its webhook lost, the service asked.
+      emulator.setCallbackUrl(null);
+      await emulator.completeSession(byPoll!.token, 'verified');
+      expect(await receiver.confirm(byPoll!.token)).toMatchObject({ status: 'verified' });
+      emulator.setCallbackUrl(app.webhookUrl);
+      // A result whose handler fails: given up at once, a dead letter.
+      await emulator.completeSession(failing!.token, 'high_risk');
+      await emulator.webhooksSettled();
+      // Ours, by a signed webhook to the webhook-only Receiver: a dead letter too.
+      const payload = fixturePayload({
+        external_user_id: USER,
+        reason: REASON,
+        frontImageUrl: IMAGE,
+        status: 'failed',
+      });
+      await webhookOnly.receive(await signedDelivery(payload, { secret }));
+
+      expect(delivered.map((event) => event.source).sort()).toEqual([
+        'poll',
+        'webhook',
+        'webhook',
+        'webhook',
+      ]);
+      const dump = await kind.dump(store, prefix);
+      expect(leaks(dump, delivered)).toEqual([]);
+      expect(dump).toContain('fvr1.');
+      expect(dump).toMatch(/u1:[A-Za-z0-9_-]{43}/);
+
+      // The Receiver reads them all: the dead letters opened, the open session found by its id.
+      const { deadLetters, sealed } = await receiver.deadLetters.list();
+      expect(sealed).toBeUndefined();
+      expect(deadLetters.map((letter) => letter.externalUserId).sort()).toEqual([
+        USER,
+        `${USER}-3`,
+      ]);
+      expect(deadLetters.map((letter) => letter.data.reason)).toContain(REASON);
+      expect(deadLetters.map((letter) => letter.data.frontImageUrl)).toContain(IMAGE);
+      expect(await receiver.confirm(open!.token)).toMatchObject({ status: 'pending' });
+      // A dead letter handed back is delivered from its sealed result.
+      const ours = deadLetters.find((letter) => letter.data.reason === REASON)!;
+      expect(await receiver.deadLetters.redeliver(ours.key)).toBe(true);
+      expect(leaks(await kind.dump(store, prefix), delivered)).toEqual([]);
+    } finally {
+      await receiver.stop();
+      await webhookOnly.stop();
+      await app.close();
+      await emulator.close();
+    }
+  });
+});
