@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createReceiver, MemoryStore, type ReceiverOptions } from '../src/index.js';
 import { createTestClock, fixturePayload, signedDelivery } from '../src/testing/index.js';
+import { TokenProtectingStore } from '../src/token-protection/token-protecting-store.js';
 import { type ReceivedRequest, startScriptedServer } from './client/scripted-server.js';
 
 // receiver.forgetUser on a real MemoryStore, with the service played by a real HTTP server
@@ -43,6 +44,8 @@ describe('receiver.forgetUser', () => {
     const clock = createTestClock();
     const api = await startScriptedServer(service, clock.now);
     const store = new MemoryStore();
+    // The store holds ids as keyed hashes: look through the protection the Receiver applies.
+    const view = new TokenProtectingStore(store, [SECRET]);
     const logs = capturingLogger();
     const receiver = createReceiver({
       secret: SECRET,
@@ -73,14 +76,14 @@ describe('receiver.forgetUser', () => {
       await receiver.track('tok_alice_2', ALICE);
       await receiver.track('tok_bob_1', BOB);
       const now = clock.now();
-      expect(await store.findByUser({ externalUserId: ALICE, now, limit: 50 })).toHaveLength(2);
+      expect(await view.findByUser({ externalUserId: ALICE, now, limit: 50 })).toHaveLength(2);
 
       expect(await receiver.forgetUser(ALICE)).toEqual({ removed: 2 });
 
-      expect(await store.findByUser({ externalUserId: ALICE, now, limit: 50 })).toEqual([]);
+      expect(await view.findByUser({ externalUserId: ALICE, now, limit: 50 })).toEqual([]);
       expect((await receiver.deadLetters.list()).deadLetters).toEqual([]);
       expect(await store.counts({ now })).toMatchObject({ pending: 1, failed: 0 });
-      expect(await store.findByUser({ externalUserId: BOB, now, limit: 50 })).toHaveLength(1);
+      expect(await view.findByUser({ externalUserId: BOB, now, limit: 50 })).toHaveLength(1);
       // Her tokens are no longer tracked: answered without asking the service.
       const asked = api.requests.length;
       expect(await receiver.confirm('tok_alice_2')).toEqual({ status: 'unknown' });
@@ -101,9 +104,9 @@ describe('receiver.forgetUser', () => {
       const answer = await receiver.receive(later);
       expect(JSON.parse(answer.body)).toEqual({ received: true, untracked: true });
       expect(delivered).toEqual([ALICE]);
-      expect(
-        await store.findByUser({ externalUserId: ALICE, now: clock.now(), limit: 50 }),
-      ).toEqual([]);
+      expect(await view.findByUser({ externalUserId: ALICE, now: clock.now(), limit: 50 })).toEqual(
+        [],
+      );
       // Nothing of hers is left to poll: the sweep asks about Bob's session alone.
       await clock.advance(60 * 60_000);
       const before = api.requests.length;
@@ -123,6 +126,7 @@ describe('receiver.forgetUser', () => {
   it('a delivery in flight when the user is erased loses its record, and writes nothing back', async () => {
     const clock = createTestClock();
     const store = new MemoryStore();
+    const view = new TokenProtectingStore(store, [SECRET]);
     const receiver = createReceiver({ secret: SECRET, client: false, store, clock, logger: false });
     let release!: () => void;
     const handlerRunning = new Promise<void>((running) => {
@@ -145,7 +149,7 @@ describe('receiver.forgetUser', () => {
     // Its success could not be recorded: the record is gone, and stays gone.
     expect(JSON.parse(answer.body)).toEqual({ received: true, queued: true });
     const now = clock.now();
-    expect(await store.findByUser({ externalUserId: ALICE, now, limit: 50 })).toEqual([]);
+    expect(await view.findByUser({ externalUserId: ALICE, now, limit: 50 })).toEqual([]);
     expect(await store.counts({ now })).toEqual({
       pending: 0,
       delivering: 0,

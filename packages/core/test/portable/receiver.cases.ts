@@ -239,13 +239,21 @@ export const receiverCases: PortableCase[] = [
         finished = resolve;
       });
       let runs = 0;
+      let started!: () => void;
+      const handlerStarted = new Promise<void>((resolve) => {
+        started = resolve;
+      });
       receiver.on('verification.completed', async () => {
         runs += 1;
+        started();
         await handlerMayFinish;
         finished();
       });
       const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
       const answer = receiver.receive(delivery);
+      // The acknowledgement deadline is armed just before handlers start, after store work
+      // that takes turns of its own: the clock moves only once they have started.
+      await handlerStarted;
       await clock.advance(39);
       let answered = false;
       void answer.then(() => {
