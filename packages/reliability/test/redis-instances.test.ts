@@ -31,8 +31,12 @@ async function redisServer(args: string[] = [], dir?: string): Promise<RedisServ
   return server;
 }
 
+// `pnpm test:deep` (before a release) runs 1,000 sessions; `pnpm test` and CI 400, which
+// meet every fault as often and finish within the test's time on a loaded two-core machine.
+const SESSIONS = process.env.FACEVERIFY_TEST_DEPTH === 'deep' ? 1_000 : 400;
+
 describe('several instances on one Redis', () => {
-  it('three instances, 1,000 sessions, faults on: each delivered exactly once', async () => {
+  it(`three instances, ${SESSIONS} sessions, faults on: each delivered exactly once`, async () => {
     const redis = await redisServer();
     const emulator = await emulatorWith({
       dropWebhooks: 0.2,
@@ -60,7 +64,7 @@ describe('several instances on one Redis', () => {
 
     const tokens: string[] = [];
     await inBatches(
-      Array.from({ length: 1000 }, (_, i) => i),
+      Array.from({ length: SESSIONS }, (_, i) => i),
       20,
       async (i) => {
         const instance = instances[i % instances.length]!;
@@ -76,11 +80,12 @@ describe('several instances on one Redis', () => {
     await everyRecordClosed(instances[0]!.store, instances[0]!.receiver);
 
     const stats = emulator.stats();
-    expect(stats.webhooks.dropped).toBeGreaterThan(100);
-    expect(stats.webhooks.duplicated).toBeGreaterThan(10);
+    // Half the expected count or more (20% dropped, 5% duplicated): the faults did happen.
+    expect(stats.webhooks.dropped).toBeGreaterThan(SESSIONS / 10);
+    expect(stats.webhooks.duplicated).toBeGreaterThan(SESSIONS / 40);
     expect(stats.pollFaults.rateLimited + stats.pollFaults.serverErrors).toBeGreaterThan(0);
     expect(ledger.duplicates()).toEqual([]);
-    expect(ledger.completed).toHaveLength(1000);
+    expect(ledger.completed).toHaveLength(SESSIONS);
     const sources = new Set(ledger.completed.map((event) => event.source));
     expect(sources).toEqual(new Set(['webhook', 'poll']));
   });
