@@ -1,23 +1,14 @@
-import { execFile } from 'node:child_process';
-import { inspect, promisify } from 'node:util';
+import { readFileSync } from 'node:fs';
 import type { PGlite } from '@electric-sql/pglite';
-import {
-  createReceiver,
-  MemoryStore,
-  type Receiver,
-  type Store,
-  type VerificationCompletedEvent,
-} from '@faceverify/core';
+import { createReceiver, type Receiver, type VerificationCompletedEvent } from '@faceverify/core';
 import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
 import { type Emulator, startEmulator } from '@faceverify/emulator';
-import { PostgresStore } from '@faceverify/postgres';
-import { PGliteStore } from '@faceverify/postgres/pglite';
-import { RedisStore } from '@faceverify/redis';
 import type { PostgresServer } from '@faceverify/test-support';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ReceiverServer, startReceiverServer } from './support/receiver-server.js';
+import { storeKinds } from './support/store-dumps.js';
 import { type StoreServers, startStoreServers } from './support/store-servers.js';
 
 // Issue 35, part 1: biometric results at rest. A backup, a replica or the Redis keyspace held
@@ -26,18 +17,9 @@ import { type StoreServers, startStoreServers } from './support/store-servers.js
 // user id, reason or image link in clear, through sessions, webhook and poll results, a
 // handler failure and a dead letter; the Receiver still reads them all, opened.
 
-const run = promisify(execFile);
-
 const USER = 'canary-user-7f3a9';
 const REASON = 'canary-reason-quartz-91';
 const IMAGE = 'https://files.canary.example/front/canary-image-5d2e.jpg?sig=canary-sig-b81';
-
-/** A kind of store, and everything it holds as text, as a backup or a replica would have it. */
-interface StoreKind {
-  name: string;
-  make(prefix: string): Promise<Store>;
-  dump(store: Store, prefix: string): Promise<string>;
-}
 
 let servers: StoreServers;
 let postgres: PostgresServer;
@@ -59,93 +41,7 @@ afterAll(async () => {
   await servers?.stop();
 });
 
-/** Every key under `prefix`: its name, its DUMP bytes, and its value read as text. */
-async function dumpRedis(prefix: string): Promise<string> {
-  const parts: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, keys] = await redisClient.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
-    for (const key of keys) {
-      parts.push(key);
-      const dumped = await redisClient.dumpBuffer(key);
-      if (dumped) parts.push(dumped.toString('latin1'));
-      const type = await redisClient.type(key);
-      if (type === 'hash') parts.push(JSON.stringify(await redisClient.hgetall(key)));
-      if (type === 'zset')
-        parts.push((await redisClient.zrange(key, 0, -1, 'WITHSCORES')).join(' '));
-      if (type === 'set') parts.push((await redisClient.smembers(key)).join(' '));
-      if (type === 'string') parts.push((await redisClient.get(key)) ?? '');
-      if (type === 'list') parts.push((await redisClient.lrange(key, 0, -1)).join(' '));
-    }
-  } while (cursor !== '0');
-  expect(parts.length).toBeGreaterThan(0);
-  return parts.join('\n');
-}
-
-/** Every row of every table named with `prefix`, as JSON text. */
-async function dumpTables(
-  query: (sql: string) => Promise<{ rows: Record<string, unknown>[] }>,
-  prefix: string,
-): Promise<string> {
-  const { rows: tables } = await query(
-    `SELECT table_name FROM information_schema.tables WHERE table_name LIKE '${prefix}%'`,
-  );
-  expect(tables.length).toBeGreaterThan(0);
-  const parts: string[] = [];
-  for (const { table_name: table } of tables) {
-    const { rows } = await query(`SELECT row_to_json(t)::text AS row FROM "${table}" t`);
-    parts.push(String(table), ...rows.map((row) => String(row.row)));
-  }
-  return parts.join('\n');
-}
-
-const kinds: StoreKind[] = [
-  {
-    name: 'MemoryStore',
-    make: async () => new MemoryStore(),
-    // Its whole internal state, private fields included.
-    dump: async (store) =>
-      inspect(store, {
-        depth: Number.POSITIVE_INFINITY,
-        maxArrayLength: null,
-        maxStringLength: null,
-      }),
-  },
-  {
-    name: 'RedisStore',
-    make: async (prefix) => new RedisStore({ redis: redisClient, prefix: `${prefix}:` }),
-    dump: async (_store, prefix) => dumpRedis(`${prefix}:`),
-  },
-  {
-    name: 'PostgresStore',
-    make: async (prefix) => {
-      const store = new PostgresStore({ pool, prefix: `${prefix}_` });
-      await store.migrate();
-      return store;
-    },
-    // pg_dump, as a backup is taken, and every row as text besides.
-    dump: async (_store, prefix) => {
-      const { stdout } = await run(
-        'pg_dump',
-        ['--data-only', `--table=${prefix}_*`, postgres.url()],
-        { maxBuffer: 64 * 1024 * 1024 },
-      );
-      expect(stdout).toContain(`${prefix}_sessions`);
-      return `${stdout}\n${await dumpTables((sql) => pool.query(sql), prefix)}`;
-    },
-  },
-  {
-    name: 'PGliteStore',
-    make: async (prefix) => {
-      const store = new PGliteStore({ db: pglite, prefix: `${prefix}_` });
-      await store.migrate();
-      return store;
-    },
-    dump: async (_store, prefix) =>
-      dumpTables((sql) => pglite.query<Record<string, unknown>>(sql), prefix),
-  },
-];
+const kinds = storeKinds(() => ({ redis: redisClient, pool, postgres, pglite }));
 
 /** The canaries a dump shows in clear: ours, and the emulator's reasons and image links. */
 function leaks(dump: string, delivered: readonly VerificationCompletedEvent[]): string[] {
@@ -159,6 +55,20 @@ function leaks(dump: string, delivered: readonly VerificationCompletedEvent[]): 
     (canary) => canary !== '',
   );
   return [...new Set(canaries)].filter((canary) => dump.includes(canary));
+}
+
+/** Each field of docs/privacy.md's store table held in a form with a prefix, and the prefix. */
+function documentedForms(): { field: string; prefix: string }[] {
+  const doc = readFileSync(new URL('../../../docs/privacy.md', import.meta.url), 'utf8');
+  const table = doc.slice(doc.indexOf('## In a store'), doc.indexOf('## In this process'));
+  return table
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))
+    .flatMap((line) => {
+      const [, field, , form] = line.split('|').map((cell) => cell.trim());
+      const prefix = /\(`([^`]+)`\)/.exec(form ?? '')?.[1];
+      return field && prefix ? [{ field, prefix }] : [];
+    });
 }
 
 describe.each(kinds)('results at rest ($name)', (kind) => {
@@ -235,6 +145,13 @@ describe.each(kinds)('results at rest ($name)', (kind) => {
       expect(leaks(dump, delivered)).toEqual([]);
       expect(dump).toContain('fvr1.');
       expect(dump).toMatch(/u1:[A-Za-z0-9_-]{43}/);
+      // The inventory in docs/privacy.md: each field is held in the form it says.
+      const forms = documentedForms();
+      expect(forms.map(({ field }) => field)).toEqual(
+        expect.arrayContaining(['`key`', '`token`', '`externalUserId`', '`result`']),
+      );
+      for (const { field, prefix } of forms)
+        expect(dump, `${field} as ${prefix}`).toContain(prefix);
 
       // The Receiver reads them all: the dead letters opened, the open session found by its id.
       const { deadLetters, sealed } = await receiver.deadLetters.list();

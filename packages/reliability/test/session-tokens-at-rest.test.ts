@@ -1,24 +1,19 @@
-import { execFile } from 'node:child_process';
-import { inspect, promisify } from 'node:util';
 import type { PGlite } from '@electric-sql/pglite';
 import {
   createClient,
   createReceiver,
-  MemoryStore,
   type Receiver,
   type Store,
   type VerificationCompletedEvent,
 } from '@faceverify/core';
 import { createTestClock } from '@faceverify/core/testing';
 import { type Emulator, startEmulator } from '@faceverify/emulator';
-import { PostgresStore } from '@faceverify/postgres';
-import { PGliteStore } from '@faceverify/postgres/pglite';
-import { RedisStore } from '@faceverify/redis';
 import { type PostgresServer, sealedTokenCount, tokenLeaks } from '@faceverify/test-support';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ReceiverServer, startReceiverServer } from './support/receiver-server.js';
+import { type StoreKind, storeKinds } from './support/store-dumps.js';
 import { type StoreServers, startStoreServers } from './support/store-servers.js';
 
 // Issue #18, item 5: session tokens at rest. The hosted session token alone completes a
@@ -27,15 +22,6 @@ import { type StoreServers, startStoreServers } from './support/store-servers.js
 // session. The guarantee, as docs/security.md states it: a dump of any store holds no
 // session token in any encoding, while the session is open and after it closed; an open
 // session's token is held only sealed (AES-256-GCM), a closed one's not at all.
-
-const run = promisify(execFile);
-
-/** A kind of store, and everything it holds as text, as a backup or a replica would have it. */
-interface StoreKind {
-  name: string;
-  make(prefix: string): Promise<Store>;
-  dump(store: Store, prefix: string): Promise<string>;
-}
 
 let servers: StoreServers;
 let postgres: PostgresServer;
@@ -57,95 +43,7 @@ afterAll(async () => {
   await servers?.stop();
 });
 
-/** Every key under `prefix`: its name, its DUMP bytes, and its value read as text. */
-async function dumpRedis(prefix: string): Promise<string> {
-  const parts: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, keys] = await redisClient.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
-    for (const key of keys) {
-      parts.push(key);
-      const dumped = await redisClient.dumpBuffer(key);
-      if (dumped) parts.push(dumped.toString('latin1'));
-      const type = await redisClient.type(key);
-      if (type === 'hash') parts.push(JSON.stringify(await redisClient.hgetall(key)));
-      if (type === 'zset')
-        parts.push((await redisClient.zrange(key, 0, -1, 'WITHSCORES')).join(' '));
-      if (type === 'set') parts.push((await redisClient.smembers(key)).join(' '));
-      if (type === 'string') parts.push((await redisClient.get(key)) ?? '');
-      if (type === 'list') parts.push((await redisClient.lrange(key, 0, -1)).join(' '));
-    }
-  } while (cursor !== '0');
-  expect(parts.length).toBeGreaterThan(0);
-  return parts.join('\n');
-}
-
-/** Every row of every table named with `prefix`, as JSON text. */
-async function dumpTables(
-  query: (sql: string) => Promise<{ rows: Record<string, unknown>[] }>,
-  prefix: string,
-): Promise<string> {
-  const { rows: tables } = await query(
-    `SELECT table_name FROM information_schema.tables WHERE table_name LIKE '${prefix}%'`,
-  );
-  expect(tables.length).toBeGreaterThan(0);
-  const parts: string[] = [];
-  for (const { table_name: table } of tables) {
-    const { rows } = await query(`SELECT row_to_json(t)::text AS row FROM "${table}" t`);
-    parts.push(String(table), ...rows.map((row) => String(row.row)));
-  }
-  return parts.join('\n');
-}
-
-const kinds: StoreKind[] = [
-  {
-    name: 'MemoryStore',
-    make: async () => new MemoryStore(),
-    // Its whole internal state, private fields included.
-    dump: async (store) =>
-      inspect(store, {
-        depth: Number.POSITIVE_INFINITY,
-        maxArrayLength: null,
-        maxStringLength: null,
-      }),
-  },
-  {
-    name: 'RedisStore',
-    make: async (prefix) => new RedisStore({ redis: redisClient, prefix: `${prefix}:` }),
-    dump: async (_store, prefix) => dumpRedis(`${prefix}:`),
-  },
-  {
-    name: 'PostgresStore',
-    make: async (prefix) => {
-      const store = new PostgresStore({ pool, prefix: `${prefix}_` });
-      await store.migrate();
-      return store;
-    },
-    // pg_dump, as a backup is taken, and every row as text besides.
-    dump: async (_store, prefix) => {
-      const { stdout } = await run(
-        'pg_dump',
-        ['--data-only', `--table=${prefix}_*`, postgres.url()],
-        {
-          maxBuffer: 64 * 1024 * 1024,
-        },
-      );
-      expect(stdout).toContain(`${prefix}_sessions`);
-      return `${stdout}\n${await dumpTables((sql) => pool.query(sql), prefix)}`;
-    },
-  },
-  {
-    name: 'PGliteStore',
-    make: async (prefix) => {
-      const store = new PGliteStore({ db: pglite, prefix: `${prefix}_` });
-      await store.migrate();
-      return store;
-    },
-    dump: async (_store, prefix) =>
-      dumpTables((sql) => pglite.query<Record<string, unknown>>(sql), prefix),
-  },
-];
+const kinds = storeKinds(() => ({ redis: redisClient, pool, postgres, pglite }));
 
 interface Setup {
   emulator: Emulator;
