@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { PGlite } from '@electric-sql/pglite';
 import { createReceiver, type Receiver, type VerificationCompletedEvent } from '@faceverify/core';
-import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
+import { privacyCanary, signedDelivery } from '@faceverify/core/testing';
 import { type Emulator, startEmulator } from '@faceverify/emulator';
 import type { PostgresServer } from '@faceverify/test-support';
 import { Redis } from 'ioredis';
@@ -17,9 +17,11 @@ import { type StoreServers, startStoreServers } from './support/store-servers.js
 // user id, reason or image link in clear, through sessions, webhook and poll results, a
 // handler failure and a dead letter; the Receiver still reads them all, opened.
 
-const USER = 'canary-user-7f3a9';
-const REASON = 'canary-reason-quartz-91';
-const IMAGE = 'https://files.canary.example/front/canary-image-5d2e.jpg?sig=canary-sig-b81';
+// Recognisable personal data (the testing kit's canary), found in clear nowhere it must not be.
+const canary = privacyCanary();
+const USER = canary.externalUserId;
+const REASON = canary.reason;
+const IMAGE = canary.frontImageUrl;
 
 let servers: StoreServers;
 let postgres: PostgresServer;
@@ -51,10 +53,8 @@ function leaks(dump: string, delivered: readonly VerificationCompletedEvent[]): 
     event.data.frontImageUrl.split('?')[0]!,
     ...(event.data.reason ? [event.data.reason] : []),
   ]);
-  const canaries = [USER, REASON, 'canary-image-5d2e', 'canary-sig-b81', ...seen].filter(
-    (canary) => canary !== '',
-  );
-  return [...new Set(canaries)].filter((canary) => dump.includes(canary));
+  const theirs = [...new Set(seen)].filter((value) => value !== '' && dump.includes(value));
+  return [...canary.foundIn(dump), ...theirs];
 }
 
 /** Each field of docs/privacy.md's store table held in a form with a prefix, and the prefix. */
@@ -127,12 +127,7 @@ describe.each(kinds)('results at rest ($name)', (kind) => {
       await emulator.completeSession(failing!.token, 'high_risk');
       await emulator.webhooksSettled();
       // Ours, by a signed webhook to the webhook-only Receiver: a dead letter too.
-      const payload = fixturePayload({
-        external_user_id: USER,
-        reason: REASON,
-        frontImageUrl: IMAGE,
-        status: 'failed',
-      });
+      const payload = canary.payload({ status: 'failed' });
       await webhookOnly.receive(await signedDelivery(payload, { secret }));
 
       expect(delivered.map((event) => event.source).sort()).toEqual([
