@@ -1,5 +1,8 @@
 import { WebhookPayloadError } from '../errors.js';
-import { parseJsonWithoutPrototypeKeys } from './parse-json-without-prototype-keys.js';
+import {
+  JsonTooDeepError,
+  parseJsonWithoutPrototypeKeys,
+} from './parse-json-without-prototype-keys.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
@@ -20,7 +23,8 @@ export function decodeJson(body: string | Uint8Array): unknown {
   }
   try {
     return parseJsonWithoutPrototypeKeys(text);
-  } catch {
+  } catch (error) {
+    if (error instanceof JsonTooDeepError) throw new WebhookPayloadError(error.message);
     throw new WebhookPayloadError('The body is not valid JSON.');
   }
 }

@@ -7,15 +7,35 @@ function holdsPrototypeKey(value: unknown): boolean {
 }
 
 /**
+ * The deepest nesting accepted. `JSON.parse` takes values nested tens of thousands deep, but
+ * whatever later walks them by recursion (`JSON.stringify` when a result is sealed or stored,
+ * a handler's own code) overflows the call stack on them: no payload of the service nests
+ * beyond a few levels, so one that does is refused here, where it is one clear error.
+ */
+export const MAX_JSON_DEPTH = 256;
+
+/** Thrown for a value nested deeper than {@link MAX_JSON_DEPTH}. */
+export class JsonTooDeepError extends SyntaxError {
+  constructor() {
+    super(`The JSON is nested deeper than ${MAX_JSON_DEPTH} levels.`);
+  }
+}
+
+/**
  * Deletes, at every depth, each own `__proto__` key and each `constructor` key whose value
  * holds a `prototype` key. Keys are compared as parsed, so every spelling (`\u` escapes
  * included) is caught. Walks with a stack of its own, so a deeply nested value that
- * `JSON.parse` accepted cannot overflow the call stack here. Visiting the parsed keys of a
- * webhook costs a fraction of scanning its text for the words (or of a reviver).
+ * `JSON.parse` accepted cannot overflow the call stack here, and refuses one nested deeper
+ * than {@link MAX_JSON_DEPTH}. Visiting the parsed keys of a webhook costs a fraction of
+ * scanning its text for the words (or of a reviver).
  */
 function dropPrototypeKeys(root: object): void {
   const stack: object[] = [root];
+  // The depth of each node on the stack, at the same index.
+  const depths: number[] = [1];
   for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    const depth = depths.pop()!;
+    if (depth > MAX_JSON_DEPTH) throw new JsonTooDeepError();
     const record = node as Record<string, unknown>;
     if (!Array.isArray(node)) {
       if (Object.hasOwn(record, PROTO_KEY)) delete record[PROTO_KEY];
@@ -27,7 +47,10 @@ function dropPrototypeKeys(root: object): void {
     }
     for (const key in record) {
       const value = record[key];
-      if (typeof value === 'object' && value !== null) stack.push(value);
+      if (typeof value === 'object' && value !== null) {
+        stack.push(value);
+        depths.push(depth + 1);
+      }
     }
   }
 }
@@ -36,7 +59,8 @@ function dropPrototypeKeys(root: object): void {
  * `JSON.parse` without the keys that let later spreading or merging reach a prototype:
  * every `__proto__` key, however it is spelled and however deep, and every `constructor`
  * object that holds a `prototype` key. Objects stay plain (`Object.prototype`). Throws
- * `SyntaxError` like `JSON.parse`.
+ * `SyntaxError` like `JSON.parse`, and `JsonTooDeepError` (a `SyntaxError`) for a value
+ * nested deeper than {@link MAX_JSON_DEPTH}.
  */
 export function parseJsonWithoutPrototypeKeys(text: string): unknown {
   const value: unknown = JSON.parse(text);
