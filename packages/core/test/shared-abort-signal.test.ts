@@ -70,10 +70,23 @@ it(`${MANY} waitForResult calls on one signal hold one listener; results and the
 });
 
 it(`${MANY} client reads on one signal hold one listener, queued or in flight, and none after`, async () => {
-  const server = await startScriptedServer(() => ({
-    status: 200,
-    json: { ...RESULT_FIELDS, token: 'tok_shared_read', external_user_id: 'u', status: 'pending' },
-  }));
+  // Answers wait until the listeners were counted: the reads are then surely in flight.
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const server = await startScriptedServer(async () => {
+    await released;
+    return {
+      status: 200,
+      json: {
+        ...RESULT_FIELDS,
+        token: 'tok_shared_read',
+        external_user_id: 'u',
+        status: 'pending',
+      },
+    };
+  });
   try {
     const client = createClient({ apiKey: 'fv_test_shared_signal', baseUrl: server.url });
     const controller = new AbortController();
@@ -83,6 +96,7 @@ it(`${MANY} client reads on one signal hold one listener, queued or in flight, a
     );
     await expect.poll(() => server.requests.length).toBeGreaterThan(0);
     expect(abortListeners(controller.signal)).toBe(1);
+    release();
     expect(await Promise.all(reads)).toHaveLength(MANY);
     expect(server.requests).toHaveLength(MANY);
     expect(abortListeners(controller.signal)).toBe(0);

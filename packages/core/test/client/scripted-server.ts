@@ -29,10 +29,10 @@ export interface ScriptedServer {
 
 /**
  * A real HTTP server on 127.0.0.1 and a free port that answers each request with what
- * `script` returns for it; `index` counts requests from 0.
+ * `script` returns (or resolves) for it; `index` counts requests from 0.
  */
 export async function startScriptedServer(
-  script: (request: ReceivedRequest, index: number) => Reply,
+  script: (request: ReceivedRequest, index: number) => Reply | Promise<Reply>,
   /** The clock arrivals are stamped with: a test clock, or `performance.now` by default. */
   now: () => number = () => performance.now(),
 ): Promise<ScriptedServer> {
@@ -40,7 +40,7 @@ export async function startScriptedServer(
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
+    req.on('end', async () => {
       const received: ReceivedRequest = {
         method: req.method ?? '',
         url: req.url ?? '',
@@ -48,8 +48,10 @@ export async function startScriptedServer(
         body: Buffer.concat(chunks).toString('utf8'),
         at: now(),
       };
-      const reply = script(received, requests.length);
+      // Recorded before the script answers, so a script that holds its answer is seen waiting.
+      const index = requests.length;
       requests.push(received);
+      const reply = await script(received, index);
       if ('destroy' in reply) {
         req.socket.destroy();
       } else if ('hang' in reply) {
