@@ -28,10 +28,20 @@ export function envValue(io: CliIO, name: string): string | undefined {
   return value ? value : undefined;
 }
 
+/** A comma-separated list of `name`, newest first, each trimmed; `[]` when unset. */
+function envList(io: CliIO, name: string): string[] {
+  return (envValue(io, name) ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
 /** The signing secrets of `FACEVERIFY_WEBHOOK_SECRET`: comma-separated, newest first. */
 export function envSecrets(io: CliIO): string[] {
-  return (envValue(io, 'FACEVERIFY_WEBHOOK_SECRET') ?? '')
-    .split(',')
-    .map((secret) => secret.trim())
-    .filter((secret) => secret !== '');
+  return envList(io, 'FACEVERIFY_WEBHOOK_SECRET');
+}
+
+/** The receiver's token keys, `FACEVERIFY_TOKEN_KEYS`: comma-separated, newest first. */
+export function envTokenKeys(io: CliIO): string[] {
+  return envList(io, 'FACEVERIFY_TOKEN_KEYS');
 }

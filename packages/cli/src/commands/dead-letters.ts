@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createDeadLetters, type DeadLetter } from '@faceverify/core';
-import { type CliIO, EXIT, envSecrets, envValue } from '../cli-io.js';
+import { type CliIO, EXIT, envSecrets, envTokenKeys } from '../cli-io.js';
 import { type OpenedStore, openStore, StoreChoiceError } from '../open-store.js';
 
 export const DEAD_LETTERS_HELP = `usage: faceverify dead-letters <list|redeliver KEY|discard KEY> [options]
@@ -94,10 +94,7 @@ export async function deadLetters(args: string[], io: CliIO): Promise<number> {
   }
   const letters = createDeadLetters(opened.store, undefined, {
     secrets: envSecrets(io),
-    tokenKeys: (envValue(io, 'FACEVERIFY_TOKEN_KEYS') ?? '')
-      .split(',')
-      .map((key) => key.trim())
-      .filter((key) => key !== ''),
+    tokenKeys: envTokenKeys(io),
   });
   try {
     if (action === 'list') {

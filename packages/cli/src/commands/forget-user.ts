@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createReceiver } from '@faceverify/core';
-import { type CliIO, EXIT, envSecrets, envValue } from '../cli-io.js';
+import { type CliIO, EXIT, envSecrets, envTokenKeys } from '../cli-io.js';
 import { type OpenedStore, openStore, StoreChoiceError } from '../open-store.js';
 
 export const FORGET_USER_HELP = `usage: faceverify forget-user <EXTERNAL_USER_ID> [options]
@@ -56,9 +56,7 @@ export async function forgetUser(args: string[], io: CliIO): Promise<number> {
       "set FACEVERIFY_WEBHOOK_SECRET to your receiver's signing secret(s): records are found as your receiver keys them.",
     );
   }
-  const tokenKeys = envValue(io, 'FACEVERIFY_TOKEN_KEYS')
-    ?.split(',')
-    .map((key) => key.trim());
+  const tokenKeys = envTokenKeys(io);
   let opened: OpenedStore;
   try {
     opened = await openStore(io, {
@@ -77,7 +75,7 @@ export async function forgetUser(args: string[], io: CliIO): Promise<number> {
     const receiver = createReceiver({
       store: opened.store,
       secret: secrets,
-      ...(tokenKeys ? { tokenKeys } : {}),
+      ...(tokenKeys.length > 0 ? { tokenKeys } : {}),
       client: false,
       logger: false,
     });
