@@ -24,6 +24,7 @@ export function faceverifyProject(
       // A green run lists files, not every test slower than Vitest's 300 ms default: only
       // those that take seconds are worth a line.
       slowTestThreshold: 5_000,
+      isolate: false,
       ...test,
       env: { FACEVERIFY_TEST_PROJECT: name, ...test.env },
     },

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `pnpm test:deep`: what CI leaves out to stay within minutes, run before every release
 // (docs/releasing.md). Each step prints its time; the exit code is non-zero when one fails.
-//   1. `pnpm test` with FACEVERIFY_TEST_DEPTH=deep: the crash test on PostgreSQL drives 1,000
-//      sessions through at least 20 SIGKILLs (CI: 250 sessions, at least 6).
+//   1. `pnpm test` with FACEVERIFY_TEST_DEPTH=deep: the tests that search or load run at full
+//      size (`atDepth` in @faceverify/test-support): the crash test on PostgreSQL drives 1,000
+//      sessions through at least 20 SIGKILLs (CI: 120 sessions, at least 6), and so on.
 //   2. Every project on Node 24 (CI: the projects that touch Node's HTTP, streams, crypto and
 //      the drivers).
 //   3. Each package's and example's own tsc program (CI: four programs over all of them).

@@ -5,11 +5,17 @@ import { fileURLToPath } from 'node:url';
 const SERVER = fileURLToPath(new URL('./http-server.mjs', import.meta.url));
 
 /**
+ * What the server reports on `stats` and `gc`: requests handled, memory, and CPU time used.
+ * @typedef {{ handled: number, rss: number, heapUsed: number, cpuMicros: number,
+ *   gcExposed: boolean }} ServerStats
+ */
+
+/**
  * @param {string} framework
  * @param {string} variant
  * @param {{ args?: string[], execArgv?: string[], execPath?: string }} [options] `execPath`
  *   runs the server with another runtime (Bun)
- * @returns {Promise<{ pid: number, url: string, stats(): Promise<object>, gc(): Promise<object>,
+ * @returns {Promise<{ pid: number, url: string, stats(): Promise<ServerStats>, gc(): Promise<ServerStats>,
  *   stop(): Promise<void> }>}
  */
 export function startServer(framework, variant, { args = [], execArgv = [], execPath } = {}) {

@@ -1,7 +1,14 @@
-// The application API: what an app that receives verification results uses. Adapter
-// authors import from `@faceverify/core/adapter`, store authors from `@faceverify/core/store`,
-// tests from `@faceverify/core/testing`. Each group says who needs it; a name nobody outside
-// core uses is not exported (`node scripts/core-shape.mjs` counts them per entry).
+/**
+ * What an app that receives verification results uses: the Receiver, the API client, the
+ * signature and payload checks, and the stores that need no server. Adapter authors import from
+ * `@faceverify/core/adapter`, store authors from `@faceverify/core/store`, tests from
+ * `@faceverify/core/testing`.
+ *
+ * @module @faceverify/core
+ */
+
+// Each group says who needs it; a name nobody outside core uses is not exported
+// (`node scripts/core-shape.mjs` counts them per entry).
 
 // The API client, alone or under a Receiver (`client` option), and its types.
 export {

@@ -1,3 +1,10 @@
+/**
+ * A local emulator of the face verification service: API, hosted page, signed webhooks, rate
+ * limits and fault injection.
+ *
+ * @module @faceverify/emulator
+ */
+
 export { EmulatorRequestError } from './emulator-request-error.js';
 export type {
   DelayFault,

@@ -1,10 +1,11 @@
+import { atDepth } from '@faceverify/test-support';
 import { describe, expect, it } from 'vitest';
 import { formatReport } from '../src/report.js';
 import { runFuzz } from '../src/run.js';
 
 // The bounded run for CI: the same cases as `pnpm fuzz`, fewer of them, a fixed seed.
 const SEED = 20_251_122;
-const REQUESTS_PER_ADAPTER = 400;
+const REQUESTS_PER_ADAPTER = atDepth({ standard: 200, deep: 2_000 });
 
 describe('the HTTP surface of every adapter under random and adversarial requests', () => {
   it(`survives ${REQUESTS_PER_ADAPTER} fuzzed requests per adapter with documented answers only`, async () => {

@@ -1,5 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import { checkStoreAgainstModel } from '@faceverify/core/testing';
+import { atDepth } from '@faceverify/test-support';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { PostgresStore } from '../src/index.js';
 import { PGliteStore } from '../src/pglite.js';
@@ -7,6 +8,7 @@ import { connect, uniquePrefix } from './support/pools.js';
 
 // The model shipped in @faceverify/core/testing: random sequences of operations, run on the
 // SQL stores and on the reference MemoryStore with one virtual clock, answer by answer.
+const RUNS = atDepth({ standard: 20, deep: 200 });
 const db = new PGlite();
 // Starting PGlite (its WebAssembly build) takes seconds on a busy machine: not a test's time.
 beforeAll(() => db.waitReady, 60_000);
@@ -22,7 +24,7 @@ describe('the SQL stores against the reference MemoryStore', () => {
         await store.migrate();
         return store;
       },
-      runs: 40,
+      runs: RUNS,
     });
   }, 120_000);
 
@@ -33,7 +35,7 @@ describe('the SQL stores against the reference MemoryStore', () => {
         await store.migrate();
         return store;
       },
-      runs: 40,
+      runs: RUNS,
     });
   }, 120_000);
 });

@@ -1,3 +1,9 @@
+/**
+ * Redis store for faceverify: shared tracking, exactly-once claims and dedup across instances.
+ *
+ * @module @faceverify/redis
+ */
+
 export type { RedisClient } from './client.js';
 export { RedisStoreError, type RedisStoreFailure } from './errors.js';
 export type { RedisStoreOptions } from './options.js';

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createReceiver } from '@faceverify/core';
 import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
-import { type RedisServer, startRedisServer } from '@faceverify/test-support';
+import { atDepth, type RedisServer, startRedisServer } from '@faceverify/test-support';
 import { Cluster, type Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStore } from '../src/index.js';
@@ -15,7 +15,7 @@ import { trackedSession } from './support/records.js';
 const run = promisify(execFile);
 const SECRET = 'whsec_redis_reshard_test_5c0e19';
 const PREFIX = '{fvreshard}:';
-const USERS = 400;
+const USERS = atDepth({ standard: 200, deep: 1_000 });
 const servers: RedisServer[] = [];
 let cluster: Cluster;
 

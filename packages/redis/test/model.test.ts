@@ -1,4 +1,5 @@
 import { checkStoreAgainstModel } from '@faceverify/core/testing';
+import { atDepth } from '@faceverify/test-support';
 import { describe, it } from 'vitest';
 import { RedisStore } from '../src/index.js';
 import { connect, uniquePrefix } from './support/clients.js';
@@ -11,7 +12,7 @@ describe('RedisStore against the reference MemoryStore', () => {
   it('answers every random sequence of operations the same way', async () => {
     await checkStoreAgainstModel({
       createStore: () => new RedisStore({ redis, prefix: uniquePrefix('model') }),
-      runs: 150,
+      runs: atDepth({ standard: 75, deep: 600 }),
     });
   });
 });

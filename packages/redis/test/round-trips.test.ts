@@ -93,7 +93,9 @@ async function measure(redis: Redis | Cluster, prefix: string): Promise<Receiver
 // and reads the backlog (dueSummary). The first step of a Receiver reads Redis' clock (TIME),
 // and the first use of a script on a server sends its source (EVAL after NOSCRIPT). A webhook's
 // user is looked up twice in the same round trip: under the keyed hash of the id, and under
-// the id as it is (records written before ids were hashed): one command more, no trip more.
+// the id as it is (records written before ids were hashed): one command more, no trip more. A
+// duplicate is answered once its digest is found; the lookup started beside it still runs again
+// with the keys it named, and is counted with it (the meter waits for every answer).
 const REDIS = {
   firstStep: '3/3',
   track: '1/1',

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { createReceiver } from '@faceverify/core';
 import { startEmulator } from '@faceverify/emulator';
 import { PostgresStore } from '@faceverify/postgres';
-import { freePort, startPostgresServer, waitFor } from '@faceverify/test-support';
+import { atDepth, freePort, startPostgresServer, waitFor } from '@faceverify/test-support';
 import pg from 'pg';
 import { expect, it } from 'vitest';
 import {
@@ -19,11 +19,10 @@ const BUILT = fileURLToPath(new URL('../../postgres/dist/index.js', import.meta.
 // `pnpm test:deep` (run before a release) drives 1,000 sessions through at least 20 kills;
 // `pnpm test` and CI a smaller run of the same test, killing as often (the deterministic
 // simulation searches the kill points more widely, in milliseconds).
-const DEEP = process.env.FACEVERIFY_TEST_DEPTH === 'deep';
-const SESSIONS = DEEP ? 1_000 : 120;
-const MIN_KILLS = DEEP ? 20 : 6;
+const SESSIONS = atDepth({ standard: 120, deep: 1_000 });
+const MIN_KILLS = atDepth({ standard: 6, deep: 20 });
 // The most rows a process writes before it is killed: about 12 kills in CI's 120 sessions.
-const MOST_ROWS_PER_PROCESS = DEEP ? 40 : 18;
+const MOST_ROWS_PER_PROCESS = atDepth({ standard: 18, deep: 40 });
 const SEED = 0x5eed_0012;
 
 /**

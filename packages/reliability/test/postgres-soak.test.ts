@@ -1,10 +1,13 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { atDepth } from '@faceverify/test-support';
 import { expect, it } from 'vitest';
 import { runPostgresSoak } from './soak/run-postgres-soak.js';
 
-// CI runs a few hundred sessions; FACEVERIFY_SOAK_SESSIONS runs more.
-const sessions = Number(process.env.FACEVERIFY_SOAK_SESSIONS ?? 300);
+// CI runs 150 sessions, `pnpm test:deep` 1,000; FACEVERIFY_SOAK_SESSIONS runs more.
+const sessions = Number(
+  process.env.FACEVERIFY_SOAK_SESSIONS ?? atDepth({ standard: 150, deep: 1_000 }),
+);
 const ratePerSecond = Number(process.env.FACEVERIFY_SOAK_RATE ?? 100);
 
 it(`soak on PostgreSQL: ${sessions} sessions under faults, a receiver killed and PostgreSQL restarted: every users row written exactly once`, {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Emulator, OUTCOMES, startEmulator } from '@faceverify/emulator';
-import { type RedisServer, startRedisServer, waitFor } from '@faceverify/test-support';
+import { atDepth, type RedisServer, startRedisServer, waitFor } from '@faceverify/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DeliveryLedger } from './support/delivery-ledger.js';
 import { everyRecordClosed } from './support/every-record-closed.js';
@@ -33,7 +33,7 @@ async function redisServer(args: string[] = [], dir?: string): Promise<RedisServ
 
 // `pnpm test:deep` (before a release) runs 1,000 sessions; `pnpm test` and CI 400, which
 // meet every fault as often and finish within the test's time on a loaded two-core machine.
-const SESSIONS = process.env.FACEVERIFY_TEST_DEPTH === 'deep' ? 1_000 : 400;
+const SESSIONS = atDepth({ standard: 200, deep: 1_000 });
 
 describe('several instances on one Redis', () => {
   it(`three instances, ${SESSIONS} sessions, faults on: each delivered exactly once`, async () => {

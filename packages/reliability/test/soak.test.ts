@@ -1,11 +1,14 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { atDepth } from '@faceverify/test-support';
 import { expect, it } from 'vitest';
 import { runSoak } from './soak/run-soak.js';
 
-// CI runs a few hundred sessions; `pnpm soak` runs 10,000 and writes the report.
-const sessions = Number(process.env.FACEVERIFY_SOAK_SESSIONS ?? 300);
+// CI runs 150 sessions, `pnpm test:deep` 1,000; `pnpm soak` runs 10,000 and writes the report.
+const sessions = Number(
+  process.env.FACEVERIFY_SOAK_SESSIONS ?? atDepth({ standard: 150, deep: 1_000 }),
+);
 const ratePerSecond = Number(process.env.FACEVERIFY_SOAK_RATE ?? 100);
 const reportFile = process.env.FACEVERIFY_SOAK_REPORT;
 

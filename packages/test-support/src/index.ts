@@ -1,3 +1,4 @@
+export { atDepth, TEST_DEPTH, type TestDepth } from './depth.js';
 export { type EventStreamReader, eventStreamReader } from './event-stream-reader.js';
 export {
   bundleForWorkerd,

@@ -10,6 +10,8 @@ export class RoundTripMeter {
   private answered = 0;
   private sent: { name: string; trip: number }[] = [];
   private readonly lastOn = new WeakMap<object, { trip: number; answered: boolean }>();
+  private inFlight = 0;
+  private readonly onIdle: (() => void)[] = [];
 
   /**
    * Notes a request sent now, on `connection` when requests on it are sent one at a time.
@@ -22,11 +24,27 @@ export class RoundTripMeter {
     const request = { trip, answered: false };
     if (connection) this.lastOn.set(connection, request);
     this.sent.push({ name, trip });
+    this.inFlight++;
     return () => {
       if (request.answered) return;
       request.answered = true;
       this.answered = Math.max(this.answered, trip);
+      if (--this.inFlight === 0) for (const idle of this.onIdle.splice(0)) idle();
     };
+  }
+
+  /**
+   * Resolves once every request sent has its answer and none was sent after it by the time
+   * pending callbacks ran: work a step started and did not wait for (a duplicate's user
+   * lookup, which may ask again with more keys once answered) is counted with that step,
+   * never with whichever step comes next.
+   */
+  async settled(): Promise<void> {
+    for (;;) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.inFlight === 0) return;
+      await new Promise<void>((resolve) => this.onIdle.push(resolve));
+    }
   }
 
   /** What was sent since the last `take()`, and starts counting again from zero. */
@@ -146,6 +164,11 @@ export async function measureReceiverPaths<Payload>(
   const receiverOf = (transactional: boolean) =>
     setup.receiver({ options, transactional, delivered: (user) => delivered.push(user) });
   const paths: ReceiverPaths = {};
+  /** What the step just finished sent, once all of it was answered. */
+  const counted = async () => {
+    await meter.settled();
+    return meter.take();
+  };
   const user = (name: string) => `${label}_${name}`;
   const expectDelivered = (who: string) => {
     if (delivered.at(-1) !== who) throw new Error(`expected ${who} delivered, got ${delivered}`);
@@ -157,16 +180,16 @@ export async function measureReceiverPaths<Payload>(
   for (const transactional of setup.transactional ? [false, true] : [false]) {
     const kind = transactional ? 'transactional' : 'plain';
     const receiver = receiverOf(transactional);
-    meter.take();
+    await counted();
     // The first step of a Receiver reads the store's clock (again every 30 s).
     await receiver.track(`tok_${user(`warm_${kind}`)}`, user(`warm_${kind}`));
-    const first = meter.take();
+    const first = await counted();
     // Warm-up: every statement and script the paths use, once, so none is prepared or loaded
     // while a path is counted.
     await warmUp(receiver, setup, results, user(`warm_${kind}`));
-    meter.take();
+    await counted();
     await receiver.track(`tok_${user(`warm2_${kind}`)}`, user(`warm2_${kind}`));
-    const tracked = meter.take();
+    const tracked = await counted();
     // Closed by polling, so that each sweep counted below finds only its own sessions due.
     results.set(`tok_${user(`warm2_${kind}`)}`, setup.payload(user(`warm2_${kind}`)));
     await receiver.sweep();
@@ -179,19 +202,19 @@ export async function measureReceiverPaths<Payload>(
     const named = user(`named_${kind}`);
     await receiver.track(`tok_${named}`, named);
     const webhook = await setup.sign(setup.payload(named, { session_token: `tok_${named}` }));
-    meter.take();
+    await counted();
     status(await receiver.receive(webhook), 200, 'the webhook');
-    paths[`webhookTracked_${kind}`] = meter.take();
+    paths[`webhookTracked_${kind}`] = await counted();
     expectDelivered(named);
     if (transactional) continue;
 
     // The same webhook again.
     status(await receiver.receive(webhook), 200, 'the duplicate');
-    paths.duplicate = meter.take();
+    paths.duplicate = await counted();
 
     // A webhook signed with another secret.
     status(await receiver.receive(await setup.sign(setup.payload(named), true)), 401, 'forged');
-    paths.rejection = meter.take();
+    paths.rejection = await counted();
 
     // A webhook matched to its session by user alone: the service confirms it first.
     const byUser = user('by_user');
@@ -199,18 +222,18 @@ export async function measureReceiverPaths<Payload>(
     const payload = setup.payload(byUser);
     results.set(`tok_${byUser}`, payload);
     const unnamed = await setup.sign(payload);
-    meter.take();
+    await counted();
     status(await receiver.receive(unnamed), 200, 'the webhook confirmed');
-    paths.webhookConfirmed = meter.take();
+    paths.webhookConfirmed = await counted();
     expectDelivered(byUser);
 
     // A result found by polling: the sweep leases the one due session and delivers it.
     const polled = user('polled');
     await receiver.track(`tok_${polled}`, polled);
     results.set(`tok_${polled}`, setup.payload(polled));
-    meter.take();
+    await counted();
     const pollSweep = await receiver.sweep();
-    paths.pollDelivery = meter.take();
+    paths.pollDelivery = await counted();
     if (pollSweep.delivered !== 1 || pollSweep.leased !== 1) {
       throw new Error(`the poll sweep came to ${JSON.stringify(pollSweep)}`);
     }
@@ -220,9 +243,9 @@ export async function measureReceiverPaths<Payload>(
     for (const count of [1, 3]) {
       const tokens = Array.from({ length: count }, (_, i) => user(`due${count}_${i}`));
       for (const token of tokens) await receiver.track(`tok_${token}`, token);
-      meter.take();
+      await counted();
       const report = await receiver.sweep();
-      paths[`sweep${count}`] = meter.take();
+      paths[`sweep${count}`] = await counted();
       if (report.leased !== count || report.pending !== count) {
         throw new Error(`the sweep of ${count} came to ${JSON.stringify(report)}`);
       }
@@ -231,7 +254,7 @@ export async function measureReceiverPaths<Payload>(
       await receiver.sweep();
     }
   }
-  meter.take();
+  await counted();
   return paths;
 }
 

@@ -1,8 +1,12 @@
-// For authors of framework adapters, and nothing else: one way to build an adapter
-// (`webhookMiddleware`, which runs the request pipeline every adapter shares) and the
-// pieces adapters plug into it (body readers, answer writers). What the pipeline uses
-// inside (the pipeline itself, the deferred Receiver, header reading, exact-text proofs)
-// stays internal. Applications import from `@faceverify/core`.
+/**
+ * For authors of framework adapters, and nothing else: one way to build an adapter
+ * (`webhookMiddleware`, which runs the request pipeline every adapter shares) and the pieces
+ * adapters plug into it (body readers, answer writers). What the pipeline uses inside (the
+ * pipeline itself, the deferred Receiver, header reading, exact-text proofs) stays internal.
+ * Applications import from `@faceverify/core`.
+ *
+ * @module @faceverify/core/adapter
+ */
 
 export { type BodyRead, bytesAsSent, textAsSent } from './body-read.js';
 export { toFetchResponse } from './fetch-response.js';

@@ -1,5 +1,9 @@
-// For authors of Store implementations (such as `@faceverify/redis`): the interface, the
-// records it keeps, and the contract cases every Store must pass.
+/**
+ * For authors of Store implementations (such as `@faceverify/redis`): the interface, the records
+ * it keeps, and the contract cases every Store must pass.
+ *
+ * @module @faceverify/core/store
+ */
 
 export { checkStorableUserId } from '../client/external-user-id.js';
 export { type StoreContractCase, storeContractCases } from '../testing/store-contract.js';

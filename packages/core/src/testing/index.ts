@@ -1,3 +1,10 @@
+/**
+ * Verify, parse and reliably deliver face verification webhooks: signatures, payloads, the
+ * Receiver, the API client and the polling fallback.
+ *
+ * @module @faceverify/core/testing
+ */
+
 export { fixturePayload } from './fixture-payload.js';
 export { type PrivacyCanary, privacyCanary } from './privacy-canary.js';
 export {
