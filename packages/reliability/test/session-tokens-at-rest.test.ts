@@ -1,4 +1,3 @@
-import type { PGlite } from '@electric-sql/pglite';
 import {
   createClient,
   createReceiver,
@@ -8,13 +7,10 @@ import {
 } from '@faceverify/core';
 import { createTestClock } from '@faceverify/core/testing';
 import { type Emulator, startEmulator } from '@faceverify/emulator';
-import { type PostgresServer, sealedTokenCount, tokenLeaks } from '@faceverify/test-support';
-import { Redis } from 'ioredis';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sealedTokenCount, tokenLeaks } from '@faceverify/test-support';
+import { describe, expect, it } from 'vitest';
 import { type ReceiverServer, startReceiverServer } from './support/receiver-server.js';
-import { type StoreKind, storeKinds } from './support/store-dumps.js';
-import { type StoreServers, startStoreServers } from './support/store-servers.js';
+import { type StoreKind, useStoreKinds } from './support/store-dumps.js';
 
 // Issue #18, item 5: session tokens at rest. The hosted session token alone completes a
 // session in the browser, so the service keeps it hashed; our stores kept it in clear, and
@@ -23,27 +19,7 @@ import { type StoreServers, startStoreServers } from './support/store-servers.js
 // session token in any encoding, while the session is open and after it closed; an open
 // session's token is held only sealed (AES-256-GCM), a closed one's not at all.
 
-let servers: StoreServers;
-let postgres: PostgresServer;
-let redisClient: Redis;
-let pool: pg.Pool;
-let pglite: PGlite;
-
-beforeAll(async () => {
-  servers = await startStoreServers();
-  ({ postgres, pglite } = servers);
-  redisClient = new Redis(servers.redis.url, { maxRetriesPerRequest: 2 });
-  pool = new pg.Pool({ connectionString: postgres.url() });
-  pool.on('error', () => undefined);
-});
-
-afterAll(async () => {
-  redisClient?.disconnect();
-  await pool?.end();
-  await servers?.stop();
-});
-
-const kinds = storeKinds(() => ({ redis: redisClient, pool, postgres, pglite }));
+const kinds = useStoreKinds();
 
 interface Setup {
   emulator: Emulator;
@@ -82,7 +58,7 @@ async function tearDown({ emulator, receiver, app }: Setup) {
 
 describe.each(kinds)('session tokens at rest ($name)', (kind) => {
   it(`a dump after sessions were started holds no token; after they closed, not even sealed [${kind.name}]`, async () => {
-    const prefix = `rest_${kind.name.toLowerCase()}`;
+    const prefix = `rest_${kind.id}`;
     const setup = await setUp(kind, prefix);
     const { emulator, receiver, store, delivered, clock } = setup;
     try {
@@ -125,7 +101,7 @@ describe.each(kinds)('session tokens at rest ($name)', (kind) => {
   });
 
   it(`a session recorded before tokens were protected (keyed by its token) is still found and delivered [${kind.name}]`, async () => {
-    const prefix = `legacy_${kind.name.toLowerCase()}`;
+    const prefix = `legacy_${kind.id}`;
     const store = await kind.make(prefix);
     const setup = await setUp(kind, prefix, store);
     const { emulator, receiver, delivered, clock } = setup;

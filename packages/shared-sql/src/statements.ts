@@ -55,10 +55,13 @@ export function sharedStatements(dialect: SqlDialect) {
     forget: sql(`DELETE FROM ${digests} WHERE digest = $1::text`),
     /**
      * `$1` key, `$2` owner, `$3` now, `$4` result, `$5` state, `$6` due, `$7` attempts. Writes
-     * leased work's outcome to a record that stays open, and ends the lease.
+     * leased work's outcome to a record that stays open, and ends the lease. A result given
+     * with `delivering` replaces the record's (the owner's, as it will deliver it again); with
+     * `pending` it is kept only when the record had none.
      */
     settleOpen: sql(`UPDATE ${sessions} AS s SET
-        result = COALESCE(s.result, $4::text),
+        result = CASE WHEN $5::text = 'pending' THEN COALESCE(s.result, $4::text)
+          ELSE COALESCE($4::text, s.result) END,
         state = CASE WHEN ${keepsResult} THEN 'delivering' ELSE $5::text END,
         due_at = ${settledDue},
         attempts = $7::integer,
@@ -69,10 +72,10 @@ export function sharedStatements(dialect: SqlDialect) {
     /**
      * `$1` key, `$2` owner, `$3` now, `$4` result, `$5` state, `$6` attempts or null, `$7`
      * retention. Closes the record and ends the lease. Closing drops the sealed token:
-     * nothing polls a closed record.
+     * nothing polls a closed record. A result given replaces the record's: what was delivered.
      */
     settleClosed: sql(`UPDATE ${sessions} AS s SET
-        result = COALESCE(s.result, $4::text),
+        result = COALESCE($4::text, s.result),
         state = $5::text,
         attempts = COALESCE($6::integer, s.attempts),
         lease_owner = NULL, lease_until = NULL, token = NULL,

@@ -23,6 +23,7 @@ export {
   type StartPostgresOptions,
   startPostgresServer,
 } from './postgres-server.js';
+export { CLUSTER_MODE, clusterOfOne } from './redis-cluster-of-one.js';
 export {
   freePort,
   type RedisServer,

@@ -24,10 +24,10 @@ export interface DeadLetter {
   receivedAt: Date;
   /**
    * The result itself, as handlers receive it in `event.data`: opened with the token keys (the
-   * store holds it sealed), its `frontImageUrl` `''` once the link expired (see `frontImage`).
+   * store holds it sealed), its `frontImageUrl` `''`: a result given up keeps no image link.
    */
   data: VerificationPayload;
-  /** Whether `data.frontImageUrl` still works; a redelivery after it expired has none. */
+  /** `removed` within the link's 15 minutes, `expired` after them: a dead letter keeps none. */
   frontImage: FrontImageState;
 }
 

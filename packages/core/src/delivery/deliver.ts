@@ -16,6 +16,7 @@ import type { DeliveryContext } from './delivery-context.js';
 import type { VerificationCompletedEvent, VerificationUndeliverableEvent } from './events.js';
 import { keepLease, stillLeased } from './keep-lease.js';
 import { delayAt } from './schedule.js';
+import { imageLinkLiveAt, withoutImageLink } from './stored-image-link.js';
 import { tokenIdOf } from './token-id.js';
 
 export type DeliveryOutcome = 'delivered' | 'failed' | 'lease-lost';
@@ -120,8 +121,9 @@ export async function deliverLeased(
   // A session's record is kept for the replay window so a late webhook of a result that
   // came by polling is recognised; a delivery matched to no session has nothing to poll,
   // and its digest alone already stops replays.
+  // The closed record keeps the result without its image link: the handlers had it.
   const success: SettleUpdate = session.token
-    ? { state: 'completed', retainMs: context.replayWindowMs, result }
+    ? { state: 'completed', retainMs: context.replayWindowMs, result: withoutImageLink(result) }
     : { state: 'completed', retainMs: 0 };
   // Long handlers keep their lease alive, so no other worker starts the same delivery.
   const stopRenewal = keepLease(context, session.key, owner);
@@ -239,14 +241,16 @@ async function failedDelivery(
   );
   try {
     if (!exhausted) {
+      const dueAt = now + delayAt(context.retryScheduleMs, attempt - 1);
       await store.settle({
         key: session.key,
         owner,
         update: {
           state: 'delivering',
-          dueAt: now + delayAt(context.retryScheduleMs, attempt - 1),
+          dueAt,
           attempts: attempt,
-          result,
+          // A retry due after the link's 15 minutes would not hand it over: not kept for it.
+          result: imageLinkLiveAt(result.receivedAt, dueAt) ? result : withoutImageLink(result),
         },
         now,
       });
@@ -255,7 +259,12 @@ async function failedDelivery(
     const closed = await store.settle({
       key: session.key,
       owner,
-      update: { state: 'failed', retainMs: context.replayWindowMs, attempts: attempt, result },
+      update: {
+        state: 'failed',
+        retainMs: context.replayWindowMs,
+        attempts: attempt,
+        result: withoutImageLink(result),
+      },
       now,
     });
     if (closed)

@@ -19,14 +19,15 @@ export interface VerificationCompletedEvent {
   receivedAt: Date;
   /**
    * The payload with its wire names (`external_user_id`, `livenessPassed`, ...).
-   * `frontImageUrl` is `''` when the link had expired before this delivery (see `frontImage`).
+   * `frontImageUrl` is `''` when this delivery has no live link (see `frontImage`).
    */
   data: VerificationPayload;
   /**
-   * Whether `data.frontImageUrl` still works: `live` until `expiresAt`, or `expired` when this
-   * delivery came after the link's 15 minutes (a retry, a dead letter delivered again), and
-   * the link was removed. `receiver.confirm(sessionToken)` asks the service for a fresh one
-   * while it still knows the session.
+   * Whether `data.frontImageUrl` still works: `live` until `expiresAt`; `expired` when this
+   * delivery came after the link's 15 minutes (a retry, a dead letter delivered again);
+   * `removed` for a dead letter delivered again within them (a result given up keeps no
+   * link). `receiver.confirm(sessionToken)` asks the service for a fresh one while it still
+   * knows the session.
    *
    * @example
    * if (event.frontImage.state === 'live') await archive(await fetchFrontImage(event, { allowedHosts }));

@@ -150,6 +150,12 @@ export async function fetchFrontImage(
     );
   // Delivered after its lifetime, the event carries no link at all: that, not a bad URL.
   if (event.frontImage?.state === 'expired') throw expired();
+  if (event.frontImage?.state === 'removed') {
+    throw new ImageFetchError(
+      'removed',
+      'This delivery carries no image link: a result given up (a dead letter) keeps none in the store. Fetch the image inside your verification.completed handler, or ask the service for a fresh result with receiver.confirm(token) while it still knows the session.',
+    );
+  }
   const url = checkUrl(event.data.frontImageUrl, options.allowedHosts);
   const now = options.now ?? Date.now;
   if (now() - event.receivedAt.getTime() > IMAGE_URL_LIFETIME_MS) throw expired();

@@ -6,6 +6,7 @@ export type ImageFetchFailure =
   | 'host_not_allowed'
   | 'insecure_url'
   | 'expired'
+  | 'removed'
   | 'redirect_refused'
   | 'too_large'
   | 'not_an_image'

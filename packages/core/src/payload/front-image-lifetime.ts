@@ -9,12 +9,17 @@ export const IMAGE_URL_LIFETIME_MS = 15 * 60 * 1000;
  *   the result; the service issued it no later);
  * - `expired`: its 15 minutes had passed when the event was built (a retry after a handler
  *   failed for a while, a dead letter delivered again hours later), so `data.frontImageUrl` is
- *   `''`: a dead link is never handed over as if it worked. `receiver.confirm(sessionToken)`
- *   asks the service for a fresh result, with a fresh link, while it still knows the session.
+ *   `''`: a dead link is never handed over as if it worked;
+ * - `removed`: the store no longer held it, although its 15 minutes had not passed: a result
+ *   given up (a dead letter) keeps no link, so one delivered again soon after has none.
+ *
+ * `receiver.confirm(sessionToken)` asks the service for a fresh result, with a fresh link,
+ * while it still knows the session.
  */
 export type FrontImageState =
   | { state: 'live'; expiresAt: Date }
-  | { state: 'expired'; expiredAt: Date };
+  | { state: 'expired'; expiredAt: Date }
+  | { state: 'removed' };
 
 /**
  * The payload handlers get for a result received at `receivedAt`, seen at `now`, and the state
@@ -27,9 +32,12 @@ export function withImageLifetime(
   now: number,
 ): { data: VerificationPayload; frontImage: FrontImageState } {
   const end = receivedAt + IMAGE_URL_LIFETIME_MS;
-  if (now < end) return { data: payload, frontImage: { state: 'live', expiresAt: new Date(end) } };
-  return {
-    data: { ...payload, frontImageUrl: '' },
-    frontImage: { state: 'expired', expiredAt: new Date(end) },
-  };
+  if (now >= end) {
+    return {
+      data: { ...payload, frontImageUrl: '' },
+      frontImage: { state: 'expired', expiredAt: new Date(end) },
+    };
+  }
+  if (payload.frontImageUrl === '') return { data: payload, frontImage: { state: 'removed' } };
+  return { data: payload, frontImage: { state: 'live', expiresAt: new Date(end) } };
 }

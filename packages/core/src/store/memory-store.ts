@@ -204,7 +204,9 @@ export class MemoryStore implements Store {
     const record = this.records.get(key);
     if (!record || !isOpen(record.state) || record.lease?.owner !== owner) return false;
     record.lease = undefined;
-    if (update.result && !record.result) record.result = { ...update.result };
+    if (update.result && (update.state !== 'pending' || !record.result)) {
+      record.result = { ...update.result };
+    }
     if (update.attempts !== undefined) record.attempts = update.attempts;
     if (!('dueAt' in update)) {
       this.close(record, update.state, now, update.retainMs);

@@ -265,8 +265,10 @@ export interface StoreBacklog {
  *    never replaces a result and never reopens a closed record.
  * 5. `remember` records a digest for `ttlMs` and resolves `true` only for the first caller.
  * 6. Closed records stay readable for their `retainMs`, then disappear. A record completed
- *    with a `result` keeps it (unless it already had one), so a late webhook of a result
- *    that came by polling is recognised as a duplicate.
+ *    with a `result` keeps it, so a late webhook of a result that came by polling is
+ *    recognised as a duplicate. A `settle` other than `pending` that gives a `result` stores
+ *    it in place of the record's: the owner's is what was (or will be) delivered, and past
+ *    its image link's life it holds no link.
  * 7. `leaseDue` costs time in proportion to the due records, not to all tracked records.
  * 8. Nothing is kept forever: open records may be dropped once they are a day past both
  *    their `expiresAt` and their `dueAt` (a durable store sets a TTL on everything it writes).

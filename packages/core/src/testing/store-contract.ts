@@ -334,6 +334,49 @@ export function storeContractCases(createStore: () => Store | Promise<Store>): S
       );
     }),
     withStore(
+      "the owner's result replaces the record's when it retries or closes, never when pending",
+      async (store) => {
+        const record = session();
+        await insert(store, record);
+        const key = record.key;
+        const attached = result();
+        await store.attachResult({ key, result: attached, now: T0 });
+        const withoutLink = (reason: string): StoredResult => ({
+          ...attached,
+          payload: { ...attached.payload, frontImageUrl: '', reason },
+        });
+        const readReason = async () => (await store.get({ key, now: T0 }))?.result?.payload.reason;
+        await store.lease({ key, owner: 'w', now: T0, leaseMs: 5000 });
+        await store.settle({
+          key,
+          owner: 'w',
+          update: { state: 'pending', dueAt: T0, attempts: 1, result: withoutLink('pending') },
+          now: T0,
+        });
+        expect((await readReason()) === attached.payload.reason, 'pending keeps the attached one');
+        await store.lease({ key, owner: 'w', now: T0, leaseMs: 5000 });
+        await store.settle({
+          key,
+          owner: 'w',
+          update: { state: 'delivering', dueAt: T0, attempts: 1, result: withoutLink('retry') },
+          now: T0,
+        });
+        expect((await readReason()) === 'retry', 'a retry stores the result it will deliver');
+        await store.lease({ key, owner: 'w', now: T0, leaseMs: 5000 });
+        await store.settle({
+          key,
+          owner: 'w',
+          update: { ...completed(), result: withoutLink('closed') },
+          now: T0,
+        });
+        const closed = await store.get({ key, now: T0 });
+        expect(
+          closed?.result?.payload.reason === 'closed' && closed.result.payload.frontImageUrl === '',
+          'a close stores the result delivered',
+        );
+      },
+    ),
+    withStore(
       'a result attached during a lease survives the owner settling pending',
       async (store) => {
         const record = session();

@@ -18,8 +18,9 @@ local record = redis.call('HMGET', rk, 'state', 'leaseOwner')
 local previous = record[1]
 if not isOpen(previous) or record[2] ~= owner then return 0 end
 redis.call('HDEL', rk, 'leaseOwner', 'leaseUntil')
--- The first result stays: a result given now is kept only when the record had none.
-if result ~= '' and redis.call('HEXISTS', rk, 'result') == 0 then
+-- The owner's result replaces the record's (it is what was, or will be, delivered), except
+-- on "still pending", which keeps a result attached during the lease.
+if result ~= '' and (state ~= 'pending' or redis.call('HEXISTS', rk, 'result') == 0) then
   redis.call('HSET', rk, 'result', result)
 end
 

@@ -5,16 +5,25 @@ import { MemoryStore, type Store } from '@faceverify/core';
 import { PostgresStore } from '@faceverify/postgres';
 import { PGliteStore } from '@faceverify/postgres/pglite';
 import { RedisStore } from '@faceverify/redis';
-import type { PostgresServer } from '@faceverify/test-support';
-import type { Redis } from 'ioredis';
-import type pg from 'pg';
-import { expect } from 'vitest';
+import {
+  CLUSTER_MODE,
+  clusterOfOne,
+  type PostgresServer,
+  type RedisServer,
+  startRedisServer,
+} from '@faceverify/test-support';
+import { type Cluster, Redis } from 'ioredis';
+import pg from 'pg';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { startStoreServers } from './store-servers.js';
 
 const run = promisify(execFile);
 
 /** A kind of store, and everything it holds as text, as a backup or a replica would have it. */
 export interface StoreKind {
   name: string;
+  /** A short name for keys and table prefixes: letters, digits and `_`. */
+  id: string;
   make(prefix: string): Promise<Store>;
   dump(store: Store, prefix: string): Promise<string>;
 }
@@ -22,9 +31,51 @@ export interface StoreKind {
 /** The servers and clients the kinds use, read when a test runs (after `beforeAll`). */
 export interface DumpedServers {
   redis: Redis;
+  /** A Redis Cluster of one node, through ioredis' Cluster client. */
+  cluster: Cluster;
+  /** A plain connection to that node, to dump it. */
+  clusterNode: Redis;
   pool: pg.Pool;
   postgres: PostgresServer;
   pglite: PGlite;
+}
+
+/**
+ * Every kind, with the servers they need started before the file's tests and stopped after
+ * them: Redis (alone and as a Cluster), PostgreSQL and PGlite.
+ */
+export function useStoreKinds(): StoreKind[] {
+  let servers: DumpedServers | undefined;
+  let stop: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const [started, clusterServer] = await Promise.all([
+      startStoreServers(),
+      startRedisServer(CLUSTER_MODE),
+    ]);
+    const cluster = await clusterOfOne(clusterServer);
+    const connect = (server: RedisServer) => new Redis(server.url, { maxRetriesPerRequest: 2 });
+    const pool = new pg.Pool({ connectionString: started.postgres.url() });
+    pool.on('error', () => undefined);
+    servers = {
+      redis: connect(started.redis),
+      cluster,
+      clusterNode: connect(clusterServer),
+      pool,
+      postgres: started.postgres,
+      pglite: started.pglite,
+    };
+    const { redis, clusterNode } = servers;
+    stop = async () => {
+      for (const client of [redis, cluster, clusterNode]) client.disconnect();
+      await pool.end();
+      await Promise.all([started.stop(), clusterServer.stop()]);
+    };
+  });
+  afterAll(() => stop?.());
+  return storeKinds(() => {
+    if (!servers) throw new Error('the store servers did not start');
+    return servers;
+  });
 }
 
 /** Every key under `prefix`: its name, its DUMP bytes, and its value read as text. */
@@ -67,11 +118,15 @@ async function dumpTables(
   return parts.join('\n');
 }
 
-/** MemoryStore, RedisStore, PostgresStore and PGliteStore, each with a dump of all it holds. */
+/**
+ * MemoryStore, RedisStore (alone and on a Cluster), PostgresStore and PGliteStore, each with a
+ * dump of all it holds.
+ */
 export function storeKinds(servers: () => DumpedServers): StoreKind[] {
   return [
     {
       name: 'MemoryStore',
+      id: 'memory',
       make: async () => new MemoryStore(),
       // Its whole internal state, private fields included.
       dump: async (store) =>
@@ -83,11 +138,20 @@ export function storeKinds(servers: () => DumpedServers): StoreKind[] {
     },
     {
       name: 'RedisStore',
+      id: 'redis',
       make: async (prefix) => new RedisStore({ redis: servers().redis, prefix: `${prefix}:` }),
       dump: async (_store, prefix) => dumpRedis(servers().redis, `${prefix}:`),
     },
     {
+      // Every key under one hash tag: in one slot, as a Cluster deployment's prefix must be.
+      name: 'RedisStore on a Cluster',
+      id: 'redis_cluster',
+      make: async (prefix) => new RedisStore({ redis: servers().cluster, prefix: `{${prefix}}:` }),
+      dump: async (_store, prefix) => dumpRedis(servers().clusterNode, `{${prefix}}:`),
+    },
+    {
       name: 'PostgresStore',
+      id: 'postgres',
       make: async (prefix) => {
         const store = new PostgresStore({ pool: servers().pool, prefix: `${prefix}_` });
         await store.migrate();
@@ -107,6 +171,7 @@ export function storeKinds(servers: () => DumpedServers): StoreKind[] {
     },
     {
       name: 'PGliteStore',
+      id: 'pglite',
       make: async (prefix) => {
         const store = new PGliteStore({ db: servers().pglite, prefix: `${prefix}_` });
         await store.migrate();
