@@ -46,7 +46,7 @@ export function createApp(
     c.res.headers.set('Access-Control-Allow-Origin', '*');
   });
 
-  const requireApiKey = apiKeyAuth(ctx.config.apiKeys);
+  const requireApiKey = apiKeyAuth(ctx.config.accounts);
   app.route('/', verifyRoute(ctx, requireApiKey));
   app.route('/', sessionsRoute(ctx, requireApiKey));
   app.route('/', completeRoute(ctx));

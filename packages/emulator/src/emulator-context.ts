@@ -1,3 +1,4 @@
+import { Accounts } from './accounts/accounts.js';
 import { FaultInjector } from './faults/fault-injector.js';
 import { FrontImageLinks } from './images/front-image-links.js';
 import type { EmulatorConfig } from './options.js';
@@ -8,17 +9,13 @@ import { type Counters, createCounters } from './stats.js';
 import { DeliveryLog } from './webhook/delivery-log.js';
 import { WebhookSender } from './webhook/webhook-sender.js';
 
-/** Settings that can change while the emulator runs. */
-export interface RuntimeSettings {
-  callbackUrl: string | null;
-}
-
 /** Everything one running emulator holds: its whole state lives here, in memory. */
 export interface EmulatorContext {
   config: EmulatorConfig;
   /** The base URL announced in `verify_url` and image links; known once the server listens. */
   baseUrl: () => string;
-  settings: RuntimeSettings;
+  /** The accounts served, with the callback URLs in force now. */
+  accounts: Accounts;
   sessions: SessionStore;
   limiters: { verify: SlidingWindowLimiter; complete: SlidingWindowLimiter };
   faults: FaultInjector;
@@ -37,13 +34,12 @@ export function createEmulatorContext(
   const random = createRandomSource(config.seed);
   const counters = createCounters();
   const faults = new FaultInjector(random, config.faults);
-  const settings: RuntimeSettings = { callbackUrl: config.callbackUrl };
   const { verify, complete } = config.rateLimits;
   const deliveries = new DeliveryLog();
   return {
     config,
     baseUrl,
-    settings,
+    accounts: new Accounts(config.accounts),
     sessions: new SessionStore(config.sessionTtlMs, config.now),
     limiters: {
       verify: new SlidingWindowLimiter(verify.limit, verify.windowMs, config.now),
@@ -52,8 +48,6 @@ export function createEmulatorContext(
     faults,
     images: new FrontImageLinks(config.imageUrlTtlMs, config.now),
     webhooks: new WebhookSender({
-      callbackUrl: () => settings.callbackUrl,
-      signingSecret: config.signingSecret,
       timeoutMs: config.webhookTimeoutMs,
       faults,
       random,

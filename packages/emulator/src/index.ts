@@ -5,6 +5,7 @@
  * @module @faceverify/emulator
  */
 
+export type { EmulatorAccount, EmulatorAccountInfo } from './accounts/account-handle.js';
 export { EmulatorRequestError } from './emulator-request-error.js';
 export type {
   DelayFault,
@@ -17,7 +18,7 @@ export type {
 } from './faults/fault-settings.js';
 export { SERVER_ERROR_STATUSES } from './faults/fault-settings.js';
 export type { EmulatorLogger } from './logger.js';
-export type { EmulatorOptions, RateLimitOptions } from './options.js';
+export type { EmulatorAccountOptions, EmulatorOptions, RateLimitOptions } from './options.js';
 export type { CompletionResponse } from './routes/complete.js';
 export { OUTCOMES, type Outcome, type SessionStatus } from './sessions/session-record.js';
 export type { SessionResultView, SessionView } from './sessions/session-view.js';

@@ -1,19 +1,29 @@
 import { ConfigurationError } from '@faceverify/core';
-import {
-  generateApiKey,
-  generateControlToken,
-  generateSigningSecret,
-  looksLikeJwt,
-} from './credentials.js';
+import { type AccountConfig, resolveAccounts } from './accounts/resolve-accounts.js';
+import { generateControlToken } from './credentials.js';
 import type { FaultSettings } from './faults/fault-settings.js';
 import { isHttpUrl } from './http-url.js';
-import { isLinkLocalHost } from './link-local.js';
 import type { EmulatorLogger } from './logger.js';
 
 /** A request limit over a sliding window. */
 export interface RateLimitOptions {
   limit?: number | undefined;
   windowMs?: number | undefined;
+}
+
+/**
+ * One account of the `accounts` option: its own API keys, webhook signing secret and
+ * callback URL, as an account of the service has in its Settings.
+ */
+export interface EmulatorAccountOptions {
+  /** 1 to 64 letters, digits, `_` or `-`, unique among the accounts, such as `acme`. */
+  id: string;
+  /** The account's API keys, each with its own rate limit; default one generated `fv_test_…`. */
+  apiKeys?: readonly string[] | undefined;
+  /** The account's webhook signing secret; default a generated `whsec_…` secret. */
+  signingSecret?: string | undefined;
+  /** Where the account's webhooks are POSTed; without one, its completions send no webhook. */
+  callbackUrl?: string | null | undefined;
 }
 
 /**
@@ -43,12 +53,30 @@ export interface EmulatorOptions {
    * keeps web pages from reaching it through DNS rebinding.
    */
   allowedHosts?: readonly string[] | undefined;
-  /** Where webhooks are POSTed; without one, completions send no webhook. */
+  /**
+   * Where webhooks are POSTed; without one, completions send no webhook. With `apiKeys` and
+   * `signingSecret`, it describes the emulator's one account; see `accounts` for several.
+   */
   callbackUrl?: string | null | undefined;
   /** Accepted API keys, each with its own rate limit; default one generated `fv_test_…` key. */
   apiKeys?: readonly string[] | undefined;
   /** Webhook signing secret; default a generated `whsec_…` secret. */
   signingSecret?: string | undefined;
+  /**
+   * Several accounts, each with its own API keys, signing secret and callback URL: a session
+   * belongs to the account whose key created it. Without it the emulator serves one account,
+   * `default`, described by `apiKeys`, `signingSecret` and `callbackUrl`; giving both is an
+   * error.
+   *
+   * @example
+   * await startEmulator({
+   *   accounts: [
+   *     { id: 'acme', callbackUrl: 'http://127.0.0.1:3000/webhooks/verification' },
+   *     { id: 'globex', apiKeys: ['fv_test_globex'], signingSecret: 'whsec_globex' },
+   *   ],
+   * });
+   */
+  accounts?: readonly EmulatorAccountOptions[] | undefined;
   /** Lifetime of a hosted session token; default 15 minutes. */
   sessionTtlMs?: number | undefined;
   /** Lifetime of a signed front image link; default 15 minutes. */
@@ -95,11 +123,9 @@ export interface EmulatorConfig {
   port: number;
   host: string;
   publicUrl: string | null;
-  callbackUrl: string | null;
   controlToken: string | null;
   allowedHosts: readonly string[];
-  apiKeys: readonly string[];
-  signingSecret: string;
+  accounts: readonly AccountConfig[];
   sessionTtlMs: number;
   imageUrlTtlMs: number;
   webhookTimeoutMs: number;
@@ -132,25 +158,6 @@ function rateLimit(
   };
 }
 
-/**
- * Checks a callback URL: an absolute http(s) URL that is not link-local, or `null` for none.
- *
- * @throws ConfigurationError otherwise.
- */
-export function checkCallbackUrl(value: string | null | undefined): string | null {
-  if (value === undefined || value === null) return null;
-  if (!isHttpUrl(value)) {
-    throw new ConfigurationError('callbackUrl must be an absolute http or https URL.');
-  }
-  if (isLinkLocalHost(new URL(value).hostname)) {
-    throw new ConfigurationError(
-      'callbackUrl must not be a link-local address (169.254.0.0/16, fe80::/10): those hold ' +
-        'cloud metadata services. Use the address of your webhook receiver.',
-    );
-  }
-  return value;
-}
-
 /** Whether `host` (an address to listen on) is reachable from this machine only. */
 export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
@@ -176,25 +183,6 @@ function checkAllowedHosts(hosts: readonly string[] | undefined): readonly strin
   });
 }
 
-function checkApiKeys(keys: readonly string[] | undefined): readonly string[] {
-  if (keys === undefined) return [generateApiKey()];
-  if (keys.length === 0) throw new ConfigurationError('apiKeys must hold at least one key.');
-  keys.forEach((key, index) => {
-    if (typeof key !== 'string' || !/^[\x21-\x7e]+$/.test(key)) {
-      throw new ConfigurationError(`apiKeys[${index}] must be a non-empty string without spaces.`);
-    }
-    // The emulator refuses JWTs as keys; accepting one here would make that key unusable.
-    if (looksLikeJwt(key)) {
-      throw new ConfigurationError(
-        `apiKeys[${index}] looks like a JWT, which is never an API key.`,
-      );
-    }
-  });
-  if (new Set(keys).size !== keys.length)
-    throw new ConfigurationError('apiKeys holds a key twice.');
-  return [...keys];
-}
-
 /** Applies defaults and checks every option. @throws ConfigurationError naming the option. */
 export function resolveOptions(options: EmulatorOptions): EmulatorConfig {
   const port = options.port ?? 0;
@@ -206,17 +194,13 @@ export function resolveOptions(options: EmulatorOptions): EmulatorConfig {
   if (options.publicUrl !== undefined && !isHttpUrl(options.publicUrl)) {
     throw new ConfigurationError('publicUrl must be an absolute http or https URL.');
   }
-  const signingSecret = options.signingSecret ?? generateSigningSecret();
-  if (signingSecret === '') throw new ConfigurationError('signingSecret must not be empty.');
   return {
     port,
     host,
     publicUrl: options.publicUrl === undefined ? null : options.publicUrl.replace(/\/+$/, ''),
-    callbackUrl: checkCallbackUrl(options.callbackUrl),
     controlToken: checkControlToken(options.controlToken, host),
     allowedHosts: checkAllowedHosts(options.allowedHosts),
-    apiKeys: checkApiKeys(options.apiKeys),
-    signingSecret,
+    accounts: resolveAccounts(options),
     sessionTtlMs: positiveInteger(options.sessionTtlMs, 'sessionTtlMs', 15 * MINUTE_MS),
     imageUrlTtlMs: positiveInteger(options.imageUrlTtlMs, 'imageUrlTtlMs', 15 * MINUTE_MS),
     webhookTimeoutMs: positiveInteger(options.webhookTimeoutMs, 'webhookTimeoutMs', 5_000),

@@ -1,16 +1,16 @@
 import { createServer, type Server } from 'node:http';
 import { isIPv6 } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
+import {
+  accountHandle,
+  type EmulatorAccount,
+  type EmulatorAccountInfo,
+} from './accounts/account-handle.js';
 import { createApp } from './app.js';
 import { createEmulatorContext } from './emulator-context.js';
 import type { FaultSettings } from './faults/fault-settings.js';
 import { ownHosts } from './http/own-hosts.js';
-import {
-  checkCallbackUrl,
-  type EmulatorOptions,
-  isLoopbackHost,
-  resolveOptions,
-} from './options.js';
+import { type EmulatorOptions, isLoopbackHost, resolveOptions } from './options.js';
 import { requestJson } from './request-json.js';
 import type { CompletionResponse } from './routes/complete.js';
 import type { Outcome } from './sessions/session-record.js';
@@ -31,7 +31,10 @@ export interface CreateSessionParams {
   externalUserId: string;
   /** Where the hosted page sends the browser once the session is completed. */
   redirectUrl?: string | undefined;
-  /** The API key to call with; default the emulator's first key. */
+  /**
+   * The API key to call with, which makes the session its account's; default the first
+   * account's first key.
+   */
   apiKey?: string | undefined;
 }
 
@@ -41,24 +44,40 @@ export interface Emulator {
   readonly url: string;
   /** The port it listens on. */
   readonly port: number;
-  /** The first accepted API key. */
+  /** The first account's first API key. */
   readonly apiKey: string;
-  /** Every accepted API key. */
+  /** The first account's API keys: with one account, every accepted key. */
   readonly apiKeys: readonly string[];
-  /** The secret webhooks are signed with. */
+  /** The secret the first account's webhooks are signed with. */
   readonly signingSecret: string;
   /**
    * The token the `/__emulator` control endpoints require (`Authorization: Bearer <token>`),
    * or `null` when they need none (on loopback, unless the `controlToken` option was given).
    */
   readonly controlToken: string | null;
-  /** Where webhooks go now, or `null`. */
+  /** Where the first account's webhooks go now, or `null`. */
   readonly callbackUrl: string | null;
   /**
-   * Sends the webhooks of completions from now on to `url`; `null` sends none.
+   * Sends the first account's webhooks of completions from now on to `url`; `null` sends none.
    * @throws ConfigurationError when `url` is not an absolute http(s) URL.
    */
   setCallbackUrl(url: string | null): void;
+  /**
+   * Every account, in the order given: those of the `accounts` option, or the one account
+   * `default` of the single-account options. Each shows the callback URL in force now.
+   */
+  readonly accounts: readonly EmulatorAccountInfo[];
+  /**
+   * The account `id`: its credentials, and where its webhooks go.
+   * @throws Error naming the accounts there are, when none has this id.
+   *
+   * @example
+   * const emulator = await startEmulator({ accounts: [{ id: 'acme' }, { id: 'globex' }] });
+   * const globex = emulator.account('globex');
+   * globex.setCallbackUrl('http://127.0.0.1:3001/webhooks/verification');
+   * await emulator.createSession({ externalUserId: 'user-7', apiKey: globex.apiKey });
+   */
+  account(id: string): EmulatorAccount;
   /**
    * Replaces every fault setting; `setFaults({})` turns all faults off.
    * @throws ConfigurationError naming an invalid setting.
@@ -138,20 +157,22 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const directUrl = `http://${urlHost(config.host, '127.0.0.1')}:${port}/`;
   const url = (path: string) => new URL(path, directUrl);
   let closing: Promise<void> | undefined;
+  // The single-account members stand for the first account, as they did before accounts.
+  const first = accountHandle(ctx.accounts.first);
 
   return {
     url: baseUrl,
     port,
-    apiKey: config.apiKeys[0] ?? '',
-    apiKeys: config.apiKeys,
-    signingSecret: config.signingSecret,
+    apiKey: first.apiKey,
+    apiKeys: first.apiKeys,
+    signingSecret: first.signingSecret,
     controlToken: config.controlToken,
     get callbackUrl() {
-      return ctx.settings.callbackUrl;
+      return first.callbackUrl;
     },
-    setCallbackUrl(callbackUrl) {
-      ctx.settings.callbackUrl = checkCallbackUrl(callbackUrl);
-    },
+    setCallbackUrl: (callbackUrl) => first.setCallbackUrl(callbackUrl),
+    accounts: Object.freeze(ctx.accounts.list.map(accountHandle)),
+    account: (id) => accountHandle(ctx.accounts.get(id)),
     setFaults(faults) {
       ctx.faults.set(faults);
     },
@@ -161,7 +182,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       const body = await requestJson(
         'POST',
         url('v1/verify'),
-        { authorization: `Bearer ${apiKey ?? config.apiKeys[0]}` },
+        { authorization: `Bearer ${apiKey ?? first.apiKey}` },
         {
           external_user_id: externalUserId,
           ...(redirectUrl === undefined ? {} : { redirect_url: redirectUrl }),

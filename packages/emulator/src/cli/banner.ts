@@ -1,30 +1,66 @@
+import type { EmulatorAccountInfo } from '../accounts/account-handle.js';
+import { DEFAULT_ACCOUNT_ID } from '../accounts/resolve-accounts.js';
 import type { Emulator } from '../start-emulator.js';
 import { EMULATOR_VERSION } from '../version.js';
 
 // Development polls soon: a webhook dropped on this machine shows up within seconds.
 const DEVELOPMENT_POLL_SCHEDULE_MS = '5000,10000,30000';
 
+/** A `label   value` line, values lined up whatever the indent. */
+function field(indent: number, label: string, value: string): string {
+  return `${' '.repeat(indent)}${label.padEnd(17)}${value}`;
+}
+
+/** An account's keys, secret and callback URL; `unsetHint` says how to set a missing URL. */
+function credentialLines(account: EmulatorAccountInfo, indent: number, unsetHint: string) {
+  const keys =
+    account.apiKeys.length === 1
+      ? [field(indent, 'API key', account.apiKey)]
+      : account.apiKeys.map((key, index) => field(indent, `API key ${index + 1}`, key));
+  return [
+    ...keys,
+    field(indent, 'Signing secret', account.signingSecret),
+    field(indent, 'Callback URL', account.callbackUrl ?? `not set: ${unsetHint}`),
+  ].join('\n');
+}
+
+/** The one account of the single-account flags, when it is all the emulator serves. */
+function defaultAccountAlone(
+  accounts: readonly EmulatorAccountInfo[],
+): EmulatorAccountInfo | undefined {
+  const [only] = accounts;
+  return accounts.length === 1 && only?.id === DEFAULT_ACCOUNT_ID ? only : undefined;
+}
+
+/** The credentials: unlabelled for the default account alone, else by account. */
+function accountsSection(accounts: readonly EmulatorAccountInfo[]): string {
+  const alone = defaultAccountAlone(accounts);
+  if (alone) return credentialLines(alone, 2, 'use --callback-url or PUT /__emulator/settings');
+  const blocks = accounts.map((account) => {
+    const hint =
+      `use --account ${account.id}=<url> ` + `or PUT /__emulator/settings?account=${account.id}`;
+    return `  Account ${account.id}\n${credentialLines(account, 4, hint)}`;
+  });
+  return `\n${blocks.join('\n')}`;
+}
+
 /** What an integrator needs to copy once the emulator runs, with the control endpoints. */
 export function renderBanner(emulator: Emulator): string {
-  const keys =
-    emulator.apiKeys.length === 1
-      ? `  API key          ${emulator.apiKey}`
-      : emulator.apiKeys.map((key, index) => `  API key ${index + 1}        ${key}`).join('\n');
-  const callback =
-    emulator.callbackUrl ?? 'not set: use --callback-url or PUT /__emulator/settings';
   const faults = JSON.stringify(emulator.faults());
   const control =
     emulator.controlToken === null
       ? ''
       : `\n  Control token    ${emulator.controlToken}\n  (send it to /__emulator/* as Authorization: Bearer <token>)`;
+  // FACEVERIFY_* configure one account: say which, when there are named ones.
+  const whose = defaultAccountAlone(emulator.accounts)
+    ? ''
+    : ` (account ${emulator.accounts[0]?.id})`;
   return `faceverify emulator ${EMULATOR_VERSION} is running.
 
   Base URL         ${emulator.url}
-${keys}
-  Signing secret   ${emulator.signingSecret}
-  Callback URL     ${callback}${control}
+${accountsSection(emulator.accounts)}${control}
 
-Environment for your application:
+Environment for your application${whose}:
   FACEVERIFY_BASE_URL=${emulator.url}
   FACEVERIFY_API_KEY=${emulator.apiKey}
   FACEVERIFY_WEBHOOK_SECRET=${emulator.signingSecret}

@@ -1,6 +1,7 @@
 import type { FaultSchedule, FaultSettings, ServerErrorStatus } from '../faults/fault-settings.js';
 import { SERVER_ERROR_STATUSES } from '../faults/fault-settings.js';
 import type { EmulatorOptions } from '../options.js';
+import { accountsFrom } from './account-flag.js';
 import { CliUsageError } from './cli-usage-error.js';
 import { parseDuration } from './duration.js';
 import { parseFaultTrigger } from './fault-trigger.js';
@@ -109,6 +110,7 @@ export function cliRequest(values: FlagValues): CliRequest {
       allowedHosts: values.get('allowed-host'),
       apiKeys: values.get('api-key'),
       signingSecret: first('signing-secret'),
+      accounts: accountsFrom(values),
       sessionTtlMs: duration('session-ttl'),
       imageUrlTtlMs: duration('image-url-ttl'),
       webhookTimeoutMs: duration('webhook-timeout'),

@@ -83,6 +83,16 @@ export const FLAGS: readonly FlagSpec[] = [
     description: 'Webhook signing secret. Default: a generated whsec_ secret.',
   },
   {
+    name: 'account',
+    value: '<id[=url]>',
+    repeatable: true,
+    env: `${ENV}ACCOUNTS`,
+    description:
+      'Serve an account with this id (letters, digits, _ and -), a generated API key and ' +
+      'signing secret, and its webhooks POSTed to url when given; repeat for several accounts. ' +
+      'Replaces --api-key, --signing-secret and --callback-url. Default: one account.',
+  },
+  {
     name: 'session-ttl',
     value: '<duration>',
     env: `${ENV}SESSION_TTL`,

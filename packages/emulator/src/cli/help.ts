@@ -46,8 +46,8 @@ Control endpoints, while it runs (no credentials: keep the emulator on a private
   GET  /__emulator/stats      webhooks sent, dropped, duplicated, corrupted; sessions by state
   GET  /__emulator/faults     faults now on
   PUT  /__emulator/faults     replace faults, e.g. {"dropWebhooks":0.2,"poll429":{"next":3}}
-  GET  /__emulator/settings   the callback URL
-  PUT  /__emulator/settings   {"callbackUrl":"http://127.0.0.1:3000/webhooks"}
+  GET  /__emulator/settings   the callback URL (?account=<id>: of that account, else the first)
+  PUT  /__emulator/settings   {"callbackUrl":"http://127.0.0.1:3000/webhooks"}, ?account=<id> too
   GET  /__emulator/health     {"ok":true}
   GET  /__emulator/inspector  a page: sessions, every webhook attempt, resend, next-webhook faults
   GET  /__emulator/sessions   the inspector's data; POST /__emulator/sessions/<id>/resend

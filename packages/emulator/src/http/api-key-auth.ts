@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
+import type { AccountConfig } from '../accounts/resolve-accounts.js';
 import { looksLikeJwt } from '../credentials.js';
 import type { AppEnv } from './app-env.js';
 import { type ErrorCode, errorResponse } from './error-response.js';
@@ -10,13 +11,28 @@ function digest(value: string): string {
   return createHash('sha256').update(value, 'utf8').digest('hex');
 }
 
+/** Each key's digest, with the key's name and its account's id. */
+function keysByDigest(
+  accounts: readonly AccountConfig[],
+): Map<string, { keyId: string; accountId: string }> {
+  return new Map(
+    accounts.flatMap(({ id, apiKeys }) =>
+      apiKeys.map((key, index) => [
+        digest(key),
+        { keyId: `${id}/key-${index + 1}`, accountId: id },
+      ]),
+    ),
+  );
+}
+
 /**
- * Requires `Authorization: Bearer <API key>` with one of `apiKeys`. Keys are looked up by
- * digest, so lookup time says nothing about how close a guess was, and no answer ever repeats
- * the value that was sent.
+ * Requires `Authorization: Bearer <API key>` with a key of one of `accounts`, and tells the
+ * handlers which key and which account it was. Keys are looked up by digest, so lookup time
+ * says nothing about how close a guess was, and no answer ever repeats the value that was
+ * sent.
  */
-export function apiKeyAuth(apiKeys: readonly string[]): MiddlewareHandler<AppEnv> {
-  const keyIds = new Map(apiKeys.map((key, index) => [digest(key), `key-${index + 1}`]));
+export function apiKeyAuth(accounts: readonly AccountConfig[]): MiddlewareHandler<AppEnv> {
+  const keys = keysByDigest(accounts);
   return async (c, next) => {
     const refuse = (error: ErrorCode, message: string) => {
       c.header('WWW-Authenticate', 'Bearer');
@@ -36,9 +52,10 @@ export function apiKeyAuth(apiKeys: readonly string[]): MiddlewareHandler<AppEnv
           'accepted by the API: use an API key from Settings, from your server only.',
       );
     }
-    const keyId = keyIds.get(digest(presented));
-    if (keyId === undefined) return refuse('invalid_api_key', 'The API key is not valid.');
-    c.set('apiKeyId', keyId);
+    const key = keys.get(digest(presented));
+    if (key === undefined) return refuse('invalid_api_key', 'The API key is not valid.');
+    c.set('apiKeyId', key.keyId);
+    c.set('accountId', key.accountId);
     await next();
   };
 }

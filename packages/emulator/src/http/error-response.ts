@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'method_not_allowed'
   | 'misdirected_request'
   | 'control_token_required'
+  | 'account_not_found'
   | 'internal_error';
 
 /** An error answer: `{ "success": false, "error": code, "message": text }`. */

@@ -48,8 +48,20 @@ function attemptLine(attempt) {
   return li;
 }
 
+const NO_CALLBACK = '(none: webhooks are not sent)';
+
+// With one account its callback URL alone; with several, each account's, and an account column.
+function renderAccounts(accounts) {
+  const several = accounts.length > 1;
+  document.getElementById('sessions-table').classList.toggle('several-accounts', several);
+  const callbackOf = (account) => account.callbackUrl || NO_CALLBACK;
+  document.getElementById('callback').textContent = several
+    ? accounts.map((account) => account.id + ': ' + callbackOf(account)).join(' · ')
+    : callbackOf(accounts[0]);
+}
+
 function render(state) {
-  document.getElementById('callback').textContent = state.callbackUrl || '(none: webhooks are not sent)';
+  renderAccounts(state.accounts);
   document.getElementById('faults').textContent =
     Object.keys(state.faults).length ? JSON.stringify(state.faults) : 'none';
   const rows = document.getElementById('sessions');
@@ -67,6 +79,7 @@ function render(state) {
     }
     row.append(
       el('td', session.id, 'id'),
+      el('td', session.account, 'account'),
       el('td', session.externalUserId, 'user'),
       el('td', session.status, 'state ' + session.status),
       el('td', time(session.createdAt)),

@@ -12,12 +12,14 @@ th, td { border-bottom: 1px solid #d8dde6; padding: .35rem .5rem; text-align: le
 .attempt span { margin-right: .6rem; } .attempt .answer { font-size: 12px; }
 .attempt.failed .status, .attempt.dropped .status { color: #a4161a; }
 #error { color: #a4161a; }
+table:not(.several-accounts) .account { display: none; }
 `;
 
 /**
- * The inspector page: sessions with their state and every webhook attempt, buttons to resend
- * a webhook and to drop, delay, corrupt or duplicate the next one. It holds no data itself:
- * its script reads the control endpoints (with the control token, when one is set).
+ * The inspector page: sessions with their state (and account, when there are several) and
+ * every webhook attempt, buttons to resend a webhook and to drop, delay, corrupt or duplicate
+ * the next one. It holds no data itself: its script reads the control endpoints (with the
+ * control token, when one is set).
  */
 export function renderInspectorPage(nonce: string): string {
   return `<!doctype html>
@@ -38,8 +40,8 @@ export function renderInspectorPage(nonce: string): string {
     <button id="clear">Clear faults</button>
   </div>
   <p id="error" role="alert"></p>
-  <table>
-    <thead><tr><th>Session</th><th>User</th><th>State</th><th>Started</th><th>Completed</th><th>Webhook attempts</th><th></th></tr></thead>
+  <table id="sessions-table">
+    <thead><tr><th>Session</th><th class="account">Account</th><th>User</th><th>State</th><th>Started</th><th>Completed</th><th>Webhook attempts</th><th></th></tr></thead>
     <tbody id="sessions"></tbody>
   </table>
   <p id="empty">No sessions yet: start one with POST /v1/verify.</p>

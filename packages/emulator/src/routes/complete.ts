@@ -6,9 +6,8 @@ import { errorResponse } from '../http/error-response.js';
 import { rateLimit } from '../http/rate-limit.js';
 import { readJsonObject } from '../http/read-json-object.js';
 import { OUTCOMES, type Outcome } from '../sessions/session-record.js';
-import { sessionIdOf } from '../sessions/session-store.js';
 import { simulateResult } from '../sessions/simulate-result.js';
-import { webhookForSession } from '../webhook/webhook-for-session.js';
+import { sendSessionWebhook } from '../webhook/send-session-webhook.js';
 
 /** The body of a successful `POST /v1/sessions/:token/complete`. */
 export interface CompletionResponse {
@@ -77,7 +76,7 @@ export function completeRoute(ctx: EmulatorContext): Hono<AppEnv> {
       ctx.config.logger?.info(
         `session for ${JSON.stringify(record.externalUserId)} completed: ${outcome} → ${result.status}`,
       );
-      ctx.webhooks.dispatch(await webhookForSession(ctx, record), sessionIdOf(record));
+      await sendSessionWebhook(ctx, record);
       const response: CompletionResponse = {
         status: result.status,
         redirect_url:

@@ -5,7 +5,7 @@ import type { AppEnv } from '../http/app-env.js';
 import { errorResponse } from '../http/error-response.js';
 import { renderInspectorPage } from '../inspector/render-inspector-page.js';
 import { sessionIdOf } from '../sessions/session-store.js';
-import { webhookForSession } from '../webhook/webhook-for-session.js';
+import { sendSessionWebhook } from '../webhook/send-session-webhook.js';
 import { CONTROL_PREFIX } from './control.js';
 
 /** The inspector page's own path: it is served without the control token (it holds no data). */
@@ -36,12 +36,14 @@ export function inspectorRoute(ctx: EmulatorContext): Hono<AppEnv> {
 
   routes.get(`${CONTROL_PREFIX}/sessions`, (c) =>
     c.json({
-      callbackUrl: ctx.settings.callbackUrl,
+      callbackUrl: ctx.accounts.first.callbackUrl,
+      accounts: ctx.accounts.list.map(({ id, callbackUrl }) => ({ id, callbackUrl })),
       faults: ctx.faults.current(),
       sessions: ctx.sessions.list().map((record) => {
         const id = sessionIdOf(record);
         return {
           id,
+          account: record.accountId,
           externalUserId: record.externalUserId,
           status: ctx.sessions.statusOf(record),
           createdAt: record.createdAt,
@@ -65,7 +67,7 @@ export function inspectorRoute(ctx: EmulatorContext): Hono<AppEnv> {
       );
     }
     ctx.config.logger?.info(`webhook for ${JSON.stringify(record.externalUserId)} resent`);
-    ctx.webhooks.dispatch(await webhookForSession(ctx, record), id);
+    await sendSessionWebhook(ctx, record);
     return c.json({ resent: true }, 202);
   });
 

@@ -8,7 +8,8 @@ import { toSessionView } from '../sessions/session-view.js';
 /**
  * `GET /v1/sessions/:token`: the polling fallback, answering for pending, completed and expired
  * sessions alike. The front image link is issued afresh on each read, so a poll made long
- * after completion still gets a working link.
+ * after completion still gets a working link. A token of another account's session is answered
+ * as one that does not exist.
  */
 export function sessionsRoute(
   ctx: EmulatorContext,
@@ -33,7 +34,7 @@ export function sessionsRoute(
       return rateLimitedResponse(c, fault.retryAfterMs);
     }
     const token = c.req.param('token');
-    const record = ctx.sessions.find(token);
+    const record = ctx.sessions.findOfAccount(token, c.get('accountId'));
     if (!record) return errorResponse(c, 404, 'session_not_found', 'No session has this token.');
     const imageUrl =
       record.frontImageId === null

@@ -56,7 +56,11 @@ export function verifyRoute(
           'redirect_url, when given, must be an absolute http or https URL.',
         );
       }
-      const { token, record } = ctx.sessions.create(externalUserId, redirectUrl);
+      const { token, record } = ctx.sessions.create(
+        c.get('accountId'),
+        externalUserId,
+        redirectUrl,
+      );
       ctx.config.logger?.info(`session created for ${JSON.stringify(externalUserId)}`);
       return c.json(
         {

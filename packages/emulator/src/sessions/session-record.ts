@@ -25,6 +25,8 @@ export interface SimulatedResult {
 /** A session as the emulator keeps it: keyed and identified by its token's hash only. */
 export interface SessionRecord {
   tokenHash: string;
+  /** The account whose API key created it: its webhook goes to that account only. */
+  accountId: string;
   externalUserId: string;
   redirectUrl: string | null;
   createdAt: number;

@@ -25,8 +25,12 @@ export class SessionStore {
     private readonly now: () => number,
   ) {}
 
-  /** Opens a pending session. The token is returned once, to be handed to the caller. */
+  /**
+   * Opens a pending session of `accountId`. The token is returned once, to be handed to the
+   * caller.
+   */
   create(
+    accountId: string,
     externalUserId: string,
     redirectUrl: string | null,
   ): { token: string; record: SessionRecord } {
@@ -35,6 +39,7 @@ export class SessionStore {
     const token = createSessionToken();
     const record: SessionRecord = {
       tokenHash: hashSessionToken(token),
+      accountId,
       externalUserId,
       redirectUrl,
       createdAt: now,
@@ -49,6 +54,15 @@ export class SessionStore {
 
   find(token: string): SessionRecord | undefined {
     return this.sessions.get(hashSessionToken(token));
+  }
+
+  /**
+   * The session of `token` if it belongs to `accountId`. Another account's session is not
+   * found, exactly as a token that does not exist, so a key never learns that it exists.
+   */
+  findOfAccount(token: string, accountId: string): SessionRecord | undefined {
+    const record = this.find(token);
+    return record?.accountId === accountId ? record : undefined;
   }
 
   statusOf(record: SessionRecord): SessionStatus {

@@ -13,10 +13,16 @@ import { serializeWebhookBody, type WebhookBody } from './serialize-body.js';
 const NOT_FOUND_HINT =
   '. Nothing answers at this path: check that --callback-url (or setCallbackUrl) names the route your app mounts the webhook on, /webhooks/verification in the examples.';
 
+/**
+ * Where a webhook goes and what signs it: the session's account. Its callback URL is read
+ * at each event, so one changed at runtime applies to the next webhook.
+ */
+export interface WebhookAccount {
+  readonly callbackUrl: string | null;
+  readonly signingSecret: string;
+}
+
 export interface WebhookSenderOptions {
-  /** Read at each event, so a callback URL changed at runtime applies to the next webhook. */
-  callbackUrl: () => string | null;
-  signingSecret: string;
   timeoutMs: number;
   faults: FaultInjector;
   random: RandomSource;
@@ -53,15 +59,15 @@ export class WebhookSender {
   constructor(private readonly options: WebhookSenderOptions) {}
 
   /**
-   * Starts delivering and returns at once: the completion call never waits for the receiver.
-   * `sessionId` names the session in the inspector's log (never its token).
+   * Starts delivering to `account` and returns at once: the completion call never waits for
+   * the receiver. `sessionId` names the session in the inspector's log (never its token).
    */
-  dispatch(payload: WebhookBody, sessionId: string): void {
+  dispatch(payload: WebhookBody, sessionId: string, account: WebhookAccount): void {
     const canceller = new AbortController();
     // A completion that races with close() is abandoned like the deliveries already running.
     if (this.closed) canceller.abort();
     this.cancellers.add(canceller);
-    const delivery = this.deliver(payload, sessionId, canceller.signal)
+    const delivery = this.deliver(payload, sessionId, account, canceller.signal)
       .catch((error: unknown) => {
         // Delivery is best effort: nothing it does may take the emulator down.
         this.options.logger?.warn(`webhook not sent: ${String(error)}`);
@@ -87,12 +93,13 @@ export class WebhookSender {
   private async deliver(
     payload: WebhookBody,
     sessionId: string,
+    account: WebhookAccount,
     cancelled: AbortSignal,
   ): Promise<void> {
     const { counters, logger, log } = this.options;
     counters.events += 1;
     const who = JSON.stringify(payload.external_user_id);
-    const callbackUrl = this.options.callbackUrl();
+    const { callbackUrl } = account;
     const unsent = (outcome: 'dropped' | 'no-callback-url', answer: string) =>
       log.add(sessionId, {
         at: Date.now(),
@@ -117,7 +124,7 @@ export class WebhookSender {
       return;
     }
     const body = serializeWebhookBody(payload, this.options.random);
-    const signature = await sign(body, this.options.signingSecret);
+    const signature = await sign(body, account.signingSecret);
     if (plan.corrupt) counters.corrupted += 1;
     if (plan.delayMs > 0) {
       counters.delayed += 1;
