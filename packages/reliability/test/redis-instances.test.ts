@@ -34,17 +34,22 @@ async function redisServer(args: string[] = [], dir?: string): Promise<RedisServ
 // `pnpm test:deep` (before a release) runs 1,000 sessions; `pnpm test` and CI 400, which
 // meet every fault as often and finish within the test's time on a loaded two-core machine.
 const SESSIONS = atDepth({ standard: 200, deep: 1_000 });
+// Half the counts the probabilities below give on average (20% dropped, 5% duplicated).
+const DROPPED_AT_LEAST = SESSIONS / 10;
+const DUPLICATED_AT_LEAST = SESSIONS / 40;
 
 describe('several instances on one Redis', () => {
   it(`three instances, ${SESSIONS} sessions, faults on: each delivered exactly once`, async () => {
     const redis = await redisServer();
+    // Each fault hits its first events for certain (`next`), then at random: the run always
+    // exercises every one of them, whatever order the instances' requests arrive in.
     const emulator = await emulatorWith({
-      dropWebhooks: 0.2,
-      duplicateWebhooks: 0.05,
-      corruptWebhooks: 0.02,
-      delayWebhooks: { ms: 200, probability: 0.1 },
-      poll429: { probability: 0.1, retryAfterMs: 50 },
-      poll5xx: { probability: 0.05 },
+      dropWebhooks: { next: DROPPED_AT_LEAST, probability: 0.2 },
+      duplicateWebhooks: { next: DUPLICATED_AT_LEAST, probability: 0.05 },
+      corruptWebhooks: { next: 1, probability: 0.02 },
+      delayWebhooks: { ms: 200, next: 1, probability: 0.1 },
+      poll429: { next: 1, probability: 0.1, retryAfterMs: 50 },
+      poll5xx: { next: 1, probability: 0.05 },
     });
     const ledger = new DeliveryLedger();
     const instances: ReceiverInstance[] = [];
@@ -80,10 +85,11 @@ describe('several instances on one Redis', () => {
     await everyRecordClosed(instances[0]!.store, instances[0]!.receiver);
 
     const stats = emulator.stats();
-    // Half the expected count or more (20% dropped, 5% duplicated): the faults did happen.
-    expect(stats.webhooks.dropped).toBeGreaterThan(SESSIONS / 10);
-    expect(stats.webhooks.duplicated).toBeGreaterThan(SESSIONS / 40);
-    expect(stats.pollFaults.rateLimited + stats.pollFaults.serverErrors).toBeGreaterThan(0);
+    // The faults did happen, at least as often as their certain first hits.
+    expect(stats.webhooks.dropped).toBeGreaterThanOrEqual(DROPPED_AT_LEAST);
+    expect(stats.webhooks.duplicated).toBeGreaterThanOrEqual(DUPLICATED_AT_LEAST);
+    expect(stats.pollFaults.rateLimited).toBeGreaterThan(0);
+    expect(stats.pollFaults.serverErrors).toBeGreaterThan(0);
     expect(ledger.duplicates()).toEqual([]);
     expect(ledger.completed).toHaveLength(SESSIONS);
     const sources = new Set(ledger.completed.map((event) => event.source));
