@@ -127,8 +127,9 @@ describe.each([
     expect(JSON.parse(json.out[0]!)).toMatchObject({
       externalUserId: 'u_first',
       attempts: 1,
-      data: { status: 'verified' },
-      frontImage: { state: 'live' },
+      // A result given up keeps no image link: listed within its 15 minutes, it says so.
+      data: { status: 'verified', frontImageUrl: '' },
+      frontImage: { state: 'removed' },
     });
 
     // Without the receiver's secret, the results stay sealed: listed by key alone, on stderr.

@@ -53,7 +53,12 @@ describe('results at rest (D1Store)', () => {
     const letters = await worker.call<DeadLetterList>('/untracked/dead-letters', { secret });
     expect(letters.sealed).toBeUndefined();
     expect(letters.deadLetters).toMatchObject([
-      { externalUserId: USER, data: { reason: REASON, frontImageUrl: IMAGE } },
+      {
+        externalUserId: USER,
+        // A result given up keeps no image link, even sealed.
+        data: { reason: REASON, frontImageUrl: '' },
+        frontImage: { state: 'removed' },
+      },
     ]);
     // With another secret, nothing opens: listed by key alone.
     const other = await worker.call<DeadLetterList>('/untracked/dead-letters', {
