@@ -7,11 +7,12 @@ import {
   existsSync,
   mkdtempSync,
   readdirSync,
+  renameSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { basename, delimiter, dirname, join } from 'node:path';
 import { freePort } from './redis-server.js';
 
 /**
@@ -197,10 +198,45 @@ function initCluster(bin: string, user: ServerUser | undefined, dir: string, pas
   }
 }
 
+// The password of the template cluster's superuser, replaced as each copy starts.
+const TEMPLATE_PASSWORD = 'faceverify-template';
+
 /**
- * Starts a PostgreSQL cluster of its own: `initdb` into a new temporary folder (skipped when
- * `dir` holds one already), then `postgres` on a free port, durability off (`fsync=off`:
- * test data need not survive a power cut, and it keeps the tests fast).
+ * A new cluster in `dir`: a copy of one `initdb` made once per machine, PostgreSQL release and
+ * user (initdb is most of the CPU a server's start costs, and a run starts a dozen). Processes
+ * that make it at once each build their own and rename it into place; one rename wins whole.
+ */
+function copyTemplateCluster(bin: string, user: ServerUser | undefined, dir: string): void {
+  const release = basename(dirname(bin));
+  const owner = user?.uid ?? process.getuid?.() ?? 'user';
+  const template = join(tmpdir(), `faceverify-pg-template-${release}-${owner}`);
+  if (!existsSync(join(template, 'PG_VERSION'))) {
+    const building = mkdtempSync(join(tmpdir(), 'faceverify-pg-building-'));
+    if (user) chownSync(building, user.uid, user.gid);
+    initCluster(bin, user, building, TEMPLATE_PASSWORD);
+    try {
+      renameSync(building, template);
+    } catch {
+      rmSync(building, { recursive: true, force: true });
+    }
+  }
+  // `cp -a` keeps the owner and the 0700 modes PostgreSQL requires of its data folder.
+  execFileSync('cp', ['-a', `${template}/.`, dir], { stdio: 'pipe' });
+}
+
+/** Gives the superuser of a copied cluster its own password, over the unix socket. */
+function setPassword(bin: string, dir: string, port: number, password: string): void {
+  execFileSync(join(bin, 'psql'), ['-h', dir, '-p', String(port), '-U', 'postgres', '-q'], {
+    input: `ALTER ROLE postgres PASSWORD '${password.replaceAll("'", "''")}';\n`,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+}
+
+/**
+ * Starts a PostgreSQL cluster of its own: a copy of a cluster `initdb` made once into a new
+ * temporary folder (skipped when `dir` holds one already), then `postgres` on a free port,
+ * durability off (`fsync=off`: test data need not survive a power cut, and it keeps the tests
+ * fast).
  */
 export async function startPostgresServer(
   options: StartPostgresOptions = {},
@@ -210,7 +246,8 @@ export async function startPostgresServer(
   const password = options.password ?? `pg-${randomBytes(12).toString('hex')}`;
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'faceverify-pg-'));
   if (user) chownSync(dir, user.uid, user.gid);
-  if (!existsSync(join(dir, 'PG_VERSION'))) initCluster(bin, user, dir, password);
+  const copied = !existsSync(join(dir, 'PG_VERSION'));
+  if (copied) copyTemplateCluster(bin, user, dir);
   const port = options.port ?? (await freePort());
   const [command, args] = asUser(user, join(bin, 'postgres'), [
     '-D',
@@ -238,6 +275,7 @@ export async function startPostgresServer(
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
   await waitReady(child, bin, dir, port, () => output);
+  if (copied) setPassword(bin, dir, port, password);
   let databases = 0;
   return {
     port,
