@@ -1,16 +1,20 @@
 import { defineProject, type UserWorkspaceConfig } from 'vitest/config';
 
 /**
- * Project config shared by every package: tests import workspace packages from their
- * TypeScript sources (the `@faceverify/source` export condition), so a change in core is
- * seen by adapter tests without a rebuild. `FACEVERIFY_TEST_PROJECT` lets a test prove that
- * its own project config was applied.
+ * Project config shared by every package. A test imports the other workspace packages as an
+ * app does, from their built dist/ (rebuilt first when a source is newer, see
+ * scripts/vitest-fresh-build.mjs): what is published is what is tested, and each project
+ * loads one bundle instead of transforming every source file of core again (about a third of
+ * the suite's module loading). `pnpm test:watch` sets FACEVERIFY_TEST_SOURCES, the
+ * `@faceverify/source` export condition, so a change in core is seen by adapter tests without
+ * a rebuild. `FACEVERIFY_TEST_PROJECT` lets a test prove that its own project config was
+ * applied.
  */
 export function faceverifyProject(
   name: string,
   test: NonNullable<UserWorkspaceConfig['test']> = {},
 ): UserWorkspaceConfig {
-  const conditions = ['@faceverify/source'];
+  const conditions = process.env.FACEVERIFY_TEST_SOURCES ? ['@faceverify/source'] : [];
   return defineProject({
     resolve: { conditions: [...conditions, 'module', 'node', 'import', 'default'] },
     // Only 'node' here: Vitest hands these to Node as --conditions, and 'import' would make
