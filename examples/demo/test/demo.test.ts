@@ -1,7 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, expect, it } from 'vitest';
@@ -9,7 +9,12 @@ import { beforeAll, expect, it } from 'vitest';
 const DEMO_DIR = fileURLToPath(new URL('..', import.meta.url));
 const ROOT = join(DEMO_DIR, '..', '..');
 const MAIN = join(DEMO_DIR, 'dist', 'main.js');
-const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+// The same compiler `pnpm build` runs (the root's `tsc`: TypeScript 7's native one).
+const TSC = join(
+  dirname(createRequire(import.meta.url).resolve('typescript-7/package.json')),
+  'bin',
+  'tsc',
+);
 
 interface Run {
   code: number | null;
