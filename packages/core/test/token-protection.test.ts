@@ -53,6 +53,19 @@ describe('sealed tokens', () => {
     expect(await sealToken([a], 'tok_secret', 't1:record-a')).not.toBe(sealed);
   });
 
+  it('never seal two texts with one IV, across refills of the random buffer IVs come from', async () => {
+    const a = await deriveTokenKey(OLD_SECRET);
+    // 1,000 seals draw 12,000 bytes: the 4 KiB buffer is refilled twice on the way.
+    const sealed = await Promise.all(
+      Array.from({ length: 1_000 }, () => sealToken([a], 'tok_same', 't1:record-a')),
+    );
+    const ivs = sealed.map((text) => text.split('.')[2]!.slice(0, 16));
+    expect(new Set(ivs).size).toBe(1_000);
+    for (const text of sealed.slice(-3)) {
+      expect(await openToken([a], text, 't1:record-a')).toBe('tok_same');
+    }
+  });
+
   it('record keys differ per key and per token, and never contain the token', async () => {
     const [a, b] = await Promise.all([deriveTokenKey(OLD_SECRET), deriveTokenKey(NEW_SECRET)]);
     const key = await recordKeyOf(a, 'tok_1');
