@@ -1,5 +1,5 @@
 import type { Store } from '@faceverify/core';
-import { type CliIO, envValue } from './cli-io.js';
+import { type CliIO, EXIT, envValue } from './cli-io.js';
 
 /** A store the command line opened, and how to let the process end afterwards. */
 export interface OpenedStore {
@@ -26,6 +26,33 @@ export class StoreChoiceError extends Error {
     readonly usage: boolean,
   ) {
     super(message);
+  }
+}
+
+/** The options of every command that opens the store, for `parseArgs`. */
+export const STORE_FLAGS = {
+  store: { type: 'string' },
+  prefix: { type: 'string' },
+  schema: { type: 'string' },
+} as const;
+
+/**
+ * Opens the store the `STORE_FLAGS` given to `command` name, or answers as every command does
+ * when it cannot: a choice to fix is a usage error (`usage` prints it with the command's
+ * help), anything else a failure (exit 1). Resolves the store, or the exit code to return.
+ */
+export async function openStoreFor(
+  io: CliIO,
+  command: string,
+  flags: { store?: string | undefined; prefix?: string | undefined; schema?: string | undefined },
+  usage: (message: string) => number,
+): Promise<OpenedStore | number> {
+  try {
+    return await openStore(io, { kind: flags.store, prefix: flags.prefix, schema: flags.schema });
+  } catch (error) {
+    if (error instanceof StoreChoiceError && error.usage) return usage(error.message);
+    io.err(`faceverify ${command}: ${(error as Error).message}`);
+    return EXIT.failed;
   }
 }
 

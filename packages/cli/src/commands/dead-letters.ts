@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createDeadLetters, type DeadLetter } from '@faceverify/core';
 import { type CliIO, EXIT, envSecrets, envTokenKeys } from '../cli-io.js';
-import { type OpenedStore, openStore, StoreChoiceError } from '../open-store.js';
+import { openStoreFor, STORE_FLAGS } from '../open-store.js';
 
 export const DEAD_LETTERS_HELP = `usage: faceverify dead-letters <list|redeliver KEY|discard KEY> [options]
 
@@ -43,9 +43,7 @@ export async function deadLetters(args: string[], io: CliIO): Promise<number> {
     args,
     allowPositionals: true,
     options: {
-      store: { type: 'string' },
-      prefix: { type: 'string' },
-      schema: { type: 'string' },
+      ...STORE_FLAGS,
       limit: { type: 'string', default: '50' },
       cursor: { type: 'string' },
       json: { type: 'boolean', default: false },
@@ -80,18 +78,8 @@ export async function deadLetters(args: string[], io: CliIO): Promise<number> {
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
     return usage(`--limit must be a whole number from 1 to 1000, not "${values.limit}"`);
   }
-  let opened: OpenedStore;
-  try {
-    opened = await openStore(io, {
-      kind: values.store,
-      prefix: values.prefix,
-      schema: values.schema,
-    });
-  } catch (error) {
-    if (error instanceof StoreChoiceError && error.usage) return usage(error.message);
-    io.err(`faceverify dead-letters: ${(error as Error).message}`);
-    return EXIT.failed;
-  }
+  const opened = await openStoreFor(io, 'dead-letters', values, usage);
+  if (typeof opened === 'number') return opened;
   const letters = createDeadLetters(opened.store, undefined, {
     secrets: envSecrets(io),
     tokenKeys: envTokenKeys(io),

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createReceiver } from '@faceverify/core';
 import { type CliIO, EXIT, envSecrets, envTokenKeys } from '../cli-io.js';
-import { type OpenedStore, openStore, StoreChoiceError } from '../open-store.js';
+import { openStoreFor, STORE_FLAGS } from '../open-store.js';
 
 export const FORGET_USER_HELP = `usage: faceverify forget-user <EXTERNAL_USER_ID> [options]
 
@@ -31,9 +31,7 @@ export async function forgetUser(args: string[], io: CliIO): Promise<number> {
     args,
     allowPositionals: true,
     options: {
-      store: { type: 'string' },
-      prefix: { type: 'string' },
-      schema: { type: 'string' },
+      ...STORE_FLAGS,
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -57,18 +55,8 @@ export async function forgetUser(args: string[], io: CliIO): Promise<number> {
     );
   }
   const tokenKeys = envTokenKeys(io);
-  let opened: OpenedStore;
-  try {
-    opened = await openStore(io, {
-      kind: values.store,
-      prefix: values.prefix,
-      schema: values.schema,
-    });
-  } catch (error) {
-    if (error instanceof StoreChoiceError && error.usage) return usage(error.message);
-    io.err(`faceverify forget-user: ${(error as Error).message}`);
-    return EXIT.failed;
-  }
+  const opened = await openStoreFor(io, 'forget-user', values, usage);
+  if (typeof opened === 'number') return opened;
   try {
     // The receiver's own erasure, over the same store and keys: whatever form records name
     // the user in, this finds them as the receiver does. It polls and delivers nothing.
