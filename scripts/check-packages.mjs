@@ -38,19 +38,22 @@ async function run(tool, args, tarball) {
   return passed;
 }
 
+// The resolutions each attw profile leaves out, as `attw --profile` does.
+const IGNORED_RESOLUTIONS = { node16: ['node10'], 'esm-only': ['node10', 'node16-cjs'] };
+
 /**
- * The resolutions attw's profile for a tarball leaves out: `esm-only` (node10 and a `require`
- * from node16) for a package that offers no `require` entry (the command line), `node16`
- * (node10) for the dual packages.
+ * attw's profile for a tarball: `esm-only` for a package that offers no `require` entry (the
+ * command line), `node16` for the dual packages.
  * @param {string} tarball `faceverify-<folder>.tgz`
+ * @returns {keyof typeof IGNORED_RESOLUTIONS}
  */
-function ignoredResolutions(tarball) {
+function attwProfile(tarball) {
   const folder = tarball.replace(/^faceverify-/, '').replace(/\.tgz$/, '');
   const { exports } = JSON.parse(
     readFileSync(join(ROOT, 'packages', folder, 'package.json'), 'utf8'),
   );
   const entries = Object.values(exports ?? {}).filter((entry) => typeof entry === 'object');
-  return entries.some((entry) => 'require' in entry) ? ['node10'] : ['node10', 'node16-cjs'];
+  return entries.some((entry) => 'require' in entry) ? 'node16' : 'esm-only';
 }
 
 /**
@@ -61,12 +64,12 @@ async function typesResolve(tarball) {
   const data = new Uint8Array(readFileSync(join(PACKS, tarball)));
   const analysis = await checkPackage(createPackageFromTarballData(data));
   if (!analysis.types) return true;
-  const ignored = ignoredResolutions(tarball);
+  const profile = attwProfile(tarball);
+  const ignored = IGNORED_RESOLUTIONS[profile];
   const problems = analysis.problems.filter(
     (problem) => !('resolutionKind' in problem) || !ignored.includes(problem.resolutionKind),
   );
   if (problems.length === 0) return true;
-  const profile = ignored.length === 1 ? 'node16' : 'esm-only';
   console.error(
     `attw ${tarball} failed (\`attw --profile ${profile} packs/${tarball}\` shows the table):\n` +
       problems.map((problem) => `  ${problem.kind} ${JSON.stringify(problem, null, 0)}`).join('\n'),

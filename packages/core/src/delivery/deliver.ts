@@ -1,6 +1,6 @@
 import { hmacSha256 } from '#hmac';
 import { sleepOn } from '../clock/clock.js';
-import { withImageLifetime } from '../payload/front-image-lifetime.js';
+import { imageLinkLiveAt, withImageLifetime } from '../payload/front-image-lifetime.js';
 import { toHex } from '../signature/hex.js';
 import { UNMATCHED_PREFIX } from '../store/record-keys.js';
 import {
@@ -16,7 +16,7 @@ import type { DeliveryContext } from './delivery-context.js';
 import type { VerificationCompletedEvent, VerificationUndeliverableEvent } from './events.js';
 import { keepLease, stillLeased } from './keep-lease.js';
 import { delayAt } from './schedule.js';
-import { imageLinkLiveAt, withoutImageLink } from './stored-image-link.js';
+import { withoutImageLink } from './stored-image-link.js';
 import { tokenIdOf } from './token-id.js';
 
 export type DeliveryOutcome = 'delivered' | 'failed' | 'lease-lost';

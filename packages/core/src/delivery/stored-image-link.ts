@@ -1,4 +1,3 @@
-import { IMAGE_URL_LIFETIME_MS } from '../payload/front-image-lifetime.js';
 import type { StoredResult } from '../store/store.js';
 
 /**
@@ -9,9 +8,4 @@ import type { StoredResult } from '../store/store.js';
 export function withoutImageLink(result: StoredResult): StoredResult {
   if (result.payload.frontImageUrl === '') return result;
   return { ...result, payload: { ...result.payload, frontImageUrl: '' } };
-}
-
-/** Whether the link of a result received at `receivedAt` still works at `at`. */
-export function imageLinkLiveAt(receivedAt: number, at: number): boolean {
-  return at < receivedAt + IMAGE_URL_LIFETIME_MS;
 }

@@ -32,7 +32,7 @@ export function withImageLifetime(
   now: number,
 ): { data: VerificationPayload; frontImage: FrontImageState } {
   const end = receivedAt + IMAGE_URL_LIFETIME_MS;
-  if (now >= end) {
+  if (!imageLinkLiveAt(receivedAt, now)) {
     return {
       data: { ...payload, frontImageUrl: '' },
       frontImage: { state: 'expired', expiredAt: new Date(end) },
@@ -40,4 +40,9 @@ export function withImageLifetime(
   }
   if (payload.frontImageUrl === '') return { data: payload, frontImage: { state: 'removed' } };
   return { data: payload, frontImage: { state: 'live', expiresAt: new Date(end) } };
+}
+
+/** Whether the link of a result received at `receivedAt` still works at `at`. */
+export function imageLinkLiveAt(receivedAt: number, at: number): boolean {
+  return at < receivedAt + IMAGE_URL_LIFETIME_MS;
 }
