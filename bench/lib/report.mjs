@@ -546,10 +546,10 @@ exactly, by \`packages/redis/test/round-trips.test.ts\` and
 ${mdTable(
   ['path', 'Redis, Redis Cluster', 'PostgreSQL, PgBouncer', 'PGlite'],
   [
-    ['webhook of a tracked session, plain handler', '8 / 9', '4 / 5', '5 / 5'],
-    ['webhook of a tracked session, transactional handler', '–', '7 / 8', '8 / 8'],
-    ['webhook matched by user, confirmed with the service', '6 / 7', '3 / 4', '4 / 4'],
-    ['duplicate (a replay)', '2 / 3', '1 / 2', '2 / 2'],
+    ['webhook of a tracked session, plain handler', '8 / 10', '4 / 6', '6 / 6'],
+    ['webhook of a tracked session, transactional handler', '–', '7 / 9', '9 / 9'],
+    ['webhook matched by user, confirmed with the service', '6 / 8', '3 / 5', '5 / 5'],
+    ['duplicate (a replay)', '2 / 4', '1 / 3', '3 / 3'],
     ['rejection (bad signature)', '0 / 0', '0 / 0', '0 / 0'],
     ['poll delivery (a sweep delivering one result)', '6 / 6', '4 / 4', '4 / 4'],
     ['sweep of one due session', '6 / 6', '4 / 4', '4 / 4'],
@@ -570,6 +570,10 @@ with them, so that a Cluster moving a slot never sees an undeclared key: \`findB
 A sweep prunes (SQL), leases what is due, settles each session side by side, and reads the
 backlog (\`dueSummary\`); on PostgreSQL it also reads the server's timeline every 5 s (one more
 statement then). PGlite runs one statement at a time, so the lookup and the digest go in turn.
+A webhook's user is looked up twice in the same round trip: under the keyed hash of the id and
+under the id as it is (records written before ids were hashed), one request more, no trip more.
+A duplicate is answered once its digest is found; the user lookup started beside it still
+finishes (on Redis it runs again with the keys it named), and is counted with it.
 D1 is counted in statements by \`packages/cloudflare/test/delivery-cost.workerd.test.ts\`
 (at most 6 per webhook or poll delivery), not yet in round trips in turn.
 
