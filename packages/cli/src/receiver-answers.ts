@@ -19,6 +19,12 @@ export const FIX_FOR_CODE: Record<ReceiverErrorCode, string> = {
     'A body parser read the body before the webhook middleware. Mount the middleware before express.json() (or koa-bodyparser), or use captureRawBody.',
   receiver_not_configured:
     'The receiver could not be built (for example no FACEVERIFY_WEBHOOK_SECRET where it runs). Its log has the ConfigurationError, which names what to set.',
+  account_missing:
+    "The receiver serves several accounts and this URL names none: send to /webhooks/verification/<account id> (the route parameter :account), as each account's callback URL is.",
+  account_unknown:
+    'No account of the receiver has the id in this URL: check it against the accounts option (or what its resolver knows).',
+  account_unavailable:
+    "The receiver could not resolve the account now (its resolver failed, or accounts.maxResolvesPerMinute was spent): its error handler has the resolver's error.",
   body_unreadable: 'The request ended before its body was complete: a network or proxy problem.',
   body_timeout: "The body did not arrive within the receiver's bodyTimeoutMs.",
   store_unavailable:

@@ -11,7 +11,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['config', 'payload', 'logging', 'signal', 'clock'],
   ['signature'],
   ['client'],
-  ['store'],
+  ['store', 'accounts'], // what a record is; the accounts of a Receiver of several
   ['telemetry', 'token-protection'],
   ['operations'], // health, alarms, what the Receiver saw
   ['delivery'], // record keys, leases, handlers, poll, sweep, dead letters

@@ -49,6 +49,24 @@ async function setUp(options: Partial<ReceiverOptions> & { reply?: () => Reply }
 
 type Answer = { status: number; headers: Record<string, string>; body: string };
 
+const ACME = { secret: SECRET, client: { apiKey: 'fv_test_acme', baseUrl: 'http://127.0.0.1:9' } };
+
+/** A Receiver of several accounts, and a webhook signed with the secret of account `acme`. */
+async function setUpAccounts(accounts: NonNullable<ReceiverOptions['accounts']>) {
+  const receiver = createReceiver({
+    accounts,
+    tokenKeys: ['outcomes-token-key-0123456789abcdef'],
+    store: new MemoryStore(),
+    clock: createTestClock(Date.UTC(2030, 0, 1)),
+    logger: false,
+  });
+  receiver.on('error', () => undefined);
+  const delivery = await signedDelivery(fixturePayload({ external_user_id: USER }), {
+    secret: SECRET,
+  });
+  return { receiver, delivery };
+}
+
 /** A signed request from `setUp` with its body replaced by what the adapter could not read. */
 async function unread(
   body: Exclude<Parameters<ReturnType<typeof createReceiver>['receive']>[0]['body'], Uint8Array>,
@@ -164,6 +182,20 @@ const scenarios: Record<AnswerName, () => Promise<Answer>> = {
     } finally {
       if (saved !== undefined) process.env.FACEVERIFY_WEBHOOK_SECRET = saved;
     }
+  },
+  async account_missing() {
+    const { receiver, delivery } = await setUpAccounts({ acme: ACME });
+    return receiver.receive(delivery);
+  },
+  async account_unknown() {
+    const { receiver, delivery } = await setUpAccounts({ acme: ACME });
+    return receiver.receive({ ...delivery, account: 'nobody' });
+  },
+  async account_unavailable() {
+    const { receiver, delivery } = await setUpAccounts({
+      resolve: () => Promise.reject(new Error('secret manager down')),
+    });
+    return receiver.receive({ ...delivery, account: 'acme' });
   },
   async signature_missing() {
     const { receiver, delivery } = await setUp();

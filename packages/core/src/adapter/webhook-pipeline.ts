@@ -21,7 +21,7 @@ export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
 const NO_BODY = new Uint8Array(0);
 
 /** The options every adapter's `verificationWebhook()` shares. */
-export interface WebhookPipelineOptions {
+export interface WebhookPipelineOptions<Request = never> {
   /** The path webhooks are posted to; other requests pass on. Default `/webhooks/verification`. */
   path?: string;
   /** Hand an accepted webhook to later middleware instead of answering it. Default `false`. */
@@ -32,6 +32,11 @@ export interface WebhookPipelineOptions {
    * hold the request (and its buffer) for the server's request timeout. Default `10000`.
    */
   bodyTimeoutMs?: number;
+  /**
+   * On a Receiver of several accounts: the account a request is for. Default: the route
+   * parameter `account` (`/webhooks/verification/:account`), where the framework has routes.
+   */
+  account?(request: Request): string | undefined;
 }
 
 /**
@@ -41,6 +46,10 @@ export interface WebhookPipelineOptions {
 export interface WebhookExchange<Result> {
   readonly method: string;
   readonly headers: HeadersLike;
+  /** The framework's request (or context), given to the `account` option. */
+  readonly request?: unknown;
+  /** A parameter of the route the framework matched (the default account is `account`). */
+  routeParam?(name: string): string | undefined;
   /**
    * True when the framework's router chose this request for the middleware (a route).
    * Absent: the handler is only ever mounted on the webhook's route (a Fetch handler).
@@ -91,7 +100,7 @@ export interface WebhookPipeline {
   handle<Result>(exchange: WebhookExchange<Result>): Promise<Result | undefined>;
 }
 
-function checkedOptions(options: WebhookPipelineOptions) {
+function checkedOptions(options: WebhookPipelineOptions<unknown>) {
   const path = options.path ?? DEFAULT_WEBHOOK_PATH;
   if (!path.startsWith('/')) {
     throw new ConfigurationError(
@@ -104,7 +113,17 @@ function checkedOptions(options: WebhookPipelineOptions) {
       `verificationWebhook(): "bodyTimeoutMs" must be a positive number of milliseconds, got ${String(bodyTimeoutMs)}.`,
     );
   }
-  return { path, bodyTimeoutMs, passThrough: options.passThrough === true };
+  if (options.account !== undefined && typeof options.account !== 'function') {
+    throw new ConfigurationError(
+      'verificationWebhook(): "account" must be a function of the request that returns its account id.',
+    );
+  }
+  return {
+    path,
+    bodyTimeoutMs,
+    passThrough: options.passThrough === true,
+    accountOf: options.account,
+  };
 }
 
 /**
@@ -134,11 +153,13 @@ function checkedOptions(options: WebhookPipelineOptions) {
  */
 export function createWebhookPipeline(
   receiverOrOptions: Receiver | ReceiverOptions | undefined,
-  options: WebhookPipelineOptions = {},
+  options: WebhookPipelineOptions<unknown> = {},
   timers: Timers = systemTimers,
 ): WebhookPipeline {
   const deferred = deferReceiver(receiverOrOptions);
-  const { path, bodyTimeoutMs, passThrough } = checkedOptions(options);
+  const { path, bodyTimeoutMs, passThrough, accountOf } = checkedOptions(options);
+  const accountFor = (exchange: WebhookExchange<unknown>): string | undefined =>
+    accountOf ? accountOf(exchange.request) : exchange.routeParam?.('account');
   const readWithDeadline = createBodyDeadline(bodyTimeoutMs, timers);
 
   function readBody(exchange: WebhookExchange<unknown>, limit: number): Promise<DeadlineRead> {
@@ -194,9 +215,11 @@ export function createWebhookPipeline(
       body = read.kind === 'bytes' ? read.bytes : read;
     }
     const { method, headers, waitUntil } = exchange;
-    const answer = await receiver.receive(
-      waitUntil ? { method, headers, body, waitUntil } : { method, headers, body },
-    );
+    const request: WebhookRequest = { method, headers, body };
+    if (waitUntil) request.waitUntil = waitUntil;
+    const account = accountFor(exchange);
+    if (account !== undefined) request.account = account;
+    const answer = await receiver.receive(request);
     // Unless a parser spent the body, the rest of a body not read is still on the connection.
     if (!(body instanceof Uint8Array)) return exchange.respond(answer, body.kind !== 'unavailable');
     if (answer.event) {

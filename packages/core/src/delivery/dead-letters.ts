@@ -16,6 +16,8 @@ export interface DeadLetter {
   key: string;
   /** The user the result is about (`data.external_user_id`, as the session was started). */
   externalUserId: string;
+  /** The account the result is of, on a Receiver of several accounts. */
+  account?: string;
   /** Handler runs made before it was given up. */
   attempts: number;
   /** How the result arrived. */
@@ -69,6 +71,11 @@ export interface ListDeadLetterOptions {
   limit?: number;
   /** The `cursor` of the previous page. */
   cursor?: string;
+  /**
+   * Only this account's dead letters (a Receiver of several accounts). The page is filtered
+   * after it is read, so it may hold fewer than `limit`: follow `cursor` to the end.
+   */
+  account?: string;
 }
 
 /**
@@ -141,7 +148,7 @@ export function createDeadLetters(
     );
   }
   return {
-    async list({ limit = DEFAULT_LIMIT, cursor } = {}) {
+    async list({ limit = DEFAULT_LIMIT, cursor, account } = {}) {
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
         throw new RangeError(
           `deadLetters.list: limit must be a whole number from 1 to ${MAX_LIMIT}, got ${limit}; page through more with the cursor.`,
@@ -156,6 +163,8 @@ export function createDeadLetters(
       const deadLetters: DeadLetter[] = [];
       const sealed: SealedDeadLetter[] = [];
       for (const record of page.records) {
+        // A record this process cannot open says no account: listed only when none is asked.
+        if (account !== undefined && record.account !== account) continue;
         const keyIds = unopened(record);
         if (keyIds) sealed.push({ key: record.key, keyIds });
         else if (record.result) {
@@ -163,6 +172,7 @@ export function createDeadLetters(
           deadLetters.push({
             key: record.key,
             externalUserId: record.externalUserId,
+            ...(record.account === undefined ? {} : { account: record.account }),
             attempts: record.attempts,
             source: result.source,
             receivedAt: new Date(result.receivedAt),

@@ -80,6 +80,7 @@ function eventWithId(
     attempt: session.state === 'delivering' ? session.attempts + 1 : 1,
     confirmed: isConfirmed(result),
   };
+  if (session.account !== undefined) event.account = session.account;
   if (session.token) event.sessionToken = session.token;
   if (result.secretLabel) event.secretLabel = result.secretLabel;
   return event;

@@ -1,3 +1,4 @@
+import type { AccountDirectory } from '../accounts/account-directory.js';
 import type { Client } from '../client/index.js';
 import type { Clock } from '../clock/clock.js';
 import type { FixedDelayTimers } from '../clock/fixed-delay-timers.js';
@@ -18,6 +19,8 @@ export interface DeliveryContext {
   /** Every store, wrapped: tokens never reach it in clear (see TokenProtectingStore). */
   store: TokenProtectingStore;
   client: Client | undefined;
+  /** The accounts of a Receiver of several: each session is asked about with its own client. */
+  accounts: AccountDirectory | undefined;
   handlers: HandlerRegistry;
   log: Log;
   clock: Clock;

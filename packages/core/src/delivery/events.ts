@@ -13,6 +13,11 @@ export interface VerificationCompletedEvent {
   id: string;
   /** How the result reached faceverify: the signed webhook, or the polling fallback. */
   source: 'webhook' | 'poll';
+  /**
+   * The account the session is of, on a Receiver of several accounts (`accounts`); absent
+   * otherwise. The same `data.external_user_id` in two accounts is two users.
+   */
+  account?: string;
   /** The hosted session token, when the result was matched to a tracked session. */
   sessionToken?: string;
   /** When faceverify first received this result. */
@@ -60,6 +65,8 @@ export interface VerificationCompletedEvent {
 export interface VerificationExpiredEvent {
   type: 'verification.expired';
   reason: 'lifetime' | 'not_found' | 'displaced';
+  /** The account the session is of, on a Receiver of several accounts. */
+  account?: string;
   sessionToken: string;
   externalUserId: string;
   createdAt: Date;
@@ -91,6 +98,7 @@ export interface ReceiverErrorContext {
     | 'expired-handler'
     | 'undeliverable-handler'
     | 'confirm'
+    | 'account'
     | 'internal';
   /**
    * A short prefix of the session token, enough to find the session in logs and no
@@ -99,6 +107,8 @@ export interface ReceiverErrorContext {
   tokenId?: string;
   /** `event.id` of the result concerned, when there is one. */
   eventId?: string;
+  /** The account concerned, on a Receiver of several accounts. */
+  account?: string;
   /** Why the error was reported, when it has a code (`webhook_contradicted`, ...). */
   code?: string;
   /**

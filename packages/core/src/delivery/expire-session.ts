@@ -12,6 +12,7 @@ export function expiredEvent(
   return {
     type: 'verification.expired',
     reason,
+    ...(session.account === undefined ? {} : { account: session.account }),
     sessionToken: token,
     externalUserId: session.externalUserId,
     createdAt: new Date(session.createdAt),

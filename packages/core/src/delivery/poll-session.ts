@@ -1,4 +1,4 @@
-import type { SessionReadOptions, SessionSnapshot } from '../client/index.js';
+import type { Client, SessionReadOptions, SessionSnapshot } from '../client/index.js';
 import { ApiError, RateLimitError } from '../errors.js';
 import type { VerificationPayload } from '../payload/types.js';
 import type { StoredResult, TrackedSession } from '../store/store.js';
@@ -13,8 +13,8 @@ import type { DeliveryContext } from './delivery-context.js';
 import type { VerificationCompletedEvent } from './events.js';
 import { expireLeased } from './expire-session.js';
 import { keepLease } from './keep-lease.js';
-import { requireClient } from './require-client.js';
 import { delayAt } from './schedule.js';
+import { sessionClient } from './session-client.js';
 import { tokenIdOf } from './token-id.js';
 
 /** What one look at a leased session came to, and what the service said of it. */
@@ -109,7 +109,15 @@ async function lookAt(
     });
     return { outcome: 'expired', status: 'unknown' };
   }
-  const client = requireClient(context, 'Polling a session');
+  let client: Client | undefined;
+  try {
+    client = await sessionClient(context, session, 'Polling a session');
+  } catch (error) {
+    // The resolver failed: the session is asked about once it answers again.
+    context.handlers.reportError(error, { stage: 'account', ...accountOf(session) });
+    return leave(context, session, owner, options.webhook);
+  }
+  if (!client) return leaveWithoutAccount(context, session, owner, options.webhook);
   let snapshot: SessionSnapshot;
   // A poll may wait out 429s and retries for longer than a lease lasts.
   const stopRenewal = keepLease(context, session.key, owner);
@@ -117,8 +125,10 @@ async function lookAt(
   try {
     snapshot = await client.getSession(session.token, {
       priority: options.priority,
-      // A webhook's sender waits for the answer: its result is kept instead (below).
-      onRateLimit: options.webhook ? 'throw' : undefined,
+      // A webhook's sender waits for the answer: its result is kept instead (below). Among
+      // several accounts a sweep never waits out one account's limit either: the session is
+      // due again when the service says, and the sweep's workers go on with other accounts.
+      onRateLimit: options.webhook || context.accounts ? 'throw' : undefined,
       onRateLimitWait: telemetry && (() => telemetry.rateLimitWaited('retried')),
     });
   } catch (error) {
@@ -234,6 +244,26 @@ async function leave(
   });
   return { outcome: 'left', status: 'unknown' };
 }
+
+/**
+ * A session of an account this Receiver does not have: left open and unpolled, as `leave`
+ * leaves one it cannot read, and counted toward the `account_missing` alarm.
+ */
+function leaveWithoutAccount(
+  context: DeliveryContext,
+  session: TrackedSession,
+  owner: string,
+  claim: StoredResult | undefined,
+): Promise<PollOutcome> {
+  context.activity.record(
+    'account_missing',
+    session.account === undefined ? 'sessions of no account' : `account "${session.account}"`,
+  );
+  return leave(context, session, owner, claim);
+}
+
+const accountOf = (session: TrackedSession) =>
+  session.account === undefined ? {} : { account: session.account };
 
 async function deliver(
   context: DeliveryContext,

@@ -26,7 +26,9 @@ export type ActivityKind =
   /** Work left due for longer than the backlog bound (`backlogAlarmAgeMs`). */
   | 'backlog_growing'
   /** A store call unanswered for `storeSlowMs`, counted while it still waits. */
-  | 'store_slow';
+  | 'store_slow'
+  /** A session of an account the Receiver no longer has (or of none), left unpolled. */
+  | 'account_missing';
 
 const BUCKET_MS = 60_000;
 

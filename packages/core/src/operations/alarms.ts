@@ -19,6 +19,12 @@ export type AlarmCode =
    */
   | 'store_slow'
   /**
+   * Sessions in the store are of an account the Receiver no longer has (removed from
+   * `accounts`, or unknown to the resolver): they are left unpolled, never polled with
+   * another account's key.
+   */
+  | 'account_missing'
+  /**
    * Raised by the store, or about it: each code is described at `StoreAlarmCode`.
    */
   | StoreAlarmCode;
@@ -139,6 +145,13 @@ export const ALARM_RULES: readonly Rule[] = [
     measure: (w) => w.count('store_slow'),
     message: (count, minutes, window) =>
       `The store was slow to answer ${counted(count, 'time')} in the last ${minutes} minutes (${window.detailOf('store_slow') ?? 'a call waited'}): webhooks wait on it, and their senders may give up. Check the store's server (its load, slow commands, memory, persistence) and the network to it.`,
+  },
+  {
+    code: 'account_missing',
+    severity: 'degraded',
+    measure: (w) => w.count('account_missing'),
+    message: (count, minutes, window) =>
+      `${counted(count, 'session')} in the last ${minutes} minutes belonged to an account this receiver does not have (${window.detailOf('account_missing') ?? 'an account'}): they are left open and unpolled, as no other account's key may ask for them. Give the account back to the accounts option (or the resolver) until its sessions have ended, or erase them (receiver.forgetUser for each user of the account).`,
   },
   {
     code: 'backlog_growing',

@@ -1,6 +1,8 @@
+import type { AccountDirectory } from '../accounts/account-directory.js';
+import { accountScope } from '../accounts/account-scope.js';
 import { checkExternalUserId } from '../client/external-user-id.js';
 import type { Log } from '../logging/logger.js';
-import type { Store } from '../store/store.js';
+import type { TokenProtectingStore } from '../token-protection/token-protecting-store.js';
 import type { RefusedBodies } from './refused-bodies.js';
 
 /** What `receiver.forgetUser` removed. */
@@ -12,9 +14,17 @@ export interface ForgottenUser {
   removed: number;
 }
 
+/** Options of `receiver.forgetUser()`. */
+export interface ForgetUserScope {
+  /** On a Receiver of several accounts (required there): the account the user is of. */
+  account?: string;
+}
+
 /** What erasure works with: the store, the clock leases follow, and what this process holds. */
 export interface ErasureContext {
-  store: Store;
+  store: Pick<TokenProtectingStore, 'forgetUser'>;
+  /** The accounts of a Receiver of several: a user is then always a user of one account. */
+  accounts: AccountDirectory | undefined;
   now(): number;
   clockReady(): Promise<void> | undefined;
   refusedBodies: RefusedBodies;
@@ -31,11 +41,13 @@ export interface ErasureContext {
 export async function forgetUser(
   context: ErasureContext,
   externalUserId: string,
+  options: ForgetUserScope = {},
 ): Promise<ForgottenUser> {
   checkExternalUserId(externalUserId, 'forgetUser()');
+  const account = accountScope(context, options.account, 'forgetUser()');
   const waiting = context.clockReady();
   if (waiting) await waiting;
-  const removed = await context.store.forgetUser({ externalUserId, now: context.now() });
+  const removed = await context.store.forgetUser({ externalUserId, account, now: context.now() });
   context.refusedBodies.forget(externalUserId);
   context.log.info("A user's records were erased.", { removed });
   return { removed };

@@ -1,3 +1,4 @@
+import { accountScope } from '../accounts/account-scope.js';
 import { checkExternalUserId } from '../client/external-user-id.js';
 import type { CreateSessionParams } from '../client/index.js';
 import { FixedDelayTimers } from '../clock/fixed-delay-timers.js';
@@ -5,7 +6,11 @@ import { createStoreTime } from '../clock/store-time.js';
 import { announceDisplaced } from '../delivery/announce-displaced.js';
 import { type SweepReport, sweep } from '../delivery/sweep.js';
 import { ConfigurationError } from '../errors.js';
-import { type ConfirmedSession, createConfirmSession } from '../results/confirm-session.js';
+import {
+  type ConfirmedSession,
+  type ConfirmOptions,
+  createConfirmSession,
+} from '../results/confirm-session.js';
 import {
   isTransactional,
   type Store,
@@ -16,7 +21,7 @@ import {
 import { StoreAlarm } from '../store/store-alarm.js';
 import type { ReceiverSpanAttributes } from '../telemetry/receiver-telemetry.js';
 
-export type { ConfirmedSession, ForgottenUser };
+export type { ConfirmedSession, ConfirmOptions, ForgetUserScope, ForgottenUser };
 
 import { createDeadLetters, type DeadLetters } from '../delivery/dead-letters.js';
 import type {
@@ -29,7 +34,7 @@ import { requireClient } from '../delivery/require-client.js';
 import { type ActivityKind, ActivityWindow } from '../operations/activity-window.js';
 import { Alarms } from '../operations/alarms.js';
 import { BACKLOG_CHECK_EVERY_MS, checkBacklog } from '../operations/backlog-check.js';
-import { type ForgottenUser, forgetUser } from '../operations/forget-user.js';
+import { type ForgetUserScope, type ForgottenUser, forgetUser } from '../operations/forget-user.js';
 import { type ReceiverHealth, readHealth } from '../operations/health.js';
 import { RefusedBodies } from '../operations/refused-bodies.js';
 import { watchStore } from '../operations/store-watch.js';
@@ -45,6 +50,21 @@ import { writeAnswer } from '../webhook/write-answer.js';
 import { createOwnerFactory, type ReceiverContext } from './context.js';
 import { type ReceiverOptions, resolveReceiverOptions } from './options.js';
 import { reportStoreAlarm, reportStoreAlarms } from './report-store-alarms.js';
+
+/** What `startVerification` takes: the session's parameters, and its account where there are several. */
+export interface StartVerificationParams extends CreateSessionParams {
+  /**
+   * On a Receiver of several accounts (required there): the account to start the session
+   * with. Its API key creates the session; its webhook and its polls are that account's.
+   */
+  account?: string;
+}
+
+/** Options of `receiver.track()`. */
+export interface TrackOptions {
+  /** On a Receiver of several accounts (required there): the account the session is of. */
+  account?: string;
+}
 
 /** A started verification: send only `verifyUrl` to the browser. */
 export interface StartedVerification {
@@ -91,10 +111,17 @@ export interface Receiver<Transaction = never> {
    * Never throws: every failure is an answer (see docs/troubleshooting.md).
    */
   receive(request: WebhookRequest): Promise<ReceiverResponse>;
-  /** Creates a session (`POST /v1/verify`) and tracks it until its result is delivered. */
-  startVerification(params: CreateSessionParams): Promise<StartedVerification>;
+  /**
+   * Creates a session (`POST /v1/verify`) and tracks it until its result is delivered.
+   *
+   * @example
+   * const { verifyUrl } = await receiver.startVerification({ externalUserId: user.id });
+   * // A Receiver of several accounts: the account the session is started with.
+   * await receiver.startVerification({ externalUserId: user.id, account: 'acme' });
+   */
+  startVerification(params: StartVerificationParams): Promise<StartedVerification>;
   /** Tracks a session created elsewhere, so a missed webhook is polled for. */
-  track(token: string, externalUserId: string): Promise<void>;
+  track(token: string, externalUserId: string, options?: TrackOptions): Promise<void>;
   /**
    * The session's authoritative state, for the page the browser returns to from the hosted
    * page: the redirect is never the result. A completed result of a tracked session is
@@ -106,7 +133,7 @@ export interface Receiver<Transaction = never> {
    * rate-limits the key it rejects at once with `RateLimitError` (`retryAfterMs`) instead
    * of holding the request.
    */
-  confirm(token: string): Promise<ConfirmedSession>;
+  confirm(token: string, options?: ConfirmOptions): Promise<ConfirmedSession>;
   /**
    * Waits for the session's result: resolves as soon as any instance sharing the store has
    * delivered it (webhook, poll or `confirm()`: the handlers succeeded), with
@@ -171,14 +198,16 @@ export interface Receiver<Transaction = never> {
    *   res.json({ removed });
    * });
    */
-  forgetUser(externalUserId: string): Promise<ForgottenUser>;
+  forgetUser(externalUserId: string, options?: ForgetUserScope): Promise<ForgottenUser>;
   /** Polls due sessions and retries failed deliveries once; call it from a cron trigger. */
   sweep(): Promise<SweepReport>;
   /**
    * Checks at startup what would otherwise fail at the first user's request: that the
    * service's API is at `FACEVERIFY_BASE_URL` and accepts `FACEVERIFY_API_KEY` (see
    * `Client.check`). Throws `ConfigurationError` naming the variable to change, with the
-   * messages of `faceverify doctor`. A webhook-only Receiver (no client) has nothing to check.
+   * messages of `faceverify doctor`. A webhook-only Receiver (no client) has nothing to check;
+   * a Receiver of several accounts checks each account of its map (a resolver's accounts
+   * are checked as they are used).
    *
    * @example
    * const receiver = createReceiver();
@@ -297,6 +326,18 @@ export function createReceiver<S extends Store = Store>(
       ? context.telemetry.span('sweep', sweepAndCheck, describeSweep)
       : sweepAndCheck();
   const confirm = createConfirmSession(context);
+  /** The client a call names: the Receiver's, or its account's (refused when unknown). */
+  const clientOf = async (account: string | undefined, action: string) => {
+    const scoped = accountScope(context, account, action);
+    if (scoped === undefined) return requireClient(context, action);
+    const found = await context.accounts!.get(scoped);
+    if (!found) {
+      throw new ConfigurationError(
+        `${action}: there is no account "${scoped}" (the accounts option${context.accounts!.listed().length > 0 ? ' lists no such id' : "'s resolver knows no such id"}).`,
+      );
+    }
+    return found.client;
+  };
   const readBacklog = async (): Promise<StoreBacklog> => {
     const now = context.now();
     const { due, oldestDueAt } = await context.store.dueSummary({ now });
@@ -334,19 +375,23 @@ export function createReceiver<S extends Store = Store>(
         : decideSafely(request);
       return deciding.then(write);
     },
-    async startVerification(params) {
-      const client = requireClient(context, 'startVerification()');
+    async startVerification({ account, ...params }) {
+      const client = await clientOf(account, 'startVerification()');
       const { telemetry } = context;
       const created = await (telemetry
         ? client.createSession(params, {
             onRateLimitWait: () => telemetry.rateLimitWaited('retried'),
           })
         : client.createSession(params));
-      await receiver.track(created.token, params.externalUserId);
+      await receiver.track(
+        created.token,
+        params.externalUserId,
+        account === undefined ? undefined : { account },
+      );
       return { token: created.token, verifyUrl: created.verifyUrl };
     },
-    async track(token, externalUserId) {
-      requireClient(context, 'track()');
+    async track(token, externalUserId, trackOptions) {
+      await clientOf(trackOptions?.account, 'track()');
       checkExternalUserId(externalUserId, 'track()');
       await context.clockReady();
       const now = context.now();
@@ -354,6 +399,7 @@ export function createReceiver<S extends Store = Store>(
         key: token,
         token,
         externalUserId,
+        ...(trackOptions?.account === undefined ? {} : { account: trackOptions.account }),
         createdAt: now,
         expiresAt: now + context.sessionLifetimeMs,
         state: 'pending',
@@ -368,20 +414,25 @@ export function createReceiver<S extends Store = Store>(
       });
       await announceDisplaced(context, displaced);
     },
-    confirm: (token) =>
+    confirm: (token, confirmOptions) =>
       context.telemetry
         ? context.telemetry.span(
             'confirm',
-            () => confirm(token),
+            () => confirm(token, confirmOptions),
             (confirmed) => (context.includePersonalData ? describeConfirmed(confirmed) : {}),
           )
-        : confirm(token),
+        : confirm(token, confirmOptions),
     waitForResult: (token, options) => waitForResult(context, token, options),
-    forgetUser: (externalUserId) => forgetUser(context, externalUserId),
+    forgetUser: (externalUserId, scope) => forgetUser(context, externalUserId, scope),
     sweep: runSweep,
     check: async () => {
-      // A client of the integrator's own may predate check(): it is then not checked.
-      if (typeof context.client?.check === 'function') await context.client.check();
+      const clients = context.accounts
+        ? context.accounts.listed().map((account) => account.client)
+        : [context.client];
+      for (const client of clients) {
+        // A client of the integrator's own may predate check(): it is then not checked.
+        if (typeof client?.check === 'function') await client.check();
+      }
     },
     health: () => readHealth(context.activity, alarms, readStore, context.now()),
     // Dead letters are read and reopened on the clock leases use.
@@ -389,7 +440,7 @@ export function createReceiver<S extends Store = Store>(
     start() {
       if (started) return;
       // Polling is what start() is for; only an explicit webhook-only Receiver sweeps without it.
-      if (options.client !== false) requireClient(context, 'start()');
+      if (options.client !== false && !context.accounts) requireClient(context, 'start()');
       started = true;
       const tick = () => {
         running = runSweep()

@@ -1,3 +1,5 @@
+import { AccountDirectory } from '../accounts/account-directory.js';
+import type { AccountsOption } from '../accounts/accounts-option.js';
 import type { Client, ClientOptions } from '../client/index.js';
 import { createClient } from '../client/index.js';
 import { type Clock, systemClock } from '../clock/clock.js';
@@ -47,6 +49,26 @@ export interface ReceiverOptions {
    * createReceiver({ tokenKeys: [process.env.TOKEN_KEY_2027!, process.env.TOKEN_KEY_2026!] });
    */
   tokenKeys?: ReadonlyArray<string>;
+  /**
+   * Several accounts of the service on one Receiver (one store, one sweep): a map from
+   * account id to its `secret` and `client`, or a resolver for accounts kept elsewhere (see
+   * `AccountResolver`). Each account's webhooks arrive on its own path
+   * (`/webhooks/verification/:account`) and are verified with its secrets only; records,
+   * replay digests and lookups by user are kept apart per account, and the sweep polls each
+   * session with its account's key. Replaces `secret` and `client`, and needs `tokenKeys`
+   * (`FACEVERIFY_TOKEN_KEYS`): token keys cannot come from secrets that differ per account.
+   * See docs/accounts.md.
+   *
+   * @example
+   * createReceiver({
+   *   tokenKeys: [process.env.FACEVERIFY_TOKEN_KEY!],
+   *   accounts: {
+   *     live: { secret: process.env.LIVE_WEBHOOK_SECRET!, client: { apiKey: process.env.LIVE_API_KEY! } },
+   *     sandbox: { secret: process.env.SANDBOX_WEBHOOK_SECRET!, client: { apiKey: process.env.SANDBOX_API_KEY! } },
+   *   },
+   * });
+   */
+  accounts?: AccountsOption;
   /** Largest accepted body in bytes; larger requests get `413`. Default 256 KiB. */
   maxBodyBytes?: number;
   /** A body already accepted is acknowledged and not handled again for this long. Default 24 h. */
@@ -158,6 +180,7 @@ export const RECEIVER_OPTIONS: Record<keyof ReceiverOptions, true> = {
   client: true,
   store: true,
   tokenKeys: true,
+  accounts: true,
   maxBodyBytes: true,
   replayWindowMs: true,
   ackAfterMs: true,
@@ -194,8 +217,12 @@ const CLIENT_OPTIONS_MOVED = {
 
 /** Options with every default applied. */
 export interface ResolvedReceiverOptions {
+  /** The signing secrets; none when `accounts` gives each account its own. */
   secrets: LabeledSecret[];
+  /** The API client; none for a webhook-only Receiver, or when each account has its own. */
   client: Client | undefined;
+  /** The accounts, when the Receiver serves several (`accounts`). */
+  accounts: AccountDirectory | undefined;
   /** Every store, wrapped: tokens never reach it in clear (see TokenProtectingStore). */
   store: TokenProtectingStore;
   maxBodyBytes: number;
@@ -343,30 +370,17 @@ export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiv
     CLIENT_OPTIONS_MOVED,
   );
   const log = createLog(options.logger);
-  const secrets = requireSecrets(
-    options.secret ??
-      readEnv(ENV.webhookSecret)
-        ?.split(',')
-        .map((secret) => secret.trim()),
-    ENV.webhookSecret,
-  );
-  warnAboutShortSecrets(secrets, log);
   const clock = options.clock ?? systemClock;
-  const client = resolveClient(options.client, options.logger, clock);
+  const { secrets, client, accounts, tokenKeys } = options.accounts
+    ? resolveAccounts(options, log, clock)
+    : resolveOneAccount(options, log, clock);
+  const hasClient = client !== undefined || accounts !== undefined;
   return {
     secrets,
     client,
-    store: new TokenProtectingStore(
-      options.store ?? new MemoryStore(),
-      tokenKeySecrets(
-        options.tokenKeys ??
-          readEnv(ENV.tokenKeys)
-            ?.split(',')
-            .map((key) => key.trim()),
-        secrets.map(({ secret }) => secret),
-        options.tokenKeys ? '`tokenKeys`' : ENV.tokenKeys,
-      ),
-      () => clock.now(),
+    accounts,
+    store: new TokenProtectingStore(options.store ?? new MemoryStore(), tokenKeys, () =>
+      clock.now(),
     ),
     maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes, 256 * 1024),
     replayWindowMs: positive('replayWindowMs', options.replayWindowMs, 24 * 60 * MINUTE),
@@ -390,8 +404,8 @@ export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiv
     ]),
     maxDeliveryAttempts: whole('maxDeliveryAttempts', options.maxDeliveryAttempts, 20),
     maxOpenPerUser: whole('maxOpenPerUser', options.maxOpenPerUser, 20),
-    confirmWebhooks: client !== undefined && options.confirmWebhooks !== false,
-    untrackedWebhooks: untrackedWebhooks(options.untrackedWebhooks, client !== undefined),
+    confirmWebhooks: hasClient && options.confirmWebhooks !== false,
+    untrackedWebhooks: untrackedWebhooks(options.untrackedWebhooks, hasClient),
     leaseMs: positive('leaseMs', options.leaseMs, MINUTE),
     sweepIntervalMs: positive('sweepIntervalMs', options.sweepIntervalMs, 5 * SECOND),
     sweepBatchSize: positive('sweepBatchSize', options.sweepBatchSize, 100),
@@ -407,4 +421,70 @@ export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiv
     now: () => clock.now(),
     telemetry: telemetry(options.telemetry),
   };
+}
+
+/** The secrets, client and token keys of a Receiver of one account (options or environment). */
+function resolveOneAccount(options: ReceiverOptions, log: Log, clock: Clock) {
+  const secrets = requireSecrets(
+    options.secret ??
+      readEnv(ENV.webhookSecret)
+        ?.split(',')
+        .map((secret) => secret.trim()),
+    ENV.webhookSecret,
+  );
+  warnAboutShortSecrets(secrets, log);
+  return {
+    secrets,
+    client: resolveClient(options.client, options.logger, clock),
+    accounts: undefined,
+    tokenKeys: tokenKeySecrets(
+      dedicatedTokenKeys(options),
+      secrets.map(({ secret }) => secret),
+      options.tokenKeys ? '`tokenKeys`' : ENV.tokenKeys,
+    ),
+  };
+}
+
+/** The accounts of a Receiver of several, and its token keys, which must be its own. */
+function resolveAccounts(options: ReceiverOptions, log: Log, clock: Clock) {
+  for (const name of ['secret', 'client'] as const) {
+    if (options[name] !== undefined) {
+      throw new ConfigurationError(
+        `Receiver options "accounts" and "${name}" exclude each other: with accounts, each account has its own \`${name}\` (\`accounts: { live: { secret, client } }\`). Move it into the account it belongs to.`,
+      );
+    }
+  }
+  const dedicated = dedicatedTokenKeys(options);
+  if (!dedicated || dedicated.filter((key) => key !== '').length === 0) {
+    throw new ConfigurationError(
+      `Receiver option "accounts" needs token keys of the Receiver's own: set ${ENV.tokenKeys} (or \`tokenKeys\`) to a key from \`openssl rand -base64 32\`. Without accounts they are derived from the signing secret, but each account has its own, and a sweep must open a session before it knows its account.`,
+    );
+  }
+  const accounts = new AccountDirectory(
+    options.accounts!,
+    (clientOptions) =>
+      createClient({
+        ...(options.logger === undefined ? {} : { logger: options.logger }),
+        clock,
+        ...clientOptions,
+      }),
+    clock,
+    log,
+  );
+  for (const account of accounts.listed()) warnAboutShortSecrets(account.secrets, log);
+  return {
+    secrets: [],
+    client: undefined,
+    accounts,
+    tokenKeys: tokenKeySecrets(dedicated, [], options.tokenKeys ? '`tokenKeys`' : ENV.tokenKeys),
+  };
+}
+
+function dedicatedTokenKeys(options: ReceiverOptions): ReadonlyArray<string> | undefined {
+  return (
+    options.tokenKeys ??
+    readEnv(ENV.tokenKeys)
+      ?.split(',')
+      .map((key) => key.trim())
+  );
 }

@@ -2,6 +2,7 @@ import { isPathSegment } from '../client/path-segment.js';
 import type { DeliveryContext } from '../delivery/delivery-context.js';
 import { pollLeased } from '../delivery/poll-session.js';
 import { requireClient } from '../delivery/require-client.js';
+import { sessionClient } from '../delivery/session-client.js';
 import type { VerificationPayload } from '../payload/types.js';
 import { isConfirmed, isOpen } from '../store/store.js';
 
@@ -17,6 +18,16 @@ const ANSWER_SHARED_MS = 2_000;
 
 const UNKNOWN: ConfirmedSession = { status: 'unknown' };
 
+/** Options of `receiver.confirm()`. */
+export interface ConfirmOptions {
+  /**
+   * On a Receiver of several accounts: the account the token must be of (the return page's
+   * account). A token of another account is `unknown`. Without it, the session's own account
+   * is asked, whichever it is.
+   */
+  account?: string;
+}
+
 /**
  * `receiver.confirm(token)`. It runs on the integrator's return page, which anyone can load
  * with any token, so what it costs the service is bounded by what this Receiver tracks:
@@ -30,11 +41,16 @@ const UNKNOWN: ConfirmedSession = { status: 'unknown' };
  */
 export function createConfirmSession(
   context: DeliveryContext,
-): (token: string) => Promise<ConfirmedSession> {
+): (token: string, options?: ConfirmOptions) => Promise<ConfirmedSession> {
   const shared = new Map<string, Promise<ConfirmedSession>>();
-  return async (token) => {
-    requireClient(context, 'confirm()');
+  return async (token, options) => {
+    if (!context.accounts) requireClient(context, 'confirm()');
     if (!isPathSegment(token)) return UNKNOWN;
+    // Of another account (or of none): unknown, as a token this Receiver does not track.
+    if (options?.account !== undefined) {
+      const record = await context.store.get({ key: token, now: context.now() });
+      if (record?.account !== options.account) return UNKNOWN;
+    }
     const known = shared.get(token);
     if (known) return known;
     const answer = confirmOnce(context, token);
@@ -77,10 +93,11 @@ async function confirmOnce(context: DeliveryContext, token: string): Promise<Con
         : { status: polled.status };
     }
   }
-  // Worked on elsewhere, or closed on a webhook's word alone: the service says.
-  const snapshot = await requireClient(context, 'confirm()').getSession(token, {
-    priority: 'interactive',
-  });
+  // Worked on elsewhere, or closed on a webhook's word alone: the service says, asked
+  // with the key of the session's account (of an account gone, nobody is asked).
+  const client = await sessionClient(context, record, 'confirm()');
+  if (!client) return isOpen(record.state) ? { status: 'pending' } : UNKNOWN;
+  const snapshot = await client.getSession(token, { priority: 'interactive' });
   return snapshot.result
     ? { status: snapshot.status, result: snapshot.result }
     : { status: snapshot.status };

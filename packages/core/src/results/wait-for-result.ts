@@ -40,6 +40,11 @@ export interface WaitForResultOptions {
   timeoutMs?: number;
   /** Stops waiting: the promise rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * On a Receiver of several accounts: the account the token must be of. A token of another
+   * account is `unknown`, so a return page of one account never shows another's result.
+   */
+  account?: string;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -75,7 +80,11 @@ export async function waitForResult(
   const { signal } = options;
   signal?.throwIfAborted();
   if (!isPathSegment(token)) return { state: 'unknown' };
-  const read = async () => outcomeOf(await store.get({ key: token, now: context.now() }));
+  const { account } = options;
+  const read = async () => {
+    const record = await store.get({ key: token, now: context.now() });
+    return outcomeOf(account === undefined || record?.account === account ? record : undefined);
+  };
   const first = await read();
   if (first) return first;
   const keys = new Set(await store.keysOf(token));

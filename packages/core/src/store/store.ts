@@ -77,6 +77,12 @@ export interface TrackedSession {
    * that can open it, and neither polls, delivers nor expires it.
    */
   unreadableToken?: { keyIds: string[]; hasResult?: boolean };
+  /**
+   * Never written by a store. The account the record is of, on a Receiver of several
+   * accounts: the Receiver gives it and gets it back, and the store holds it within the
+   * stored user id (see `accounts` in the Receiver's options).
+   */
+  account?: string;
 }
 
 /** What `settle` writes when its work on a leased record is done. */

@@ -44,7 +44,7 @@ import {
 } from './sealed-token.js';
 import type { RevealedSession } from './stored-key.js';
 import { deriveTokenKey, RECORD_KEY_PREFIX, recordKeyOf, type TokenKey } from './token-keys.js';
-import { isHashedUser, userKeyOf } from './user-keys.js';
+import { accountOfStoredUser, isHashedUser, userKeyOf } from './user-keys.js';
 
 /**
  * Keeps hosted session tokens and biometric results out of a Store, decided here once for
@@ -80,6 +80,14 @@ const isConcealed = (record: TrackedSession) =>
   (record.token !== undefined && isSealed(record.token)) ||
   isSealedResult(record.result) ||
   isHashedUser(record.externalUserId);
+
+/**
+ * Calls that name a user take the account the user is of, on a Receiver of several accounts:
+ * the same user id in two accounts is two users.
+ */
+export interface AccountScope {
+  account?: string | undefined;
+}
 
 /** Entries each cache below keeps; cleared when full, as tokens are short-lived. */
 const CACHE_LIMIT = 4096;
@@ -189,8 +197,11 @@ export class TokenProtectingStore implements Store {
    * the closed ones, at most `limit`. The lookups are independent, so a store across a network
    * answers them in one round trip's time.
    */
-  async findByUser(options: FindByUserOptions): Promise<TrackedSession[]> {
-    const users = await this.storedUsers(options.externalUserId);
+  async findByUser({
+    account,
+    ...options
+  }: FindByUserOptions & AccountScope): Promise<TrackedSession[]> {
+    const users = await this.storedUsers(options.externalUserId, account);
     const found = await Promise.all(
       users.map((externalUserId) => this.inner.findByUser({ ...options, externalUserId })),
     );
@@ -271,8 +282,8 @@ export class TokenProtectingStore implements Store {
    * in (its keyed hash under each configured key, and the id itself in records written
    * before ids were hashed), and the counts add up.
    */
-  async forgetUser(options: ForgetUserOptions): Promise<number> {
-    const users = await this.storedUsers(options.externalUserId);
+  async forgetUser({ account, ...options }: ForgetUserOptions & AccountScope): Promise<number> {
+    const users = await this.storedUsers(options.externalUserId, account);
     const removed = await Promise.all(
       users.map((externalUserId) => this.inner.forgetUser({ ...options, externalUserId })),
     );
@@ -306,14 +317,21 @@ export class TokenProtectingStore implements Store {
 
   /**
    * What a user's records may be stored under: each distinct key's hash of the id, newest
-   * first, then the id itself (records written before ids were hashed).
+   * first, then the id itself (records written before ids were hashed). A user of an account
+   * has only hashes scoped to it: no record of an account predates hashing, and a record of
+   * no account is never one of an account's.
    */
-  private async storedUsers(externalUserId: string): Promise<string[]> {
-    const known = this.userKeys.get(externalUserId);
+  private async storedUsers(externalUserId: string, account?: string): Promise<string[]> {
+    const cacheKey = account === undefined ? externalUserId : `${account}\u0000${externalUserId}`;
+    const known = this.userKeys.get(cacheKey);
     if (known) return known;
     const keys = uniqueById(await this.tokenKeys());
-    const hashed = await Promise.all(keys.map((key) => userKeyOf(key, externalUserId)));
-    return cacheEntry(this.userKeys, externalUserId, [...hashed, externalUserId]);
+    const hashed = await Promise.all(keys.map((key) => userKeyOf(key, externalUserId, account)));
+    return cacheEntry(
+      this.userKeys,
+      cacheKey,
+      account === undefined ? [...hashed, externalUserId] : hashed,
+    );
   }
 
   /** `call` under each stored key in turn until `missed` says it found the record. */
@@ -390,11 +408,11 @@ export class TokenProtectingStore implements Store {
     const sealing = uniqueById(keys);
     const unmatched = record.key.startsWith(UNMATCHED_PREFIX);
     const key = unmatched ? record.key : await recordKeyOf(keys[0]!, record.key);
-    const { token, result, ...rest } = record;
+    const { token, result, account, ...rest } = record;
     const concealed: TrackedSession = {
       ...rest,
       key,
-      externalUserId: await userKeyOf(keys[0]!, record.externalUserId),
+      externalUserId: await userKeyOf(keys[0]!, record.externalUserId, account),
     };
     if (token !== undefined) {
       concealed.token = await sealToken(sealing, token, key, record.externalUserId);
@@ -448,6 +466,9 @@ export class TokenProtectingStore implements Store {
       }
     }
     const { token: _stored, result: _sealed, ...rest } = record;
+    // The account is in the stored user id, readable without any key.
+    const account = accountOfStoredUser(record.externalUserId);
+    if (account !== undefined) rest.account = account;
     if (missing) {
       this.raiseMissing(missing);
       // What this instance cannot open it hands over without it: the Receiver leaves the

@@ -199,6 +199,65 @@ export const WEBHOOK_ANSWERS = {
     },
   },
   /**
+   * The Receiver serves several accounts (`accounts`) and the request names none: the
+   * adapter was mounted where no `:account` route parameter (nor its `account` option) gives
+   * one. A setup mistake, logged with the fix.
+   */
+  account_missing: {
+    status: 500,
+    stage: 'before the signature',
+    body: {
+      error: 'account_missing',
+      message:
+        'This receiver serves several accounts and the request names none; the server log says how to mount it.',
+    },
+    log: {
+      level: 'error',
+      message:
+        'A webhook arrived without an account, but the Receiver serves several (the accounts option). Mount the webhook on a route with an :account parameter (app.post("/webhooks/verification/:account", ...)) and give each account that URL as its callback URL, or pass the adapter an account function that reads it from the request.',
+    },
+  },
+  /**
+   * The request names an account this Receiver does not know (or a malformed id): nothing
+   * was verified, and no stranger's request counts toward health.
+   */
+  account_unknown: {
+    status: 404,
+    stage: 'before the signature',
+    body: {
+      error: 'account_unknown',
+      message:
+        'No account of this receiver has this id. Check the account id in the callback URL set in the service Settings.',
+    },
+    log: {
+      level: 'warn',
+      message: 'Webhook refused: it names no account this Receiver knows.',
+      limited: true,
+    },
+  },
+  /**
+   * The account could not be resolved now: the resolver failed, or this minute's budget of
+   * resolver calls for ids not cached is spent (`accounts.maxResolvesPerMinute`). Nothing
+   * was verified; the polling fallback recovers the result of a session started with the
+   * account.
+   */
+  account_unavailable: {
+    status: 503,
+    stage: 'before the signature',
+    body: {
+      error: 'account_unavailable',
+      message:
+        'The account could not be resolved now, so nothing was verified. The receiver polls for the results of the sessions it started.',
+    },
+    headers: { 'retry-after': '60' },
+    log: {
+      level: 'warn',
+      message:
+        'Webhook refused: its account could not be resolved now (the resolver failed, or accounts.maxResolvesPerMinute was reached).',
+      limited: true,
+    },
+  },
+  /**
    * No `X-Webhook-Signature` header.
    */
   signature_missing: {
@@ -268,6 +327,9 @@ export type AnswerName = keyof typeof WEBHOOK_ANSWERS;
 /** Error codes of the Receiver's JSON answers, each documented in docs/troubleshooting.md. */
 export type ReceiverErrorCode =
   | 'method_not_allowed'
+  | 'account_missing'
+  | 'account_unknown'
+  | 'account_unavailable'
   | 'payload_too_large'
   | 'signature_missing'
   | 'signature_invalid'

@@ -12,6 +12,7 @@ import type { VerificationPayload } from '../payload/types.js';
 import { findSecret } from '../signature/verify.js';
 import { UNMATCHED_PREFIX } from '../store/record-keys.js';
 import { isOpen, type StoredResult, type TrackedSession } from '../store/store.js';
+import { accountContext } from './account-context.js';
 import { type AnswerName, type Decided, WEBHOOK_ANSWERS } from './answers.js';
 import { bodyDigest } from './body-digest.js';
 import { type HeadersLike, readHeader, SIGNATURE_HEADER } from './headers.js';
@@ -25,6 +26,12 @@ export interface WebhookRequest {
   headers: HeadersLike;
   /** The exact bytes sent, or why the adapter could not read them (answered as such). */
   body: Uint8Array | UnreadBody;
+  /**
+   * The account the request is for, on a Receiver of several accounts (`accounts`): from
+   * the webhook's path (`/webhooks/verification/:account`), as the adapters read it. Ignored
+   * by a Receiver of one account.
+   */
+  account?: string | undefined;
   /**
    * Keeps background work alive after the response on platforms that end a request's
    * work with its response (Cloudflare Workers' `ctx.waitUntil`).
@@ -158,6 +165,7 @@ function findSessions(
   try {
     return context.store.findByUser({
       externalUserId: payload.external_user_id,
+      account: context.account,
       now,
       limit: context.maxOpenPerUser + RECENT_CLOSED_CONSIDERED,
     });
@@ -264,6 +272,7 @@ async function insertLeased(
   const record: TrackedSession = {
     key: `${UNMATCHED_PREFIX}${digest}`,
     externalUserId: result.payload.external_user_id,
+    ...(context.account === undefined ? {} : { account: context.account }),
     createdAt: now,
     expiresAt: now + context.replayWindowMs,
     state: 'delivering',
@@ -318,10 +327,17 @@ async function confirmAndDeliver(
  * docs/troubleshooting.md for each.
  */
 export async function decideAnswer(
-  context: WebhookContext,
+  receiverContext: WebhookContext,
   request: WebhookRequest,
 ): Promise<Decided> {
   if (request.method.toUpperCase() !== 'POST') return { name: 'method_not_allowed' };
+  // On a Receiver of several accounts, the request is the account's its path names.
+  const choosing = receiverContext.accounts
+    ? accountContext(receiverContext, request.account)
+    : receiverContext;
+  const chosen = choosing instanceof Promise ? await choosing : choosing;
+  if ('name' in chosen) return chosen;
+  const context = chosen;
   const { body } = request;
   if (!(body instanceof Uint8Array)) return unreadBody(context, request.headers, body);
   if (body.byteLength > context.maxBodyBytes) {
@@ -353,7 +369,9 @@ export async function decideAnswer(
   const clockReading = context.clockReady();
   if (clockReading) await clockReading;
   const hashing = bodyDigest(body);
-  const digest = typeof hashing === 'string' ? hashing : await hashing;
+  const bodyHash = typeof hashing === 'string' ? hashing : await hashing;
+  // Replays are recognised per account: an account's body never stands for another's.
+  const digest = context.account === undefined ? bodyHash : `${context.account}.${bodyHash}`;
   const now = context.now();
   const finding = findSessions(context, payload, now);
   finding.catch(ignoreUnread);

@@ -36,6 +36,12 @@ export const verificationWebhook = webhookMiddleware<
 >((self, req, res, next) => ({
   method: req.method,
   headers: req.headers,
+  request: req,
+  // Express 5 gives a wildcard's segments as a list: an account is one segment.
+  routeParam: (name) => {
+    const value: unknown = req.params?.[name];
+    return typeof value === 'string' ? value : undefined;
+  },
   isRouted: () => isRouteHandler(req, self),
   path: () => fullPath(req),
   readBody: (limit, signal) => readWebhookBody(req, limit, signal),

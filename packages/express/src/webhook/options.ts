@@ -1,3 +1,4 @@
+import type { Request } from 'express';
 /** Options of `verificationWebhook()`. */
 export interface VerificationWebhookOptions {
   /**
@@ -33,4 +34,16 @@ export interface VerificationWebhookOptions {
    * app.use(verificationWebhook(receiver, { bodyTimeoutMs: 5_000 }));
    */
   bodyTimeoutMs?: number;
+  /**
+   * On a Receiver of several accounts (`accounts`): the account a webhook is for. Default:
+   * the route parameter `account` (req.params.account), so each account's callback URL is
+   * `/webhooks/verification/<account id>`. Ignored by a Receiver of one account.
+   *
+   * @example
+   * app.post('/webhooks/verification/:account', verificationWebhook(receiver));
+   *
+   * @example
+   * verificationWebhook(receiver, { account: (req) => req.get('x-account') })
+   */
+  account?(request: Request): string | undefined;
 }

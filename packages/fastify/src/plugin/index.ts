@@ -29,6 +29,8 @@ type Route = WithReceiver<
 const route = webhookMiddleware<Route>((_route, request, reply, answered, later, self) => ({
   method: request.method,
   headers: request.headers,
+  request,
+  routeParam: (name) => (request.params as Record<string, string> | undefined)?.[name],
   isRouted: () => true,
   path: () => request.url,
   readBody: (limit, signal) => readWebhookBody(request, limit, signal),

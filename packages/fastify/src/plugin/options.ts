@@ -1,5 +1,5 @@
 import type { Receiver, ReceiverOptions } from '@faceverify/core';
-import type { RouteHandlerMethod } from 'fastify';
+import type { FastifyRequest, RouteHandlerMethod } from 'fastify';
 
 /** Options of `fastify.register(verificationWebhook, options)`. */
 export interface VerificationWebhookOptions {
@@ -45,4 +45,16 @@ export interface VerificationWebhookOptions {
    * await app.register(verificationWebhook, { receiver, bodyTimeoutMs: 5_000 });
    */
   bodyTimeoutMs?: number;
+  /**
+   * On a Receiver of several accounts (`accounts`): the account a webhook is for. Default:
+   * the route parameter `account` (request.params.account), so each account's callback URL is
+   * `/webhooks/verification/<account id>`. Ignored by a Receiver of one account.
+   *
+   * @example
+   * await app.register(verificationWebhook, { receiver, path: '/webhooks/verification/:account' });
+   *
+   * @example
+   * await app.register(verificationWebhook, { receiver, account: (request) => request.headers['x-account'] as string })
+   */
+  account?(request: FastifyRequest): string | undefined;
 }

@@ -48,6 +48,7 @@ export const verificationWebhook = webhookMiddleware<
   return {
     method: request.method,
     headers: incoming?.headers ?? request.headers,
+    request,
     // Node's parser, or Bun.serve's, held the body to its Content-Length: read it whole.
     readBody: (limit, signal) =>
       readFetchBody(

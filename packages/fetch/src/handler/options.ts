@@ -9,4 +9,15 @@ export interface VerificationWebhookOptions {
    * export const POST = verificationWebhook(receiver, { bodyTimeoutMs: 5_000 });
    */
   bodyTimeoutMs?: number;
+  /**
+   * On a Receiver of several accounts (`accounts`): the account a webhook is for, read from
+   * the request (a Fetch handler has no route parameters). Ignored by a Receiver of one
+   * account.
+   *
+   * @example
+   * export const POST = verificationWebhook(receiver, {
+   *   account: (request) => new URL(request.url).pathname.split('/').at(-1),
+   * });
+   */
+  account?(request: Request): string | undefined;
 }

@@ -45,6 +45,8 @@ export const verificationWebhook = webhookMiddleware<
   // On @hono/node-server, Node's headers as parsed: `c.req.raw.headers` would build Fetch
   // Headers for every webhook.
   headers: nodeIncomingOf(c.env)?.headers ?? c.req.raw.headers,
+  request: c,
+  routeParam: (name) => c.req.param(name),
   isRouted: () => isRouteHandler(c),
   path: () => c.req.path,
   readBody: (limit, signal) => readWebhookBody(c, limit, signal),

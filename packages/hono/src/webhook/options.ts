@@ -1,3 +1,4 @@
+import type { Context } from 'hono';
 /** Options of `verificationWebhook()`. */
 export interface VerificationWebhookOptions {
   /**
@@ -31,4 +32,16 @@ export interface VerificationWebhookOptions {
    * app.use(verificationWebhook(receiver, { bodyTimeoutMs: 5_000 }));
    */
   bodyTimeoutMs?: number;
+  /**
+   * On a Receiver of several accounts (`accounts`): the account a webhook is for. Default:
+   * the route parameter `account` (c.req.param('account')), so each account's callback URL is
+   * `/webhooks/verification/<account id>`. Ignored by a Receiver of one account.
+   *
+   * @example
+   * app.post('/webhooks/verification/:account', verificationWebhook(receiver));
+   *
+   * @example
+   * verificationWebhook(receiver, { account: (c) => c.req.header('x-account') })
+   */
+  account?(request: Context): string | undefined;
 }

@@ -39,6 +39,9 @@ export const verificationWebhook = webhookMiddleware<
 >((self, ctx, next) => ({
   method: ctx.method,
   headers: ctx.req.headers,
+  request: ctx,
+  // @koa/router's parameters of the route it matched.
+  routeParam: (name) => (ctx as { params?: Record<string, string> }).params?.[name],
   isRouted: () => isRouteHandler(ctx, self),
   // Koa throws on a request line it cannot parse as a URL; the pipeline passes it on.
   path: () => ctx.path,

@@ -1,3 +1,4 @@
+import type { Context } from 'koa';
 /** Options of `verificationWebhook()`. */
 export interface VerificationWebhookOptions {
   /**
@@ -31,4 +32,16 @@ export interface VerificationWebhookOptions {
    * app.use(verificationWebhook(receiver, { bodyTimeoutMs: 5_000 }));
    */
   bodyTimeoutMs?: number;
+  /**
+   * On a Receiver of several accounts (`accounts`): the account a webhook is for. Default:
+   * the route parameter `account` (ctx.params.account (@koa/router)), so each account's callback URL is
+   * `/webhooks/verification/<account id>`. Ignored by a Receiver of one account.
+   *
+   * @example
+   * router.post('/webhooks/verification/:account', verificationWebhook(receiver));
+   *
+   * @example
+   * verificationWebhook(receiver, { account: (ctx) => ctx.get('x-account') })
+   */
+  account?(request: Context): string | undefined;
 }

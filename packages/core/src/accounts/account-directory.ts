@@ -1,0 +1,233 @@
+import type { Client, ClientOptions } from '../client/index.js';
+import type { Clock } from '../clock/clock.js';
+import { ConfigurationError } from '../errors.js';
+import type { Log } from '../logging/logger.js';
+import { type LabeledSecret, requireSecrets } from '../signature/secrets.js';
+import { isAccountId } from './account-id.js';
+import type { AccountConfig, AccountResolver, AccountsOption } from './accounts-option.js';
+
+/** An account ready to use: its id, its secrets, newest first, and its API client. */
+export interface Account {
+  readonly id: string;
+  readonly secrets: readonly LabeledSecret[];
+  readonly client: Client;
+}
+
+/**
+ * What `find` says of an id arriving on the webhook path when it is not cached: `busy` when
+ * the budget of resolver calls is spent for this minute.
+ */
+export type AccountLookup = Account | undefined | 'busy';
+
+const MINUTE = 60_000;
+
+interface Entry {
+  account: Account | undefined;
+  /** What the account's client was built from, to tell whether a refresh changed it. */
+  source?: Client | ClientOptions;
+  resolvedAt: number;
+}
+
+/**
+ * The accounts of a Receiver: a fixed map, checked whole at construction, or a resolver
+ * whose answers are cached (least recently used dropped past `cacheSize`, unknown ids too,
+ * each refreshed after `refreshAfterMs`), with one call per id at a time and a budget per
+ * minute for ids a request names.
+ */
+export class AccountDirectory {
+  private readonly fixed: Map<string, Account> | undefined;
+  private readonly resolver: AccountResolver | undefined;
+  private readonly cache = new Map<string, Entry>();
+  private readonly inFlight = new Map<string, Promise<Account | undefined>>();
+  private readonly cacheSize: number;
+  private readonly refreshAfterMs: number;
+  private readonly maxResolvesPerMinute: number;
+  private windowStart = Number.NEGATIVE_INFINITY;
+  private resolvesInWindow = 0;
+
+  /**
+   * @param option The `accounts` option.
+   * @param buildClient Builds an account's client from its options (on the Receiver's clock).
+   */
+  constructor(
+    option: AccountsOption,
+    private readonly buildClient: (options: ClientOptions) => Client,
+    private readonly clock: Clock,
+    private readonly log: Log,
+  ) {
+    if (isResolver(option)) {
+      this.resolver = option;
+      this.cacheSize = wholeOption('cacheSize', option.cacheSize, 1000);
+      this.refreshAfterMs = wholeOption('refreshAfterMs', option.refreshAfterMs, 5 * MINUTE);
+      this.maxResolvesPerMinute = wholeOption(
+        'maxResolvesPerMinute',
+        option.maxResolvesPerMinute,
+        60,
+      );
+      return;
+    }
+    const ids = Object.keys(option);
+    if (ids.length === 0) {
+      throw new ConfigurationError(
+        'Receiver option "accounts" lists no account: give at least one (`{ live: { secret, client } }`), or a resolver (`{ resolve }`).',
+      );
+    }
+    this.fixed = new Map(ids.map((id) => [id, this.build(id, option[id]!)]));
+    this.cacheSize = ids.length;
+    this.refreshAfterMs = Number.POSITIVE_INFINITY;
+    this.maxResolvesPerMinute = 0;
+  }
+
+  /** The accounts of a fixed map (none for a resolver): what `check()` checks. */
+  listed(): Account[] {
+    return this.fixed ? [...this.fixed.values()] : [];
+  }
+
+  /** How many ids are cached now (accounts and unknown ids): bounded by `cacheSize`. */
+  get cached(): number {
+    return this.fixed ? this.fixed.size : this.cache.size;
+  }
+
+  /**
+   * The account `id` names, for an id the Receiver itself chose or stored (a session it
+   * started, a record it reads): never limited. `undefined` when there is no such account.
+   * Rejects when the resolver fails.
+   */
+  get(id: string): Account | undefined | Promise<Account | undefined> {
+    if (this.fixed) return this.fixed.get(id);
+    const cached = this.fresh(id);
+    if (cached) return cached.account;
+    return this.resolve(id);
+  }
+
+  /**
+   * The account a request names, resolved only while this minute's budget lasts: a
+   * malformed id is unknown without a call. Rejects when the resolver fails.
+   */
+  find(id: string): AccountLookup | Promise<AccountLookup> {
+    if (!isAccountId(id)) return undefined;
+    if (this.fixed) return this.fixed.get(id);
+    const cached = this.fresh(id);
+    if (cached) return cached.account;
+    if (!this.inFlight.has(id) && !this.spendBudget()) return 'busy';
+    return this.resolve(id);
+  }
+
+  /** A cached entry, moved to the young end; a stale one is resolved again in the background. */
+  private fresh(id: string): Entry | undefined {
+    const entry = this.cache.get(id);
+    if (!entry) return undefined;
+    this.cache.delete(id);
+    this.cache.set(id, entry);
+    if (this.clock.now() - entry.resolvedAt >= this.refreshAfterMs && !this.inFlight.has(id)) {
+      this.resolve(id).catch((error: unknown) => {
+        // The cached account serves on; the next refresh tries again.
+        entry.resolvedAt = this.clock.now();
+        this.log.warn('Refreshing an account failed; its cached configuration stays in use.', {
+          account: id,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      });
+    }
+    return entry;
+  }
+
+  private spendBudget(): boolean {
+    const now = this.clock.now();
+    if (now - this.windowStart >= MINUTE) {
+      this.windowStart = now;
+      this.resolvesInWindow = 0;
+    }
+    if (this.resolvesInWindow >= this.maxResolvesPerMinute) return false;
+    this.resolvesInWindow += 1;
+    return true;
+  }
+
+  private resolve(id: string): Promise<Account | undefined> {
+    const running = this.inFlight.get(id);
+    if (running) return running;
+    const resolving = this.load(id);
+    this.inFlight.set(id, resolving);
+    // Forgotten once settled, whether it resolved or the resolver threw (even at once).
+    const forget = () => {
+      if (this.inFlight.get(id) === resolving) this.inFlight.delete(id);
+    };
+    resolving.then(forget, forget);
+    return resolving;
+  }
+
+  private async load(id: string): Promise<Account | undefined> {
+    const config = await this.resolver!.resolve(id);
+    const resolvedAt = this.clock.now();
+    if (config === undefined || config === null) {
+      this.remember(id, { account: undefined, resolvedAt });
+      return undefined;
+    }
+    const previous = this.cache.get(id);
+    const client =
+      previous?.account && sameClient(previous.source, config.client)
+        ? previous.account.client
+        : undefined;
+    const account = this.build(id, config, client);
+    this.remember(id, { account, source: config.client, resolvedAt });
+    return account;
+  }
+
+  private remember(id: string, entry: Entry): void {
+    this.cache.delete(id);
+    this.cache.set(id, entry);
+    while (this.cache.size > this.cacheSize) {
+      this.cache.delete(this.cache.keys().next().value!);
+    }
+  }
+
+  /**
+   * An account from its configuration; `client`, when given, is the client a refresh keeps
+   * because its options did not change, so its pacing (the limits are per key) carries over.
+   */
+  private build(id: string, config: AccountConfig, client?: Client): Account {
+    if (!isAccountId(id)) {
+      throw new ConfigurationError(
+        `Account id ${JSON.stringify(String(id).slice(0, 80))} is not usable: it must be 1 to 64 letters, digits, "_" or "-", as it is a path segment of the account's callback URL.`,
+      );
+    }
+    if (typeof config !== 'object' || config === null || config.client === undefined) {
+      throw new ConfigurationError(
+        `Account "${id}" needs \`secret\` (its webhook signing secret) and \`client\` (its API client, or \`{ apiKey }\`).`,
+      );
+    }
+    const secrets = requireSecrets(config.secret, `the secret of account "${id}"`);
+    return {
+      id,
+      secrets,
+      client: client ?? (isClient(config.client) ? config.client : this.buildClient(config.client)),
+    };
+  }
+}
+
+function isResolver(option: AccountsOption): option is AccountResolver {
+  return typeof (option as Partial<AccountResolver>).resolve === 'function';
+}
+
+function isClient(value: Client | ClientOptions): value is Client {
+  return typeof (value as Client).getSession === 'function';
+}
+
+function sameClient(
+  source: Client | ClientOptions | undefined,
+  next: Client | ClientOptions,
+): boolean {
+  if (source === next) return true;
+  if (!source || isClient(source) || isClient(next)) return false;
+  return source.apiKey === next.apiKey && source.baseUrl === next.baseUrl;
+}
+
+function wholeOption(name: string, value: number | undefined, fallback: number): number {
+  const resolved = value ?? fallback;
+  if (!Number.isSafeInteger(resolved) || resolved < 1) {
+    throw new ConfigurationError(
+      `accounts.${name} must be a whole number of at least 1, got ${String(value)}.`,
+    );
+  }
+  return resolved;
+}
