@@ -1,4 +1,6 @@
+import { RateLimitError } from '../errors.js';
 import type { DeliveryContext } from './delivery-context.js';
+import { FairShare } from './fair-share.js';
 import { type PollOutcome, pollLeased } from './poll-session.js';
 import { tokenIdOf } from './token-id.js';
 
@@ -13,6 +15,10 @@ export interface SweepReport {
   /** Sessions left to an instance that lists the key their token is sealed under. */
   left: number;
 }
+
+// Batches a sweep leases at most, one after another, while the service's rate limits turn
+// their sessions away (see `sweep`).
+const MAX_BATCHES_PER_SWEEP = 20;
 
 function tally(report: SweepReport, outcome: PollOutcome['outcome']): void {
   if (outcome === 'delivered') report.delivered += 1;
@@ -30,15 +36,8 @@ function tally(report: SweepReport, outcome: PollOutcome['outcome']): void {
  */
 export async function sweep(context: DeliveryContext): Promise<SweepReport> {
   await context.clockReady();
-  const owner = context.newOwner();
-  const due = await context.store.leaseDue({
-    now: context.now(),
-    limit: context.sweepBatchSize,
-    owner,
-    leaseMs: context.leaseMs,
-  });
   const report: SweepReport = {
-    leased: due.length,
+    leased: 0,
     delivered: 0,
     failed: 0,
     pending: 0,
@@ -46,18 +45,49 @@ export async function sweep(context: DeliveryContext): Promise<SweepReport> {
     retryLater: 0,
     left: 0,
   };
-  let next = 0;
+  // A sweep works at most `sweepBatchSize` sessions. Those the service's rate limit turned
+  // away (one account's key at its limit, among several) cost no service call and do not
+  // count: the sessions behind them, other accounts' among them, are leased now rather than
+  // a sweep interval per batch later.
+  let worked = 0;
+  for (let batch = 0; batch < MAX_BATCHES_PER_SWEEP; batch++) {
+    const { leased, rateLimited } = await sweepBatch(context, report);
+    worked += leased - rateLimited;
+    if (leased < context.sweepBatchSize || worked >= context.sweepBatchSize) break;
+  }
+  return report;
+}
+
+/** Leases one batch of due sessions and works on it, fairly across accounts. */
+async function sweepBatch(
+  context: DeliveryContext,
+  report: SweepReport,
+): Promise<{ leased: number; rateLimited: number }> {
+  const owner = context.newOwner();
+  const due = await context.store.leaseDue({
+    now: context.now(),
+    limit: context.sweepBatchSize,
+    owner,
+    leaseMs: context.leaseMs,
+  });
+  report.leased += due.length;
+  let rateLimited = 0;
+  const workers = Math.min(context.sweepConcurrency, due.length);
+  const share = new FairShare(due, workers);
   const worker = async () => {
-    while (next < due.length) {
-      const session = due[next++]!;
+    for (let session = await share.take(); session; session = await share.take()) {
       try {
-        tally(report, (await pollLeased(context, session, owner)).outcome);
+        const polled = await pollLeased(context, session, owner);
+        tally(report, polled.outcome);
+        if (polled.error instanceof RateLimitError) rateLimited += 1;
       } catch (error) {
         report.failed += 1;
         context.handlers.reportError(error, { stage: 'store', ...tokenIdOf(session.key) });
+      } finally {
+        share.done(session);
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(context.sweepConcurrency, due.length) }, worker));
-  return report;
+  await Promise.all(Array.from({ length: workers }, worker));
+  return { leased: due.length, rateLimited };
 }

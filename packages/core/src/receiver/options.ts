@@ -125,7 +125,11 @@ export interface ReceiverOptions {
   leaseMs?: number;
   /** How often `start()` sweeps. Default 5 s. */
   sweepIntervalMs?: number;
-  /** Most sessions handled per sweep. Default 100. */
+  /**
+   * Most sessions handled per sweep, leased in batches of this size. Sessions a rate limit
+   * turned away without a request (an account's key at its limit, on a Receiver of several)
+   * do not count, so the next batch is leased at once. Default 100.
+   */
   sweepBatchSize?: number;
   /** Polls and deliveries in flight at once during a sweep. Default 4. */
   sweepConcurrency?: number;
