@@ -279,6 +279,46 @@ describe('one Receiver, several accounts', () => {
   });
 });
 
+describe('health and alarms per account', () => {
+  it("one account whose webhooks never arrive is raised as its own webhooks_missing, hidden in the Receiver's", async () => {
+    const { receiver, clock, service } = await setUp();
+    const alerts: { code: string; account: string | undefined }[] = [];
+    receiver.on('alert', (alert) => alerts.push({ code: alert.code, account: alert.account }));
+    // South's webhooks arrive; north's callback URL is wrong: its results come by polling only.
+    for (let index = 0; index < 3; index++) {
+      const north = await receiver.startVerification({
+        externalUserId: `north-${index}`,
+        account: 'north',
+      });
+      const south = await receiver.startVerification({
+        externalUserId: `south-${index}`,
+        account: 'south',
+      });
+      service.complete(north.token);
+      service.complete(south.token);
+      expect(
+        (await receiver.receive(await webhookOf(`south-${index}`, 'south', 'south'))).status,
+      ).toBe(200);
+    }
+    await clock.advance(60_000);
+    expect((await receiver.sweep()).delivered).toBe(3);
+
+    const north = await receiver.health({ account: 'north' });
+    expect(north).toMatchObject({
+      account: 'north',
+      status: 'degraded',
+      reasons: ['webhooks_missing'],
+    });
+    expect(north.deliveries).toMatchObject({ byPoll: 3, byWebhook: 0 });
+    const south = await receiver.health({ account: 'south' });
+    expect(south).toMatchObject({ account: 'south', status: 'ok', reasons: [] });
+    expect(south.webhooks.accepted).toBe(3);
+    expect((await receiver.health()).reasons).not.toContain('webhooks_missing');
+    expect(alerts).toEqual([{ code: 'webhooks_missing', account: 'north' }]);
+    await expect(receiver.health({ account: 'not an id' })).rejects.toThrow(/1 to 64/);
+  });
+});
+
 describe('the options of several accounts', () => {
   const account: AccountConfig = {
     secret: SECRETS.north,

@@ -149,7 +149,7 @@ describe.each(kinds)('two accounts with the same user ids on one $name', (kind) 
       fetch(`${webhooks}/${account}`, {
         method: 'POST',
         headers: delivery.headers,
-        body: delivery.body,
+        body: delivery.text,
       });
     const crossSigned = await post('north');
     expect(crossSigned.status).toBe(401);

@@ -144,8 +144,12 @@ export async function deliverLeased(
   if (settled) {
     context.activity.record(
       result.source === 'poll' ? 'delivered_by_poll' : 'delivered_by_webhook',
+      undefined,
+      session.account,
     );
-    if (result.source === 'poll') context.refusedBodies.recovered(result.payload.external_user_id);
+    if (result.source === 'poll') {
+      context.refusedBodies.recovered(result.payload.external_user_id, session.account);
+    }
     context.telemetry?.delivered(via ?? result.source, context.now() - session.createdAt);
   }
   if (settled && log.enabled('info')) {
@@ -218,7 +222,7 @@ async function failedDelivery(
   const unrecorded = error instanceof SettleFailure;
   const cause = unrecorded ? error.cause : error;
   if (!unrecorded) {
-    context.activity.record('handler_failed');
+    context.activity.record('handler_failed', undefined, session.account);
     handlers.reportError(error, {
       stage: 'handler',
       event,
@@ -290,7 +294,7 @@ export async function emitUndeliverable(
   context: DeliveryContext,
   event: VerificationUndeliverableEvent,
 ): Promise<void> {
-  context.activity.record('undeliverable');
+  context.activity.record('undeliverable', undefined, event.event.account);
   context.telemetry?.undeliverable(event.reason);
   try {
     await context.handlers.run('verification.undeliverable', event);

@@ -258,6 +258,7 @@ function leaveWithoutAccount(
   context.activity.record(
     'account_missing',
     session.account === undefined ? 'sessions of no account' : `account "${session.account}"`,
+    session.account,
   );
   return leave(context, session, owner, claim);
 }

@@ -31,6 +31,8 @@ export type ActivityKind =
   | 'account_missing';
 
 const BUCKET_MS = 60_000;
+// Accounts followed one by one at once: the ones seen least recently are forgotten past it.
+const MAX_ACCOUNTS = 1_000;
 
 /** One kind's buckets, oldest first, and their sum: alarms read counts on every rejection. */
 interface Counts {
@@ -46,16 +48,39 @@ export class ActivityWindow {
   private readonly buckets = new Map<ActivityKind, Counts>();
   private readonly last = new Map<ActivityKind, number>();
   private readonly details = new Map<ActivityKind, string>();
+  private readonly accounts = new Map<string, ActivityWindow>();
 
   constructor(
     private readonly clock: Clock,
     readonly windowMs: number,
-    /** Called after each record, e.g. to check the alarms. */
-    private readonly onRecord: (kind: ActivityKind) => void = () => undefined,
+    /** Called after each record, e.g. to check the alarms (of the account, when one is named). */
+    private readonly onRecord: (kind: ActivityKind, account?: string) => void = () => undefined,
   ) {}
 
-  /** Counts one `kind`; `detail` (the newest wins) can say how to fix it. */
-  record(kind: ActivityKind, detail?: string): void {
+  /**
+   * Counts one `kind`; `detail` (the newest wins) can say how to fix it. On a Receiver of
+   * several accounts, `account` counts it toward that account's window too (`forAccount`).
+   */
+  record(kind: ActivityKind, detail?: string, account?: string): void {
+    if (account !== undefined) {
+      const window = this.accounts.get(account) ?? new ActivityWindow(this.clock, this.windowMs);
+      // Most recently seen last: the first is the one forgotten when there are too many.
+      this.accounts.delete(account);
+      this.accounts.set(account, window);
+      if (this.accounts.size > MAX_ACCOUNTS)
+        this.accounts.delete(this.accounts.keys().next().value!);
+      window.record(kind, detail);
+    }
+    this.countOne(kind, detail);
+    this.onRecord(kind, account);
+  }
+
+  /** What one account's requests and results did over the window (nothing, if none yet). */
+  forAccount(account: string): ActivityWindow {
+    return this.accounts.get(account) ?? new ActivityWindow(this.clock, this.windowMs);
+  }
+
+  private countOne(kind: ActivityKind, detail: string | undefined): void {
     const now = this.clock.now();
     if (detail !== undefined) this.details.set(kind, detail);
     const start = now - (now % BUCKET_MS);
@@ -70,7 +95,6 @@ export class ActivityWindow {
     counts.total++;
     this.last.set(kind, now);
     this.prune(counts, now);
-    this.onRecord(kind);
   }
 
   /** How many of `kind` in the window. */

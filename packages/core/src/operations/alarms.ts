@@ -37,6 +37,12 @@ export interface ReceiverAlert {
   /** How often it happened within the window. */
   count: number;
   raisedAt: Date;
+  /**
+   * The account it concerns, on a Receiver of several accounts: each account's requests and
+   * results are judged apart too (a wrong secret or callback URL is one account's), and its
+   * alarms raised with its id.
+   */
+  account?: string;
 }
 
 interface Rule {
@@ -167,9 +173,16 @@ export class Alarms {
   private readonly raisedAt = new Map<AlarmCode, number>();
 
   constructor(
-    private readonly window: ActivityWindow,
+    /** The window judged, or how to find it (an account's, which its parent may replace). */
+    private readonly windowOf: ActivityWindow | (() => ActivityWindow),
     private readonly raise: (alert: ReceiverAlert) => void,
+    /** The account whose window this is, named in each alert and its message. */
+    private readonly account?: string,
   ) {}
+
+  private get window(): ActivityWindow {
+    return typeof this.windowOf === 'function' ? this.windowOf() : this.windowOf;
+  }
 
   /** The alarms whose situation is happening now, with their counts. */
   active(): { rule: Rule; count: number }[] {
@@ -185,12 +198,44 @@ export class Alarms {
       const last = this.raisedAt.get(rule.code);
       if (last !== undefined && now - last < this.window.windowMs) continue;
       this.raisedAt.set(rule.code, now);
+      const message = rule.message(count, minutes, this.window);
       this.raise({
         code: rule.code,
-        message: rule.message(count, minutes, this.window),
+        message: this.account === undefined ? message : `Account "${this.account}": ${message}`,
         count,
         raisedAt: new Date(now),
+        ...(this.account === undefined ? {} : { account: this.account }),
       });
     }
+  }
+}
+
+// Accounts whose alarms are kept at once, as many as the activity window follows.
+const MAX_ACCOUNTS = 1_000;
+
+/**
+ * The alarms of each account of a Receiver of several, judged on that account's window (a
+ * wrong signing secret or callback URL is one account's, hidden among the others' traffic in
+ * the Receiver's own window), each raised once per window per account.
+ */
+export class AccountAlarms {
+  private readonly byAccount = new Map<string, Alarms>();
+
+  constructor(
+    private readonly activity: ActivityWindow,
+    private readonly raise: (alert: ReceiverAlert) => void,
+  ) {}
+
+  /** The alarms of `account`. */
+  of(account: string): Alarms {
+    let alarms = this.byAccount.get(account);
+    if (!alarms) {
+      alarms = new Alarms(() => this.activity.forAccount(account), this.raise, account);
+      this.byAccount.set(account, alarms);
+      if (this.byAccount.size > MAX_ACCOUNTS) {
+        this.byAccount.delete(this.byAccount.keys().next().value!);
+      }
+    }
+    return alarms;
   }
 }

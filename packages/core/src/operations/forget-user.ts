@@ -48,7 +48,7 @@ export async function forgetUser(
   const waiting = context.clockReady();
   if (waiting) await waiting;
   const removed = await context.store.forgetUser({ externalUserId, account, now: context.now() });
-  context.refusedBodies.forget(externalUserId);
+  context.refusedBodies.forget(externalUserId, account);
   context.log.info("A user's records were erased.", { removed });
   return { removed };
 }

@@ -4,6 +4,8 @@ import type { AlarmCode, Alarms } from './alarms.js';
 
 /** What `receiver.health()` reports: a snapshot a health endpoint can serve as JSON. */
 export interface ReceiverHealth {
+  /** The account this health is of (`health({ account })` on a Receiver of several accounts). */
+  account?: string;
   /**
    * Whether this instance can serve webhooks now: its store answered. What a load balancer
    * or readiness probe asks; alarms never change it, so no request (from the service or

@@ -31,8 +31,11 @@ export class RefusedBodies {
     private readonly now: () => number,
   ) {}
 
-  /** Remembers the user a refused body names, if it reads as a `verification.completed`. */
-  note(body: Uint8Array, reason: RefusalReason): void {
+  /**
+   * Remembers the user a refused body names, if it reads as a `verification.completed`; on a
+   * Receiver of several accounts, as a user of the account the request named.
+   */
+  note(body: Uint8Array, reason: RefusalReason, account?: string): void {
     let user: unknown;
     try {
       const json = decodeJson(body) as { event?: unknown; external_user_id?: unknown } | null;
@@ -42,26 +45,32 @@ export class RefusedBodies {
       return;
     }
     if (typeof user !== 'string') return;
-    this.byUser.delete(user);
-    this.byUser.set(user, { at: this.now(), reason });
+    const key = keyOf(user, account);
+    this.byUser.delete(key);
+    this.byUser.set(key, { at: this.now(), reason });
     if (this.byUser.size > MAX_REMEMBERED) {
       this.byUser.delete(this.byUser.keys().next().value!);
     }
   }
 
   /** Erasure (`receiver.forgetUser`): the user is no longer remembered by this process. */
-  forget(user: string): void {
-    this.byUser.delete(user);
+  forget(user: string, account?: string): void {
+    this.byUser.delete(keyOf(user, account));
   }
 
   /** A result of `user` was recovered by polling: a refused body of that user was its webhook. */
-  recovered(user: string): void {
+  recovered(user: string, account?: string): void {
     if (this.byUser.size === 0) return;
-    const refused = this.byUser.get(user);
+    const key = keyOf(user, account);
+    const refused = this.byUser.get(key);
     if (!refused) return;
-    this.byUser.delete(user);
+    this.byUser.delete(key);
     if (this.now() - refused.at <= this.activity.windowMs) {
-      this.activity.record(RECOVERED[refused.reason]);
+      this.activity.record(RECOVERED[refused.reason], undefined, account);
     }
   }
 }
+
+/** The same user id in two accounts is two users. */
+const keyOf = (user: string, account: string | undefined) =>
+  account === undefined ? user : `${account}\u0000${user}`;

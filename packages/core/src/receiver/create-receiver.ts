@@ -32,7 +32,7 @@ import type {
 import { type HandlerOptions, HandlerRegistry } from '../delivery/handler-registry.js';
 import { requireClient } from '../delivery/require-client.js';
 import { type ActivityKind, ActivityWindow } from '../operations/activity-window.js';
-import { Alarms } from '../operations/alarms.js';
+import { AccountAlarms, Alarms, type ReceiverAlert } from '../operations/alarms.js';
 import { BACKLOG_CHECK_EVERY_MS, checkBacklog } from '../operations/backlog-check.js';
 import { type ForgetUserScope, type ForgottenUser, forgetUser } from '../operations/forget-user.js';
 import { type ReceiverHealth, readHealth } from '../operations/health.js';
@@ -63,6 +63,15 @@ export interface StartVerificationParams extends CreateSessionParams {
 /** Options of `receiver.track()`. */
 export interface TrackOptions {
   /** On a Receiver of several accounts (required there): the account the session is of. */
+  account?: string;
+}
+
+/** Options of `receiver.health()`. */
+export interface HealthOptions {
+  /**
+   * On a Receiver of several accounts: the health of one account, judged on its own requests
+   * and results (its alarms, counts and last webhook); `store` and `ready` are the Receiver's.
+   */
   account?: string;
 }
 
@@ -161,7 +170,7 @@ export interface Receiver<Transaction = never> {
    *   res.status(health.ready ? 200 : 503).json(health);
    * });
    */
-  health(): Promise<ReceiverHealth>;
+  health(options?: HealthOptions): Promise<ReceiverHealth>;
   /**
    * Results given up after `maxDeliveryAttempts` failed handler runs: list them, deliver
    * them again once the handler is fixed (exactly once, by the next sweep), or discard them.
@@ -278,8 +287,11 @@ export function createReceiver<S extends Store = Store>(
         },
       })
     : undefined;
-  const activity = new ActivityWindow(resolved.clock, HEALTH_WINDOW_MS, (kind) => {
-    if (!CALM_KINDS.has(kind)) alarms.check(resolved.clock.now());
+  const activity = new ActivityWindow(resolved.clock, HEALTH_WINDOW_MS, (kind, account) => {
+    if (CALM_KINDS.has(kind)) return;
+    const now = resolved.clock.now();
+    alarms.check(now);
+    if (account !== undefined) accountAlarms.of(account).check(now);
   });
   const context: ReceiverContext = {
     ...resolved,
@@ -298,10 +310,16 @@ export function createReceiver<S extends Store = Store>(
     activity,
     refusedBodies: new RefusedBodies(activity, () => resolved.clock.now()),
   };
-  const alarms = new Alarms(context.activity, (alert) => {
-    context.log.error(alert.message, { code: alert.code, count: alert.count });
+  const raiseAlert = (alert: ReceiverAlert) => {
+    context.log.error(alert.message, {
+      code: alert.code,
+      count: alert.count,
+      ...(alert.account === undefined ? {} : { account: alert.account }),
+    });
     context.handlers.raiseAlert(alert);
-  });
+  };
+  const alarms = new Alarms(context.activity, raiseAlert);
+  const accountAlarms = new AccountAlarms(context.activity, raiseAlert);
   reportStoreAlarms(context);
   let timer: unknown;
   let backlogTimer: unknown;
@@ -434,7 +452,19 @@ export function createReceiver<S extends Store = Store>(
         if (typeof client?.check === 'function') await client.check();
       }
     },
-    health: () => readHealth(context.activity, alarms, readStore, context.now()),
+    health: async (healthOptions) => {
+      const account = healthOptions?.account;
+      if (account === undefined)
+        return readHealth(context.activity, alarms, readStore, context.now());
+      accountScope(context, account, 'health()');
+      const health = await readHealth(
+        context.activity.forAccount(account),
+        accountAlarms.of(account),
+        readStore,
+        context.now(),
+      );
+      return { account, ...health };
+    },
     // Dead letters are read and reopened on the clock leases use.
     deadLetters: createDeadLetters(context.store, { ...context.clock, now: context.now }),
     start() {

@@ -364,6 +364,8 @@ export interface Decided {
   event?: VerificationCompletedEvent;
   /** What the log line of the row adds: what only this request knows, never its data. */
   logFields?: Record<string, unknown>;
+  /** The account the request was decided for (a Receiver of several): counted toward it too. */
+  account?: string;
 }
 
 // A row without `{detail}` is serialized once: floods of unsigned or wrongly signed

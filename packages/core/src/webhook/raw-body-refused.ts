@@ -23,21 +23,21 @@ export async function recordRawBodyRefused(
 ): Promise<void> {
   const signature = readHeader(headers, SIGNATURE_HEADER);
   if (signature === undefined || signature.trim() === '') {
-    context.activity.record('raw_body_unsigned');
+    context.activity.record('raw_body_unsigned', undefined, context.account);
     return;
   }
   const { kept } = read;
   if (kept === undefined) {
-    context.activity.record('raw_body_unkept', read.hint);
+    context.activity.record('raw_body_unkept', read.hint, context.account);
   } else {
     const matching =
       kept.byteLength <= context.maxBodyBytes && findSecret(kept, signature, context.secrets);
     if (matching instanceof Promise ? await matching : matching) {
-      context.activity.record('raw_body_unavailable', read.hint);
+      context.activity.record('raw_body_unavailable', read.hint, context.account);
       return;
     }
-    context.activity.record('raw_body_unverified', read.hint);
-    context.refusedBodies.note(kept, 'raw_body_unverified');
+    context.activity.record('raw_body_unverified', read.hint, context.account);
+    context.refusedBodies.note(kept, 'raw_body_unverified', context.account);
   }
   rejectionLog(context.log, context.now).warn(
     `Webhook refused: a body parser consumed the body before its signature could be checked. ${read.hint}`,

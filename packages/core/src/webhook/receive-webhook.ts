@@ -337,7 +337,14 @@ export async function decideAnswer(
     : receiverContext;
   const chosen = choosing instanceof Promise ? await choosing : choosing;
   if ('name' in chosen) return chosen;
-  const context = chosen;
+  if (chosen.account === undefined) return decideFor(chosen, request);
+  const decided = await decideFor(chosen, request);
+  decided.account = chosen.account;
+  return decided;
+}
+
+/** The answer of a request decided in `context`: the Receiver's, or its account's. */
+async function decideFor(context: WebhookContext, request: WebhookRequest): Promise<Decided> {
   const { body } = request;
   if (!(body instanceof Uint8Array)) return unreadBody(context, request.headers, body);
   if (body.byteLength > context.maxBodyBytes) {
@@ -348,7 +355,7 @@ export async function decideAnswer(
   const matching = findSecret(body, signature, context.secrets);
   const match = matching instanceof Promise ? await matching : matching;
   if (!match) {
-    context.refusedBodies.note(body, 'signature_invalid');
+    context.refusedBodies.note(body, 'signature_invalid', context.account);
     return { name: 'signature_invalid', logFields: { candidates: context.secrets.length } };
   }
   // From here on the body is the service's.
@@ -364,7 +371,7 @@ export async function decideAnswer(
     const reason = error instanceof FaceverifyError ? error.message : 'The payload is invalid.';
     return { name: 'payload_invalid', detail: reason, logFields: { reason } };
   }
-  context.activity.record('webhook_accepted');
+  context.activity.record('webhook_accepted', undefined, context.account);
   // The first webhook of a process reads the store's clock first (`storeClock`).
   const clockReading = context.clockReady();
   if (clockReading) await clockReading;

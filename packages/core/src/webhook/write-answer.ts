@@ -25,7 +25,7 @@ export interface AnswerContext {
  */
 export function writeAnswer(context: AnswerContext, decided: Decided): ReceiverResponse {
   const row: AnswerRow = WEBHOOK_ANSWERS[decided.name];
-  if (row.counts) context.activity.record(row.counts);
+  if (row.counts) context.activity.record(row.counts, undefined, decided.account);
   const { log } = row;
   if (log?.limited) rejectionLog(context.log, context.now).warn(log.message, decided.logFields);
   else if (log) context.log[log.level](log.message, decided.logFields);
