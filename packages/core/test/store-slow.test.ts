@@ -8,17 +8,26 @@ const SECRET = 'whsec_store_slow';
 class StallingStore extends MemoryStore {
   private release: (() => void) | undefined;
   private gate: Promise<void> | undefined;
+  /** Calls of `remember` waiting at the gate now. */
+  waiting = 0;
   stall(): void {
     this.gate = new Promise((resolve) => {
       this.release = resolve;
     });
+  }
+  gated(): boolean {
+    return this.gate !== undefined;
   }
   resume(): void {
     this.gate = undefined;
     this.release?.();
   }
   override async remember(options: Parameters<MemoryStore['remember']>[0]): Promise<boolean> {
-    if (this.gate) await this.gate;
+    if (this.gate) {
+      this.waiting += 1;
+      await this.gate;
+      this.waiting -= 1;
+    }
     return super.remember(options);
   }
 }
@@ -40,10 +49,21 @@ function setUp(storeSlowMs?: number) {
   receiver.on('alert', (alert) => {
     alerts.push(alert);
   });
-  const webhook = async (user: string) =>
-    receiver.receive(
-      await signedDelivery(fixturePayload({ external_user_id: user }), { secret: SECRET }),
-    );
+  /**
+   * Sends a webhook of `user` and resolves once its first store call waits at the gate (the
+   * stall is timed from there on the test clock), with the answer still to come.
+   */
+  const webhook = async (user: string) => {
+    const delivery = await signedDelivery(fixturePayload({ external_user_id: user }), {
+      secret: SECRET,
+    });
+    const waitingBefore = store.waiting;
+    const answer = receiver.receive(delivery);
+    while (store.gated() && store.waiting === waitingBefore) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return { answer };
+  };
   return { clock, store, receiver, alerts, logged, webhook };
 }
 
@@ -52,12 +72,16 @@ describe('store_slow', () => {
     const { clock, store, receiver, alerts, logged, webhook } = setUp();
     store.stall();
     let answered = false;
-    const answers = ['u1', 'u2', 'u3'].map((user) =>
-      webhook(user).then((answer) => {
-        answered = true;
-        return answer;
-      }),
-    );
+    const answers: Promise<{ status: number }>[] = [];
+    for (const user of ['u1', 'u2', 'u3']) {
+      const { answer } = await webhook(user);
+      answers.push(
+        answer.then((response) => {
+          answered = true;
+          return response;
+        }),
+      );
+    }
     await clock.advance(4999);
     expect(alerts).toEqual([]);
     await clock.advance(1);
@@ -76,7 +100,7 @@ describe('store_slow', () => {
     expect((await Promise.all(answers)).map((answer) => answer.status)).toEqual([200, 200, 200]);
     // Another stall within the window counts, and logs nothing new.
     store.stall();
-    const late = webhook('u4');
+    const { answer: late } = await webhook('u4');
     await clock.advance(5000);
     store.resume();
     expect((await late).status).toBe(200);
@@ -87,7 +111,7 @@ describe('store_slow', () => {
   it('a store that answers within storeSlowMs raises nothing', async () => {
     const { clock, store, receiver, alerts, webhook } = setUp(2000);
     store.stall();
-    const answer = webhook('u1');
+    const { answer } = await webhook('u1');
     await clock.advance(1999);
     store.resume();
     expect((await answer).status).toBe(200);

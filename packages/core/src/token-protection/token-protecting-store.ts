@@ -393,7 +393,18 @@ export class TokenProtectingStore implements Store {
     if (known?.storedKey === storedKey) return known.sealed;
     const sealed = await sealResult(uniqueById(await this.tokenKeys()), result, storedKey);
     this.sealedForms.set(result, { storedKey, sealed });
+    this.rememberOpened(storedKey, sealed, result);
     return sealed;
+  }
+
+  /**
+   * What a sealed result opens to, known without opening it: the result this process just
+   * sealed. The lease or lookup that reads it back next (a webhook leases what it attached)
+   * then decrypts nothing. A copy, so that what the caller changes later stays out.
+   */
+  private rememberOpened(storedKey: string, sealed: StoredResult, result: StoredResult): void {
+    const text = (sealed as unknown as SealedResult).sealed;
+    cacheEntry(this.openedResults, `${storedKey}\n${text}`, { ...result });
   }
 
   private async sealUpdate(update: SettleUpdate, storedKey: string): Promise<SettleUpdate> {
@@ -417,7 +428,10 @@ export class TokenProtectingStore implements Store {
     if (token !== undefined) {
       concealed.token = await sealToken(sealing, token, key, record.externalUserId);
     }
-    if (result !== undefined) concealed.result = await sealResult(sealing, result, key);
+    if (result !== undefined) {
+      concealed.result = await sealResult(sealing, result, key);
+      this.rememberOpened(key, concealed.result, result);
+    }
     return concealed;
   }
 
