@@ -10,6 +10,8 @@
 // Each group says who needs it; a name nobody outside core uses is not exported
 // (`node scripts/core-shape.mjs` counts them per entry).
 
+// Several accounts of the service on one Receiver (`accounts` option): a map or a resolver.
+export type { AccountConfig, AccountResolver, AccountsOption } from './accounts/accounts-option.js';
 // The API client, alone or under a Receiver (`client` option), and its types.
 export {
   type Client,
@@ -81,10 +83,14 @@ export type { VerificationPayload, VerificationStatus } from './payload/types.js
 // The Receiver and its options.
 export {
   type ConfirmedSession,
+  type ConfirmOptions,
   createReceiver,
+  type ForgetUserScope,
   type ForgottenUser,
   type Receiver,
   type StartedVerification,
+  type StartVerificationParams,
+  type TrackOptions,
 } from './receiver/create-receiver.js';
 export type { ReceiverOptions } from './receiver/options.js';
 // The return page: the session's state, streamed or read once.
