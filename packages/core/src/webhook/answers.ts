@@ -364,6 +364,11 @@ export interface Decided {
   event?: VerificationCompletedEvent;
   /** What the log line of the row adds: what only this request knows, never its data. */
   logFields?: Record<string, unknown>;
+  /**
+   * The account the request was decided in, on a Receiver of several accounts: one it has
+   * (resolved), never an id a request made up, so telemetry may count by it.
+   */
+  account?: string;
 }
 
 // A row without `{detail}` is serialized once: floods of unsigned or wrongly signed
