@@ -85,6 +85,46 @@ async function receiverWithDeadLetters(store: Store, users: string[]) {
   return { receiver, state };
 }
 
+const TOKEN_KEY = 'cli-dead-letters-token-key-0123456789abcdef';
+const ACCOUNT_SECRETS = {
+  acme: 'whsec_cli_acme_0123456789',
+  globex: 'whsec_cli_globex_0123456789',
+};
+
+/**
+ * A receiver of several accounts (its clients at a closed port: untracked webhooks are
+ * delivered without asking), whose handler always fails: each account's webhook becomes a
+ * dead letter of that account.
+ */
+async function accountsWithDeadLetters(
+  store: Store,
+  letters: [account: keyof typeof ACCOUNT_SECRETS, user: string][],
+) {
+  const account = (id: keyof typeof ACCOUNT_SECRETS) => ({
+    secret: ACCOUNT_SECRETS[id],
+    client: { apiKey: `fv_test_${id}`, baseUrl: 'http://127.0.0.1:9' },
+  });
+  const receiver = createReceiver({
+    accounts: { acme: account('acme'), globex: account('globex') },
+    tokenKeys: [TOKEN_KEY],
+    untrackedWebhooks: 'deliver',
+    store,
+    logger: false,
+    maxDeliveryAttempts: 1,
+  });
+  receiver.on('verification.completed', () => {
+    throw new Error('the users table is locked');
+  });
+  receiver.on('verification.undeliverable', () => undefined);
+  receiver.on('error', () => undefined);
+  for (const [id, user] of letters) {
+    const payload = fixturePayload({ external_user_id: user });
+    const delivery = await signedDelivery(payload, { secret: ACCOUNT_SECRETS[id] });
+    expect((await receiver.receive({ ...delivery, account: id })).status).toBe(500);
+  }
+  return receiver;
+}
+
 describe.each([
   ['Redis', redisStores],
   ['PostgreSQL', postgresStores],
@@ -112,6 +152,7 @@ describe.each([
     expect(all.code).toBe(0);
     expect(all.out).toHaveLength(2);
     expect(all.out[0]).toMatch(/^\S+\tu_first\tverified\t1\t\d{4}-\d\d-\d\dT/);
+    expect(all.out[0]!.split('\t'), 'no account column without accounts').toHaveLength(5);
     expect(all.out[1]).toContain('\tu_second\t');
 
     const first = await cli(['list', '--limit', '1', ...flags]);
@@ -140,6 +181,47 @@ describe.each([
     expect(sealed).toHaveLength(2);
     expect(sealed[0]).toContain(all.out[0]!.split('\t')[0]!);
     expect(keyless.err.join('\n')).not.toContain('u_first');
+  });
+
+  it(`a receiver of several accounts: an ACCOUNT column, and --account lists one account's [${name}]`, async () => {
+    const { store, flags } = await stores.create();
+    await accountsWithDeadLetters(store, [
+      ['acme', 'u_alice'],
+      ['globex', 'u_alice'],
+      ['acme', 'u_bob'],
+    ]);
+    const keys = { FACEVERIFY_TOKEN_KEYS: TOKEN_KEY };
+    const all = await cli(['list', ...flags], keys);
+    expect(all.code).toBe(0);
+    expect(all.out.map((line) => line.split('\t').filter((_, at) => at !== 0 && at !== 4))).toEqual(
+      [
+        ['u_alice', 'verified', '1', 'acme'],
+        ['u_alice', 'verified', '1', 'globex'],
+        ['u_bob', 'verified', '1', 'acme'],
+      ],
+    );
+
+    const acme = await cli(['list', '--account', 'acme', ...flags], keys);
+    expect(acme.code).toBe(0);
+    expect(acme.out).toEqual([all.out[0], all.out[2]]);
+    const globex = await cli(['list', '--json', '--account', 'globex', ...flags], keys);
+    expect(globex.out.map((line) => JSON.parse(line))).toMatchObject([
+      { account: 'globex', externalUserId: 'u_alice' },
+    ]);
+    // A page is filtered after it is read: the cursor goes on with the account.
+    const paged = await cli(['list', '--limit', '1', '--account', 'globex', ...flags], keys);
+    expect(paged.out).toEqual([]);
+    expect(paged.err.find((line) => line.startsWith('more: '))).toContain(
+      'faceverify dead-letters list --account globex --cursor ',
+    );
+    const none = await cli(['list', '--account', 'initech', ...flags], keys);
+    expect(none.out).toEqual([]);
+    expect(none.err).toEqual([`No dead letters of account initech in ${name}.`]);
+
+    const key = all.out[0]!.split('\t')[0]!;
+    const refused = await cli(['redeliver', key, '--account', 'acme', ...flags], keys);
+    expect(refused.code).toBe(2);
+    expect(refused.err[0]).toContain('--account filters list only');
   });
 
   it(`concurrent redeliveries hand a result back once, and the next sweep delivers it once [${name}]`, async () => {

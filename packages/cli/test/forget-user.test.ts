@@ -91,6 +91,48 @@ async function receiverWithRecords(store: Store) {
   return receiver;
 }
 
+const TOKEN_KEY = 'cli-forget-user-token-key-0123456789abcdef';
+const ACCOUNT_SECRETS = {
+  acme: 'whsec_cli_acme_0123456789',
+  globex: 'whsec_cli_globex_0123456789',
+};
+
+/**
+ * A receiver of several accounts whose handler always fails, each result kept as a dead letter
+ * of its account: ERASED twice in acme and once in globex (the same id, another user), KEPT in
+ * acme. Its clients are at a closed port: untracked webhooks are delivered without asking.
+ */
+async function accountsWithRecords(store: Store) {
+  const account = (id: keyof typeof ACCOUNT_SECRETS) => ({
+    secret: ACCOUNT_SECRETS[id],
+    client: { apiKey: `fv_test_${id}`, baseUrl: 'http://127.0.0.1:9' },
+  });
+  const receiver = createReceiver({
+    accounts: { acme: account('acme'), globex: account('globex') },
+    tokenKeys: [TOKEN_KEY],
+    untrackedWebhooks: 'deliver',
+    store,
+    logger: false,
+    maxDeliveryAttempts: 1,
+  });
+  receiver.on('verification.completed', () => {
+    throw new Error('the users table is locked');
+  });
+  receiver.on('verification.undeliverable', () => undefined);
+  receiver.on('error', () => undefined);
+  for (const [id, user, n] of [
+    ['acme', ERASED, 1],
+    ['acme', ERASED, 2],
+    ['globex', ERASED, 1],
+    ['acme', KEPT, 1],
+  ] as const) {
+    const payload = fixturePayload({ external_user_id: user, confidence: 0.9 + n / 100 });
+    const delivery = await signedDelivery(payload, { secret: ACCOUNT_SECRETS[id] });
+    await receiver.receive({ ...delivery, account: id });
+  }
+  return receiver;
+}
+
 describe.each([
   ['Redis', redisStores],
   ['PostgreSQL', postgresStores],
@@ -124,6 +166,36 @@ describe.each([
     const again = await cli(['forget-user', ERASED, ...flags]);
     expect(again.code).toBe(0);
     expect(again.out).toEqual([`Removed 0 records of that user from ${name}.`]);
+  });
+
+  it(`--account erases the user of that account only, with the token keys [${name}]`, async () => {
+    const { store, flags } = await stores.create();
+    const receiver = await accountsWithRecords(store);
+    const remaining = async () =>
+      (await receiver.deadLetters.list()).deadLetters
+        .map((letter) => `${letter.account}/${letter.externalUserId}`)
+        .sort();
+    expect(await remaining()).toHaveLength(4);
+    const keys: Record<string, string> = { ...stores.env, FACEVERIFY_TOKEN_KEYS: TOKEN_KEY };
+
+    // Without its account, no user of an account is found: the same id is another user in each.
+    const unscoped = await cli(['forget-user', ERASED, ...flags], keys);
+    expect(unscoped.out).toEqual([`Removed 0 records of that user from ${name}.`]);
+
+    const erased = await cli(['forget-user', ERASED, '--account', 'acme', ...flags], keys);
+    expect(erased.code).toBe(0);
+    expect(erased.out).toEqual([`Removed 2 records of that user of account acme from ${name}.`]);
+    expect(erased.all()).not.toContain(ERASED);
+    expect(await remaining()).toEqual([`acme/${KEPT}`, `globex/${ERASED}`]);
+
+    // Only the token keys are needed, not the account's secret: the signing secret may be absent.
+    const { FACEVERIFY_WEBHOOK_SECRET: _secret, ...withoutSecret } = keys;
+    const other = await cli(
+      ['forget-user', ERASED, '--account', 'globex', ...flags],
+      withoutSecret,
+    );
+    expect(other.out).toEqual([`Removed 1 record of that user of account globex from ${name}.`]);
+    expect(await remaining()).toEqual([`acme/${KEPT}`]);
   });
 
   it(`the installed command erases, with exit code 0 [${name}]`, async () => {
@@ -168,6 +240,18 @@ describe('faceverify forget-user, usage', () => {
     const none = await cli(['u_1'], { FACEVERIFY_WEBHOOK_SECRET: SECRET });
     expect(none.code).toBe(2);
     expect(none.err[0]).toContain('set REDIS_URL or DATABASE_URL');
+  });
+
+  it('exits 2 with --account but no token keys, or an account id that is not one', async () => {
+    const noKeys = await cli(['u_1', '--account', 'acme'], env);
+    expect(noKeys.code).toBe(2);
+    expect(noKeys.err[0]).toContain('--account needs FACEVERIFY_TOKEN_KEYS');
+    const malformed = await cli(['u_1', '--account', 'no spaces'], {
+      ...env,
+      FACEVERIFY_TOKEN_KEYS: TOKEN_KEY,
+    });
+    expect(malformed.code).toBe(2);
+    expect(malformed.err[0]).toContain('1 to 64 letters');
   });
 
   it('exits 1 when the store cannot be reached, without printing the password or the id', async () => {

@@ -1,4 +1,5 @@
 import type { ConformanceCase } from './case.js';
+import { accountCases } from './cases/account-cases.js';
 import { bodyLimitCases } from './cases/body-limit-cases.js';
 import { bodyParserCases } from './cases/body-parser-cases.js';
 import { bodyTimeoutCases } from './cases/body-timeout-cases.js';
@@ -26,6 +27,7 @@ export function conformanceCases(target: ConformanceTarget, mount: MountStyle): 
     ...bodyLimitCases(target, mount),
     ...bodyTimeoutCases(target, mount),
     ...deliveryCases(target, mount),
+    ...accountCases(target, mount),
     ...bodyParserCases(target, mount),
     ...(target.passThrough === false ? [] : passThroughCases(target, mount)),
   ];

@@ -31,6 +31,12 @@ export interface FixtureOptions {
   /** Register the handler through the middleware's `.on` instead of the receiver's. */
   registerLater?: boolean;
   receiver?: Partial<ReceiverOptions>;
+  /**
+   * A Receiver of several accounts: each account's id and signing secret. Replaces `secret`;
+   * the accounts' API clients point at a closed port, and untracked webhooks are delivered
+   * (no session is started in these cases, so none is confirmed with the service).
+   */
+  accounts?: Record<string, WebhookSecrets>;
 }
 
 /** A receiver whose handler calls, errors and log lines a case can inspect. */
@@ -52,6 +58,30 @@ function secretStrings(secret: WebhookSecrets): string[] {
   return list.map((entry) => (typeof entry === 'string' ? entry : entry.secret));
 }
 
+/** The token key of a Receiver of several accounts, which cannot derive it from one secret. */
+const TOKEN_KEY = 'conformance-token-key-0123456789abcdef';
+
+/** The options that make the Receiver serve `accounts`, or the one account of `secret`. */
+function accountOptions(
+  secret: WebhookSecrets,
+  accounts: Record<string, WebhookSecrets> | undefined,
+): Partial<ReceiverOptions> {
+  if (!accounts) return { secret, client: false };
+  return {
+    tokenKeys: [TOKEN_KEY],
+    untrackedWebhooks: 'deliver',
+    accounts: Object.fromEntries(
+      Object.entries(accounts).map(([id, accountSecret]) => [
+        id,
+        {
+          secret: accountSecret,
+          client: { apiKey: `fv_test_${id}`, baseUrl: 'http://127.0.0.1:9' },
+        },
+      ]),
+    ),
+  };
+}
+
 export function createFixture(options: FixtureOptions = {}): Fixture {
   const secret = options.secret ?? SECRET;
   const behaviour = options.handler ?? { kind: 'record' };
@@ -62,8 +92,7 @@ export function createFixture(options: FixtureOptions = {}): Fixture {
       logs.push({ level, message, fields });
     };
   const receiver = createReceiver({
-    secret,
-    client: false,
+    ...accountOptions(secret, options.accounts),
     store: new MemoryStore(),
     maxBodyBytes: LIMIT,
     logger: {
@@ -93,7 +122,9 @@ export function createFixture(options: FixtureOptions = {}): Fixture {
     finished,
     release,
     logs,
-    secrets: secretStrings(secret),
+    secrets: options.accounts
+      ? Object.values(options.accounts).flatMap(secretStrings)
+      : secretStrings(secret),
     handler,
   };
 }

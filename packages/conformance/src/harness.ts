@@ -18,6 +18,10 @@ export interface SpecInput {
   mount: MountStyle;
   options?: WebhookOptionsUnderTest;
   bodyParser?: BodyParserSetup;
+  /** With `mount: 'route'`: the route's path instead of `ROUTE_PATH` (`ACCOUNT_ROUTE_PATH`). */
+  routePath?: string;
+  /** The adapter reads the account from this header (see `AppSpec.accountHeader`). */
+  accountHeader?: string;
 }
 
 /** Request options fetch accepts for a streamed body. */
@@ -43,13 +47,17 @@ export interface AppUnderTest extends RunningApp {
 
 function specFor(input: SpecInput, fixture: Fixture): AppSpec {
   const options = input.options ?? {};
-  const webhookPath = input.mount === 'route' ? ROUTE_PATH : (options.path ?? DEFAULT_WEBHOOK_PATH);
+  const webhookPath =
+    input.mount === 'route'
+      ? (input.routePath ?? ROUTE_PATH)
+      : (options.path ?? DEFAULT_WEBHOOK_PATH);
   return {
     receiver: fixture.receiver,
     mount: input.mount,
     webhookPath,
     options,
     bodyParser: input.bodyParser ?? 'none',
+    ...(input.accountHeader === undefined ? {} : { accountHeader: input.accountHeader }),
   };
 }
 

@@ -4,6 +4,8 @@ export { createFixture, type Fixture, LIMIT, SECRET } from './fixture.js';
 export { assertAccepted, assertError } from './harness.js';
 export { type Listening, listen } from './http/listen.js';
 export {
+  ACCOUNT_HEADER,
+  ACCOUNT_ROUTE_PATH,
   type AppSpec,
   type BodyParserSetup,
   type ConformanceTarget,

@@ -25,6 +25,15 @@ export type MountStyle = 'use' | 'route';
  */
 export type BodyParserSetup = 'none' | 'parser-first' | 'parser-keeping-bytes';
 
+/**
+ * The route parameter a Receiver of several accounts reads by default, in the path each
+ * account's callback URL follows: `/webhooks/verification/<account id>`.
+ */
+export const ACCOUNT_ROUTE_PATH = '/webhooks/verification/:account';
+
+/** The request header the cases' `account` function reads the account id from. */
+export const ACCOUNT_HEADER = 'x-account';
+
 /** The options handed to the adapter's `verificationWebhook(receiver, options)`. */
 export interface WebhookOptionsUnderTest {
   path?: string;
@@ -38,11 +47,20 @@ export interface AppSpec {
   mount: MountStyle;
   /**
    * Where webhooks are posted. With `mount: 'route'` the target registers a POST route
-   * here; with `use` it equals `options.path`, or the default path when that is unset.
+   * here, which may hold the route parameter `:account` (`ACCOUNT_ROUTE_PATH`): the target
+   * routes it the framework's way (Fastify: the plugin's `path`; a Fetch handler, which has no
+   * route parameters: its `account` option given the path's segment). With `use` it equals
+   * `options.path`, or the default path when that is unset.
    */
   webhookPath: string;
   options: WebhookOptionsUnderTest;
   bodyParser: BodyParserSetup;
+  /**
+   * Set: the adapter gets an `account` option, a function that reads the account id from this
+   * request header the framework's way (`req.get()`, `ctx.get()`, `c.req.header()`,
+   * `request.headers[...]`, `request.headers.get()`), instead of the route parameter.
+   */
+  accountHeader?: string;
 }
 
 /**

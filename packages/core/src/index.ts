@@ -10,12 +10,8 @@
 // Each group says who needs it; a name nobody outside core uses is not exported
 // (`node scripts/core-shape.mjs` counts them per entry).
 
-// Several accounts of the service on one Receiver (the `accounts` option).
-export type {
-  AccountConfig,
-  AccountResolver,
-  AccountsOption,
-} from './accounts/accounts-option.js';
+// Several accounts of the service on one Receiver (`accounts` option): a map or a resolver.
+export type { AccountConfig, AccountResolver, AccountsOption } from './accounts/accounts-option.js';
 // The API client, alone or under a Receiver (`client` option), and its types.
 export {
   type Client,

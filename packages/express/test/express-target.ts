@@ -25,7 +25,11 @@ function buildApp(createApp: typeof express, spec: AppSpec) {
   if (spec.bodyParser === 'parser-keeping-bytes') {
     app.use(createApp.json({ verify: captureRawBody }));
   }
-  const webhook = verificationWebhook(spec.receiver, spec.options);
+  const { accountHeader } = spec;
+  const webhook = verificationWebhook(spec.receiver, {
+    ...spec.options,
+    ...(accountHeader === undefined ? {} : { account: (req: Request) => req.get(accountHeader) }),
+  });
   const laterHandlers = spec.options.passThrough ? [answerLater] : [];
   if (spec.mount === 'use') {
     app.use(webhook);

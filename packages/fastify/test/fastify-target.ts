@@ -46,14 +46,24 @@ async function earlyBodyRead(app: FastifyInstance, setup: AppSpec['bodyParser'])
 async function buildApp(createApp: typeof Fastify, spec: AppSpec) {
   const app = createApp({ forceCloseConnections: true });
   await earlyBodyRead(app, spec.bodyParser);
+  const { accountHeader } = spec;
   const options: VerificationWebhookOptions = {
     receiver: spec.receiver,
     ...spec.options,
     ...(spec.options.passThrough ? { handler: answerLater } : {}),
+    ...(accountHeader === undefined
+      ? {}
+      : {
+          account: (request: FastifyRequest) =>
+            request.headers[accountHeader] as string | undefined,
+        }),
   };
   let scope: FastifyInstance = app;
   if (spec.mount === 'use') {
     await app.register(verificationWebhook, options);
+  } else if (spec.webhookPath.includes('/:')) {
+    // A route parameter (`/webhooks/verification/:account`): the plugin's path, as documented.
+    await app.register(verificationWebhook, { ...options, path: spec.webhookPath });
   } else {
     // Registered in a prefixed plugin: the path is relative to the prefix, as for any route.
     const cut = spec.webhookPath.lastIndexOf('/');

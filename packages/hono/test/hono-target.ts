@@ -39,7 +39,13 @@ function buildApp(spec: AppSpec) {
   const app = new Hono<VerificationEnv>();
   const bodyRead = earlyBodyRead(spec.bodyParser);
   if (bodyRead) app.use(bodyRead);
-  const webhook = verificationWebhook(spec.receiver, spec.options);
+  const { accountHeader } = spec;
+  const webhook = verificationWebhook(spec.receiver, {
+    ...spec.options,
+    ...(accountHeader === undefined
+      ? {}
+      : { account: (c: Context) => c.req.header(accountHeader) }),
+  });
   if (spec.mount === 'use') {
     app.use(webhook);
     if (spec.options.passThrough) app.post(spec.webhookPath, answerLater);

@@ -26,7 +26,14 @@ function buildApp(KoaApp: typeof Koa, spec: AppSpec) {
   // @koa/bodyparser always keeps its text as ctx.request.rawBody: whether that counts as
   // the exact bytes is decided per request (see the conformance body-parser cases).
   if (spec.bodyParser !== 'none') app.use(bodyParser());
-  const webhook = verificationWebhook(spec.receiver, spec.options);
+  const { accountHeader } = spec;
+  const webhook = verificationWebhook(spec.receiver, {
+    ...spec.options,
+    // ctx.get() answers '' for a header not sent: no account.
+    ...(accountHeader === undefined
+      ? {}
+      : { account: (ctx: Koa.Context) => ctx.get(accountHeader) || undefined }),
+  });
   const router = new Router();
   if (spec.mount === 'use') {
     app.use(webhook);

@@ -1,7 +1,10 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createReceiver, MemoryStore, type Receiver, type ReceiverOptions } from '@faceverify/core';
 import { openTelemetry } from '@faceverify/core/opentelemetry';
 import { createTestClock, type TestClock } from '@faceverify/core/testing';
 import { type Emulator, startEmulator } from '@faceverify/emulator';
+import { verificationWebhook } from '@faceverify/express';
 import { waitFor } from '@faceverify/test-support';
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -17,6 +20,7 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
+import express from 'express';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiverServer } from './support/receiver-server.js';
 
@@ -338,5 +342,171 @@ describe('OpenTelemetry metrics and traces', () => {
     const value = await setup.collect();
     expect(value('faceverify.polls', { 'faceverify.poll.outcome': 'completed' })).toBe(1);
     expect(value('faceverify.polls', { 'faceverify.poll.outcome': 'rate_limited' })).toEqual([]);
+  });
+});
+
+describe('OpenTelemetry on a Receiver of several accounts', () => {
+  const TOKEN_KEY = 'telemetry-accounts-token-key-0123456789abcdef';
+
+  /**
+   * Two accounts on the emulator and one Receiver for both, each account's webhooks on its own
+   * path; acme's webhook arrives, globex's is recovered by polling.
+   */
+  async function runTwoAccounts(accountAttribute: boolean | undefined) {
+    const clock: TestClock = createTestClock(Date.now());
+    const emulator = await startEmulator({
+      seed: 'telemetry-accounts',
+      accounts: [{ id: 'acme' }, { id: 'globex' }],
+    });
+    cleanups.push(() => emulator.close());
+    const reader = new OnDemandReader();
+    const meterProvider = new MeterProvider({ readers: [reader] });
+    const spans = new InMemorySpanExporter();
+    const tracerProvider = new BasicTracerProvider({
+      spanProcessors: [new SimpleSpanProcessor(spans)],
+    });
+    cleanups.push(() => meterProvider.shutdown());
+    const account = (id: 'acme' | 'globex') => ({
+      secret: emulator.account(id).signingSecret,
+      client: { apiKey: emulator.account(id).apiKey, baseUrl: emulator.url },
+    });
+    const receiver = createReceiver({
+      accounts: { acme: account('acme'), globex: account('globex') },
+      tokenKeys: [TOKEN_KEY],
+      store: new MemoryStore(),
+      clock,
+      pollScheduleMs: [POLL_AFTER_MS],
+      logger: false,
+      telemetry: openTelemetry({
+        meterProvider,
+        tracerProvider,
+        ...(accountAttribute === undefined ? {} : { accountAttribute }),
+      }),
+    });
+    receiver.on('verification.completed', () => undefined);
+    cleanups.push(() => receiver.stop());
+    const app = express();
+    app.post('/webhooks/verification/:account', verificationWebhook(receiver));
+    const server: Server = await new Promise((resolve) => {
+      const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+    });
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    );
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    emulator.account('acme').setCallbackUrl(`${url}/webhooks/verification/acme`);
+
+    const acme = await receiver.startVerification({ externalUserId: 'alice', account: 'acme' });
+    const globex = await receiver.startVerification({ externalUserId: 'alice', account: 'globex' });
+    await emulator.completeSession(acme.token, 'verified');
+    await emulator.completeSession(globex.token, 'verified');
+    await emulator.webhooksSettled();
+    // Made-up account ids: answered 404 before anything is verified, and counted without one.
+    for (const id of ['made-up-1', 'made-up-2']) {
+      const refused = await fetch(`${url}/webhooks/verification/${id}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-webhook-signature': '00' },
+        body: '{}',
+      });
+      expect(refused.status).toBe(404);
+    }
+    await clock.advance(POLL_AFTER_MS);
+    expect(await receiver.sweep()).toMatchObject({ leased: 1, delivered: 1 });
+
+    const { resourceMetrics, errors } = await reader.collect();
+    expect(errors).toEqual([]);
+    const points = resourceMetrics.scopeMetrics.flatMap((scope) =>
+      scope.metrics.flatMap((metric) =>
+        (metric.dataPoints as DataPoint<unknown>[]).map((point) => ({
+          name: metric.descriptor.name,
+          attributes: point.attributes,
+          value: point.value,
+        })),
+      ),
+    );
+    return { points, spans: spans.getFinishedSpans() };
+  }
+
+  it('accountAttribute: true adds faceverify.account to the points and spans of one known account', async () => {
+    const { points, spans } = await runTwoAccounts(true);
+    const pointOf = (name: string, attributes: Record<string, unknown>) =>
+      points.filter(
+        (point) =>
+          point.name === name &&
+          Object.entries(attributes).every(([key, value]) => point.attributes[key] === value),
+      );
+    expect(
+      pointOf('faceverify.webhooks', {
+        'faceverify.webhook.answer': 'delivered',
+        'faceverify.account': 'acme',
+      }).map((point) => point.value),
+    ).toEqual([1]);
+    const deliveries = pointOf('faceverify.deliveries', {});
+    expect(
+      deliveries
+        .map((point) => [
+          point.attributes['faceverify.delivery.source'],
+          point.attributes['faceverify.account'],
+          point.value,
+        ])
+        .sort(),
+    ).toEqual([
+      ['poll', 'globex', 1],
+      ['webhook', 'acme', 1],
+    ]);
+    // acme's webhook was confirmed with acme's key; globex's session polled with globex's.
+    expect(
+      pointOf('faceverify.polls', { 'faceverify.poll.outcome': 'completed' })
+        .map((point) => [point.attributes['faceverify.account'], point.value])
+        .sort(),
+    ).toEqual([
+      ['acme', 1],
+      ['globex', 1],
+    ]);
+    expect(pointOf('faceverify.handler.duration', { 'faceverify.account': 'globex' })).toHaveLength(
+      1,
+    );
+    // A made-up id never becomes an attribute value: the 404s are counted without an account.
+    const unknown = pointOf('faceverify.webhooks', {
+      'faceverify.webhook.answer': 'account_unknown',
+    });
+    expect(unknown.map((point) => [point.attributes['faceverify.account'], point.value])).toEqual([
+      [undefined, 2],
+    ]);
+    const accountValues = new Set(points.map((point) => point.attributes['faceverify.account']));
+    expect([...accountValues].sort()).toEqual(['acme', 'globex', undefined]);
+
+    const receives = spans.filter((span) => span.name === 'faceverify.receive');
+    expect(
+      receives
+        .map((span) => [
+          span.attributes['faceverify.webhook.answer'],
+          span.attributes['faceverify.account'],
+        ])
+        .sort(),
+    ).toEqual([
+      ['account_unknown', undefined],
+      ['account_unknown', undefined],
+      ['delivered', 'acme'],
+    ]);
+    const polls = spans.filter((span) => span.name === 'faceverify.poll');
+    expect(polls.map((span) => span.attributes['faceverify.account']).sort()).toEqual([
+      'acme',
+      'globex',
+    ]);
+  });
+
+  it('off by default: no point and no span carries the account', async () => {
+    const { points, spans } = await runTwoAccounts(undefined);
+    expect(points.length).toBeGreaterThan(0);
+    expect(points.filter((point) => 'faceverify.account' in point.attributes)).toEqual([]);
+    expect(spans.length).toBeGreaterThan(0);
+    expect(spans.filter((span) => 'faceverify.account' in span.attributes)).toEqual([]);
+    const deliveries = points.filter((point) => point.name === 'faceverify.deliveries');
+    expect(deliveries.map((point) => point.value)).toEqual([1, 1]);
   });
 });

@@ -9,6 +9,7 @@ Works on the results your receiver gave up after maxDeliveryAttempts failed hand
 (each one was passed to your verification.undeliverable handlers), in your receiver's store:
   list            print them, the longest given up first, one per line:
                   KEY  USER  STATUS  ATTEMPTS  RECEIVED-AT
+                  and ACCOUNT last when they carry one (a receiver of several accounts)
   redeliver KEY   hand one back for delivery: your receiver's next sweep runs the
                   verification.completed handlers with it, once, whichever instance sweeps
   discard KEY     remove one for good: it is neither listed nor delivered again
@@ -17,12 +18,15 @@ The store is REDIS_URL (RedisStore) or DATABASE_URL (PostgresStore), from the en
 Results are sealed in the store: they are opened with the keys your receiver seals them with,
 FACEVERIFY_WEBHOOK_SECRET and FACEVERIFY_TOKEN_KEYS (when it sets them), from the environment.
 A dead letter no key opens is listed on stderr by its key alone, with the key ids it needs.
+A receiver of several accounts seals with FACEVERIFY_TOKEN_KEYS alone.
 
 options:
   --store redis|postgres   which one, when both variables are set
   --prefix PREFIX          the store's prefix, when your receiver sets one
                            (RedisStore default faceverify:, PostgresStore default faceverify_)
   --schema SCHEMA          PostgresStore's schema (default public)
+  --account ID             list: only this account's (a receiver of several accounts); a
+                           page may then print fewer than N: follow the cursor to the end
   --limit N                list: at most N per page (default 50, at most 1000)
   --cursor CURSOR          list: the page after the one that printed this cursor
   --json                   list: one JSON object per line, with the whole result
@@ -46,6 +50,7 @@ export async function deadLetters(args: string[], io: CliIO): Promise<number> {
       ...STORE_FLAGS,
       limit: { type: 'string', default: '50' },
       cursor: { type: 'string' },
+      account: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -74,6 +79,9 @@ export async function deadLetters(args: string[], io: CliIO): Promise<number> {
         : `${action} takes one KEY, as \`faceverify dead-letters list\` prints it`,
     );
   }
+  if (action !== 'list' && values.account !== undefined) {
+    return usage(`--account filters list only: ${action} KEY names one dead letter already`);
+  }
   const limit = Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
     return usage(`--limit must be a whole number from 1 to 1000, not "${values.limit}"`);
@@ -89,17 +97,25 @@ export async function deadLetters(args: string[], io: CliIO): Promise<number> {
       const page = await letters.list({
         limit,
         ...(values.cursor === undefined ? {} : { cursor: values.cursor }),
+        ...(values.account === undefined ? {} : { account: values.account }),
       });
-      for (const letter of page.deadLetters) io.out(values.json ? asJson(letter) : asLine(letter));
+      // The account column, last, when the page holds a dead letter of an account.
+      const withAccount = page.deadLetters.some((letter) => letter.account !== undefined);
+      for (const letter of page.deadLetters) {
+        io.out(values.json ? asJson(letter) : asLine(letter, withAccount));
+      }
       for (const { key, keyIds } of page.sealed ?? []) {
         io.err(
           `sealed: ${key} opens with none of the keys given (it needs token key ${keyIds.join(' or ')}): set FACEVERIFY_WEBHOOK_SECRET and FACEVERIFY_TOKEN_KEYS as your receiver has them.`,
         );
       }
+      const accountFlag = values.account === undefined ? '' : ` --account ${values.account}`;
       if (page.cursor !== undefined) {
-        io.err(`more: faceverify dead-letters list --cursor '${page.cursor}'`);
+        io.err(`more: faceverify dead-letters list${accountFlag} --cursor '${page.cursor}'`);
       } else if (page.deadLetters.length === 0 && !page.sealed && values.cursor === undefined) {
-        io.err(`No dead letters in ${opened.name}.`);
+        io.err(
+          `No dead letters${values.account === undefined ? '' : ` of account ${values.account}`} in ${opened.name}.`,
+        );
       }
       return EXIT.ok;
     }
@@ -128,13 +144,15 @@ export async function deadLetters(args: string[], io: CliIO): Promise<number> {
   }
 }
 
-function asLine(letter: DeadLetter): string {
+function asLine(letter: DeadLetter, withAccount: boolean): string {
   return [
     letter.key,
     letter.externalUserId,
     letter.data.status,
     letter.attempts,
     letter.receivedAt.toISOString(),
+    // A dead letter of no account beside those of accounts (one left from before accounts).
+    ...(withAccount ? [letter.account ?? '-'] : []),
   ].join('\t');
 }
 

@@ -16,7 +16,13 @@ The store is REDIS_URL (RedisStore) or DATABASE_URL (PostgresStore), from the en
 FACEVERIFY_WEBHOOK_SECRET (and FACEVERIFY_TOKEN_KEYS, when your receiver sets it) must be
 your receiver's: records are found as your receiver keys them.
 
+A receiver of several accounts (its accounts option) keeps each account's users apart: pass
+--account with the account the user is of, and FACEVERIFY_TOKEN_KEYS (which such a receiver
+requires) in place of FACEVERIFY_WEBHOOK_SECRET. The same id in another account is another
+user, and stays.
+
 options:
+  --account ID             the account the user is of, on a receiver of several accounts
   --store redis|postgres   which one, when both variables are set
   --prefix PREFIX          the store's prefix, when your receiver sets one
                            (RedisStore default faceverify:, PostgresStore default faceverify_)
@@ -32,6 +38,7 @@ export async function forgetUser(args: string[], io: CliIO): Promise<number> {
     allowPositionals: true,
     options: {
       ...STORE_FLAGS,
+      account: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -48,13 +55,19 @@ export async function forgetUser(args: string[], io: CliIO): Promise<number> {
   if (externalUserId === undefined || externalUserId === '' || extra.length > 0) {
     return usage('give one EXTERNAL_USER_ID, quoted if it holds spaces');
   }
+  const { account } = values;
   const secrets = envSecrets(io);
-  if (secrets.length === 0) {
+  const tokenKeys = envTokenKeys(io);
+  if (account !== undefined && tokenKeys.length === 0) {
+    return usage(
+      "--account needs FACEVERIFY_TOKEN_KEYS set to your receiver's token keys: a receiver of several accounts keys its users' records with them.",
+    );
+  }
+  if (account === undefined && secrets.length === 0) {
     return usage(
       "set FACEVERIFY_WEBHOOK_SECRET to your receiver's signing secret(s): records are found as your receiver keys them.",
     );
   }
-  const tokenKeys = envTokenKeys(io);
   const opened = await openStoreFor(io, 'forget-user', values, usage);
   if (typeof opened === 'number') return opened;
   try {
@@ -62,14 +75,20 @@ export async function forgetUser(args: string[], io: CliIO): Promise<number> {
     // the user in, this finds them as the receiver does. It polls and delivers nothing.
     const receiver = createReceiver({
       store: opened.store,
-      secret: secrets,
+      // Erasing an account's user needs its id and the token keys, not the account's secret
+      // or key: a resolver that knows no account is enough (and works for an account removed).
+      ...(account === undefined
+        ? { secret: secrets, client: false as const }
+        : { accounts: { resolve: () => undefined } }),
       ...(tokenKeys.length > 0 ? { tokenKeys } : {}),
-      client: false,
       logger: false,
     });
-    const { removed } = await receiver.forgetUser(externalUserId);
+    const { removed } = await receiver.forgetUser(
+      externalUserId,
+      account === undefined ? undefined : { account },
+    );
     io.out(
-      `Removed ${removed} record${removed === 1 ? '' : 's'} of that user from ${opened.name}.`,
+      `Removed ${removed} record${removed === 1 ? '' : 's'} of that user${account === undefined ? '' : ` of account ${account}`} from ${opened.name}.`,
     );
     return EXIT.ok;
   } catch (error) {

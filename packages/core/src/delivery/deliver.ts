@@ -136,11 +136,15 @@ export async function deliverLeased(
   } catch (error) {
     stopRenewal();
     // A success the store could not record is no handler failure.
-    context.telemetry?.handlerRan(context.now() - startedAt, !(error instanceof SettleFailure));
+    context.telemetry?.handlerRan(
+      context.now() - startedAt,
+      !(error instanceof SettleFailure),
+      session.account,
+    );
     return failedDelivery(context, session, owner, result, event, error);
   }
   stopRenewal();
-  context.telemetry?.handlerRan(context.now() - startedAt, false);
+  context.telemetry?.handlerRan(context.now() - startedAt, false, session.account);
   if (settled) {
     context.activity.record(
       result.source === 'poll' ? 'delivered_by_poll' : 'delivered_by_webhook',
@@ -150,7 +154,11 @@ export async function deliverLeased(
     if (result.source === 'poll') {
       context.refusedBodies.recovered(result.payload.external_user_id, session.account);
     }
-    context.telemetry?.delivered(via ?? result.source, context.now() - session.createdAt);
+    context.telemetry?.delivered(
+      via ?? result.source,
+      context.now() - session.createdAt,
+      session.account,
+    );
   }
   if (settled && log.enabled('info')) {
     log.info('Verification result delivered.', {
@@ -295,7 +303,7 @@ export async function emitUndeliverable(
   event: VerificationUndeliverableEvent,
 ): Promise<void> {
   context.activity.record('undeliverable', undefined, event.event.account);
-  context.telemetry?.undeliverable(event.reason);
+  context.telemetry?.undeliverable(event.reason, event.event.account);
   try {
     await context.handlers.run('verification.undeliverable', event);
   } catch (error) {

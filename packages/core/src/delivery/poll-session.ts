@@ -2,10 +2,11 @@ import type { Client, SessionReadOptions, SessionSnapshot } from '../client/inde
 import { ApiError, RateLimitError } from '../errors.js';
 import type { VerificationPayload } from '../payload/types.js';
 import type { StoredResult, TrackedSession } from '../store/store.js';
-import type {
-  DeliverySource,
-  PollRequestOutcome,
-  ReceiverSpanAttributes,
+import {
+  ACCOUNT_ATTRIBUTE,
+  type DeliverySource,
+  type PollRequestOutcome,
+  type ReceiverSpanAttributes,
 } from '../telemetry/receiver-telemetry.js';
 import { sameOutcome } from './correlate.js';
 import { type DeliveryOutcome, deliverLeased } from './deliver.js';
@@ -62,7 +63,14 @@ export function pollLeased(
   const { telemetry } = context;
   if (!telemetry) return lookAt(context, session, owner, options);
   const describe = context.includePersonalData ? describePollWithStatus : describePoll;
-  return telemetry.span('poll', () => lookAt(context, session, owner, options), describe);
+  const { account } = session;
+  return telemetry.span(
+    'poll',
+    () => lookAt(context, session, owner, options),
+    account === undefined
+      ? describe
+      : (polled) => ({ ...describe(polled), [ACCOUNT_ATTRIBUTE]: account }),
+  );
 }
 
 function describePoll(polled: PollOutcome): ReceiverSpanAttributes {
@@ -129,19 +137,19 @@ async function lookAt(
       // several accounts a sweep never waits out one account's limit either: the session is
       // due again when the service says, and the sweep's workers go on with other accounts.
       onRateLimit: options.webhook || context.accounts ? 'throw' : undefined,
-      onRateLimitWait: telemetry && (() => telemetry.rateLimitWaited('retried')),
+      onRateLimitWait: telemetry && (() => telemetry.rateLimitWaited('retried', session.account)),
     });
   } catch (error) {
     stopRenewal();
     const now = context.now();
-    telemetry?.polled(failedPoll(error), now - askedAt);
+    telemetry?.polled(failedPoll(error), now - askedAt, session.account);
     if (error instanceof ApiError && error.serviceStatus === 404) {
       if (options.webhook) contradicted(context, session, 'the service does not know the session');
       await expireLeased(context, session, owner, 'not_found');
       return { outcome: 'expired', status: 'unknown', contradicted: !!options.webhook };
     }
     const rateLimited = error instanceof RateLimitError;
-    if (rateLimited) telemetry?.rateLimitWaited('rescheduled');
+    if (rateLimited) telemetry?.rateLimitWaited('rescheduled', session.account);
     const wait = rateLimited
       ? Math.max(error.retryAfterMs, 1)
       : delayAt(context.pollScheduleMs, session.attempts);
@@ -185,6 +193,7 @@ async function lookAt(
   telemetry?.polled(
     snapshot.result ? 'completed' : snapshot.status === 'expired' ? 'expired' : 'pending',
     now - askedAt,
+    session.account,
   );
   if (snapshot.result) {
     if (claimed && sameOutcome(claimed.payload, snapshot.result)) {

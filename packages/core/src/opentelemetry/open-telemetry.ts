@@ -11,10 +11,12 @@ import {
   trace,
 } from '@opentelemetry/api';
 import type { TrackedState } from '../store/store.js';
-import type {
-  ReceiverSpanName,
-  ReceiverTelemetry,
-  TelemetrySource,
+import {
+  ACCOUNT_ATTRIBUTE,
+  type ReceiverSpanAttributes,
+  type ReceiverSpanName,
+  type ReceiverTelemetry,
+  type TelemetrySource,
 } from '../telemetry/receiver-telemetry.js';
 
 /** Options of {@link openTelemetry}. */
@@ -23,6 +25,18 @@ export interface OpenTelemetryOptions {
   meterProvider?: MeterProvider;
   /** Where spans are started. Default: the global one (`trace.getTracerProvider()`). */
   tracerProvider?: TracerProvider;
+  /**
+   * On a Receiver of several accounts (`accounts`): add `faceverify.account` to the spans and
+   * the metric points of one account's work, where the account is known (webhook answers,
+   * polls, deliveries, handler runs, rate-limit waits). Off by default: every account
+   * multiplies the time series of each metric, which a backend billed or limited by series
+   * may not want for many accounts. Only accounts the Receiver has are recorded, never an id
+   * a request made up. A Receiver of one account records none either way.
+   *
+   * @example
+   * createReceiver({ accounts, tokenKeys, telemetry: openTelemetry({ accountAttribute: true }) });
+   */
+  accountAttribute?: boolean;
 }
 
 // The scope every instrument and span is reported under.
@@ -63,6 +77,36 @@ const BY_UNDELIVERABLE_REASON = attributesBy('faceverify.undeliverable.reason', 
 ]);
 const BY_HANDLER_OUTCOME = attributesBy('faceverify.handler.outcome', ['success', 'failure']);
 const BY_STATE = attributesBy('faceverify.record.state', STATES);
+/**
+ * `base` with the account added, each set built once per account and kept: the accounts a
+ * Receiver has are few next to the points recorded, and recording then allocates nothing.
+ */
+function accountSets(): (base: Attributes, account: string) => Attributes {
+  const byBase = new WeakMap<Attributes, Map<string, Attributes>>();
+  return (base, account) => {
+    let byAccount = byBase.get(base);
+    if (!byAccount) {
+      byAccount = new Map();
+      byBase.set(base, byAccount);
+    }
+    let attributes = byAccount.get(account);
+    if (!attributes) {
+      attributes = { ...base, [ACCOUNT_ATTRIBUTE]: account };
+      byAccount.set(account, attributes);
+    }
+    return attributes;
+  };
+}
+
+/** A span's attributes without the account, for a telemetry that does not record it. */
+function withoutAccount(attributes: ReceiverSpanAttributes): ReceiverSpanAttributes {
+  if (!(ACCOUNT_ATTRIBUTE in attributes)) return attributes;
+  const { [ACCOUNT_ATTRIBUTE]: _account, ...rest } = attributes;
+  return rest;
+}
+
+const NO_ATTRIBUTES: Attributes = {};
+
 const SPAN_NAMES: Record<ReceiverSpanName, string> = {
   receive: 'faceverify.receive',
   poll: 'faceverify.poll',
@@ -88,6 +132,11 @@ const SPAN_NAMES: Record<ReceiverSpanName, string> = {
  */
 export function openTelemetry(options: OpenTelemetryOptions = {}): ReceiverTelemetry {
   const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE);
+  const byAccount = options.accountAttribute === true;
+  const addAccount = accountSets();
+  /** The attribute set of a point: `base`, and the account when it is recorded and known. */
+  const of = (base: Attributes, account: string | undefined): Attributes =>
+    byAccount && account !== undefined ? addAccount(base, account) : base;
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE);
   const webhooks = meter.createCounter('faceverify.webhooks', {
     description: 'Webhook requests answered, by status code and answer.',
@@ -194,7 +243,8 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ReceiverTelem
         try {
           const result = await work();
           if (span.isRecording()) {
-            const attributes = describe(result);
+            const described = describe(result);
+            const attributes = byAccount ? described : withoutAccount(described);
             span.setAttributes(attributes);
             const status = attributes['http.response.status_code'];
             if (typeof status === 'number' && status >= 500) {
@@ -211,29 +261,31 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ReceiverTelem
         }
       });
     },
-    webhookAnswered(status, answer) {
-      webhooks.add(1, answerAttributes(status, answer));
+    webhookAnswered(status, answer, account) {
+      webhooks.add(1, of(answerAttributes(status, answer), account));
     },
-    delivered(source, sinceStartMs) {
-      deliveries.add(1, BY_SOURCE[source]);
-      deliveryDelay.record(sinceStartMs / MS_PER_S, BY_SOURCE[source]);
+    delivered(source, sinceStartMs, account) {
+      const attributes = of(BY_SOURCE[source], account);
+      deliveries.add(1, attributes);
+      deliveryDelay.record(sinceStartMs / MS_PER_S, attributes);
     },
-    handlerRan(durationMs, failed) {
-      if (failed) handlerFailures.add(1);
+    handlerRan(durationMs, failed, account) {
+      if (failed) handlerFailures.add(1, of(NO_ATTRIBUTES, account));
       handlerDuration.record(
         durationMs / MS_PER_S,
-        BY_HANDLER_OUTCOME[failed ? 'failure' : 'success'],
+        of(BY_HANDLER_OUTCOME[failed ? 'failure' : 'success'], account),
       );
     },
-    undeliverable(reason) {
-      undeliverable.add(1, BY_UNDELIVERABLE_REASON[reason]);
+    undeliverable(reason, account) {
+      undeliverable.add(1, of(BY_UNDELIVERABLE_REASON[reason], account));
     },
-    polled(outcome, latencyMs) {
-      polls.add(1, BY_POLL_OUTCOME[outcome]);
-      pollDuration.record(latencyMs / MS_PER_S, BY_POLL_OUTCOME[outcome]);
+    polled(outcome, latencyMs, account) {
+      const attributes = of(BY_POLL_OUTCOME[outcome], account);
+      polls.add(1, attributes);
+      pollDuration.record(latencyMs / MS_PER_S, attributes);
     },
-    rateLimitWaited(action) {
-      rateLimitWaits.add(1, BY_RATE_LIMIT_ACTION[action]);
+    rateLimitWaited(action, account) {
+      rateLimitWaits.add(1, of(BY_RATE_LIMIT_ACTION[action], account));
     },
   };
 }

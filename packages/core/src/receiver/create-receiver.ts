@@ -19,7 +19,7 @@ import {
   type TransactionOf,
 } from '../store/store.js';
 import { StoreAlarm } from '../store/store-alarm.js';
-import type { ReceiverSpanAttributes } from '../telemetry/receiver-telemetry.js';
+import { ACCOUNT_ATTRIBUTE, type ReceiverSpanAttributes } from '../telemetry/receiver-telemetry.js';
 
 export type { ConfirmedSession, ConfirmOptions, ForgetUserScope, ForgottenUser };
 
@@ -398,7 +398,7 @@ export function createReceiver<S extends Store = Store>(
       const { telemetry } = context;
       const created = await (telemetry
         ? client.createSession(params, {
-            onRateLimitWait: () => telemetry.rateLimitWaited('retried'),
+            onRateLimitWait: () => telemetry.rateLimitWaited('retried', account),
           })
         : client.createSession(params));
       await receiver.track(
@@ -507,11 +507,13 @@ export function createReceiver<S extends Store = Store>(
   return receiver;
 }
 
-function describeAnswer({ name }: Decided): ReceiverSpanAttributes {
-  return {
+function describeAnswer({ name, account }: Decided): ReceiverSpanAttributes {
+  const attributes: ReceiverSpanAttributes = {
     'http.response.status_code': WEBHOOK_ANSWERS[name].status,
     'faceverify.webhook.answer': name,
   };
+  if (account !== undefined) attributes[ACCOUNT_ATTRIBUTE] = account;
+  return attributes;
 }
 
 function describeSweep(report: SweepReport): ReceiverSpanAttributes {

@@ -3,8 +3,16 @@ import type { StoreBacklog, TrackedState } from '../store/store.js';
 /** The units of work the Receiver reports as spans. */
 export type ReceiverSpanName = 'receive' | 'poll' | 'sweep' | 'confirm';
 
-/** Attributes the Receiver gives a span when its work ends. */
+/**
+ * Attributes the Receiver gives a span when its work ends. On a Receiver of several accounts,
+ * a span of one account's work (`receive` once the request's account is known, `poll`)
+ * carries `faceverify.account` (`ACCOUNT_ATTRIBUTE`): a telemetry records it or leaves it out
+ * (`openTelemetry({ accountAttribute })`).
+ */
 export type ReceiverSpanAttributes = Record<string, string | number | boolean>;
+
+/** The attribute naming the account of the work, on a Receiver of several accounts. */
+export const ACCOUNT_ATTRIBUTE = 'faceverify.account';
 
 /** How a result reached the handlers: its webhook, the Tracker's poll, or `confirm()`. */
 export type DeliverySource = 'webhook' | 'poll' | 'confirm';
@@ -42,6 +50,10 @@ export interface TelemetrySource {
  * `telemetry` calls nothing and allocates nothing for it. Durations are in milliseconds of
  * the Receiver's clock. A hook must not throw: it runs inside the webhook pipeline.
  *
+ * On a Receiver of several accounts, the hooks about one webhook or one session get its
+ * `account` last: an account the Receiver has, never an id a request made up (a request to an
+ * unknown account is answered with none). A Receiver of one account passes none.
+ *
  * @example
  * import { openTelemetry } from '@faceverify/core/opentelemetry';
  * const receiver = createReceiver({ telemetry: openTelemetry() });
@@ -60,15 +72,15 @@ export interface ReceiverTelemetry {
     describe: (result: T) => ReceiverSpanAttributes,
   ): Promise<T>;
   /** A webhook request was answered `status`, with `answer` (an outcome or error code). */
-  webhookAnswered(status: number, answer: string): void;
+  webhookAnswered(status: number, answer: string, account?: string): void;
   /** A result was delivered, `sinceStartMs` after its session started (or its webhook arrived). */
-  delivered(source: DeliverySource, sinceStartMs: number): void;
+  delivered(source: DeliverySource, sinceStartMs: number, account?: string): void;
   /** The `verification.completed` handlers ran for `durationMs` and succeeded or threw. */
-  handlerRan(durationMs: number, failed: boolean): void;
+  handlerRan(durationMs: number, failed: boolean, account?: string): void;
   /** A result was given up (`verification.undeliverable`). */
-  undeliverable(reason: 'attempts_exhausted' | 'displaced'): void;
+  undeliverable(reason: 'attempts_exhausted' | 'displaced', account?: string): void;
   /** One `GET /v1/sessions/:token` ended, `latencyMs` after it was asked for. */
-  polled(outcome: PollRequestOutcome, latencyMs: number): void;
+  polled(outcome: PollRequestOutcome, latencyMs: number, account?: string): void;
   /** A `429` was waited out. */
-  rateLimitWaited(action: RateLimitAction): void;
+  rateLimitWaited(action: RateLimitAction, account?: string): void;
 }

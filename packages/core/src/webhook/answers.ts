@@ -364,7 +364,10 @@ export interface Decided {
   event?: VerificationCompletedEvent;
   /** What the log line of the row adds: what only this request knows, never its data. */
   logFields?: Record<string, unknown>;
-  /** The account the request was decided for (a Receiver of several): counted toward it too. */
+  /**
+   * The account the request was decided in, on a Receiver of several accounts: one it has
+   * (resolved), never an id a request made up. Counted toward its health, and by telemetry.
+   */
   account?: string;
 }
 

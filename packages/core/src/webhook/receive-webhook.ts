@@ -337,14 +337,14 @@ export async function decideAnswer(
     : receiverContext;
   const chosen = choosing instanceof Promise ? await choosing : choosing;
   if ('name' in chosen) return chosen;
-  if (chosen.account === undefined) return decideFor(chosen, request);
-  const decided = await decideFor(chosen, request);
-  decided.account = chosen.account;
+  const decided = await decideInAccount(chosen, request);
+  // The account it was decided in: one the Receiver has, never an id a request made up.
+  if (chosen.account !== undefined) decided.account = chosen.account;
   return decided;
 }
 
-/** The answer of a request decided in `context`: the Receiver's, or its account's. */
-async function decideFor(context: WebhookContext, request: WebhookRequest): Promise<Decided> {
+/** The rest of `decideAnswer`, in the context of the request's account (or the Receiver's). */
+async function decideInAccount(context: WebhookContext, request: WebhookRequest): Promise<Decided> {
   const { body } = request;
   if (!(body instanceof Uint8Array)) return unreadBody(context, request.headers, body);
   if (body.byteLength > context.maxBodyBytes) {

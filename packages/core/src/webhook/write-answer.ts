@@ -29,6 +29,6 @@ export function writeAnswer(context: AnswerContext, decided: Decided): ReceiverR
   const { log } = row;
   if (log?.limited) rejectionLog(context.log, context.now).warn(log.message, decided.logFields);
   else if (log) context.log[log.level](log.message, decided.logFields);
-  context.telemetry?.webhookAnswered(row.status, decided.name);
+  context.telemetry?.webhookAnswered(row.status, decided.name, decided.account);
   return responseOf(decided);
 }
