@@ -203,6 +203,27 @@ describe('faceverify doctor --body --signature: why a captured signature does no
     expect(performance.now() - started).toBeLessThan(1_000);
   });
 
+  // String.fromCharCode(...bytes) passed each byte as an argument: a body of about 125 KB
+  // overflowed the stack. A receiver accepts bodies up to 256 KiB by default.
+  it('from the command line: diagnoses 256 KiB bodies, UTF-8 and Latin-1, without a stack overflow', async () => {
+    const large = JSON.stringify({ ...JSON.parse(signed), note: 'é'.repeat(128 * 1024) });
+    expect(encoder.encode(large).length).toBeGreaterThanOrEqual(256 * 1024);
+    const signature = await sign(large, SECRET);
+    const files = {
+      'large.json': encoder.encode(`${large}\n`),
+      // Not UTF-8: read as Latin-1, one character per byte.
+      'large.bin': new Uint8Array(256 * 1024).map((_, index) => 0x80 + (index % 0x80)),
+    };
+    const run = capturingIO({ FACEVERIFY_WEBHOOK_SECRET: SECRET }, files);
+    const args = ['doctor', '--body', 'large.json', '--signature', signature];
+    expect(await runCli(args, run.io)).toBe(EXIT.failed);
+    expect(run.out.join('\n')).toMatch(/^✖ body-changed: The body has a trailing newline/);
+    const binary = capturingIO({ FACEVERIFY_WEBHOOK_SECRET: SECRET }, files);
+    args[2] = 'large.bin';
+    expect(await runCli(args, binary.io)).toBe(EXIT.failed);
+    expect(binary.out.join('\n')).toMatch(/^✖ no-match: No known change of the body/);
+  });
+
   it('a header with a sha256= prefix is malformed, and says so', async () => {
     const signature = `sha256=${await sign(signed, SECRET)}`;
     const diagnosis = await diagnoseSignature(encoder.encode(signed), signature, [SECRET]);
