@@ -1,4 +1,8 @@
+import { fileURLToPath } from 'node:url';
 import { defineProject, type UserWorkspaceConfig } from 'vitest/config';
+
+// Fails a test file in which two tests have the same full name.
+const UNIQUE_TITLES = fileURLToPath(new URL('./scripts/vitest-unique-titles.mjs', import.meta.url));
 
 /**
  * Project config shared by every package. A test imports the other workspace packages as an
@@ -8,7 +12,8 @@ import { defineProject, type UserWorkspaceConfig } from 'vitest/config';
  * the suite's module loading). `pnpm test:watch` sets FACEVERIFY_TEST_SOURCES, the
  * `@faceverify/source` export condition, so a change in core is seen by adapter tests without
  * a rebuild. `FACEVERIFY_TEST_PROJECT` lets a test prove that its own project config was
- * applied.
+ * applied. Every project fails a test file whose tests repeat a full name
+ * (scripts/vitest-unique-titles.mjs).
  */
 export function faceverifyProject(
   name: string,
@@ -30,6 +35,7 @@ export function faceverifyProject(
       slowTestThreshold: 5_000,
       isolate: false,
       ...test,
+      setupFiles: [UNIQUE_TITLES].concat(test.setupFiles ?? []),
       env: { FACEVERIFY_TEST_PROJECT: name, ...test.env },
     },
   });

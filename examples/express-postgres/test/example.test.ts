@@ -1,7 +1,10 @@
+import { fileURLToPath } from 'node:url';
 import { type Emulator, startEmulator } from '@faceverify/emulator';
 import {
   eventStreamReader,
+  freePort,
   type PostgresServer,
+  runExampleMain,
   startPostgresServer,
 } from '@faceverify/test-support';
 import pg from 'pg';
@@ -154,4 +157,30 @@ it('while pending, the return page listens, and its events end with the result',
   expect(await events.until(PENDING)).toContain(PENDING);
   await emulator.completeSession(token, 'verified');
   expect(await events.until(COMPLETED)).toContain(COMPLETED);
+});
+
+// pnpm start, without a service or a database to reach: what failed and how to start them,
+// exit code 1, no stack trace.
+it.each([
+  ['the emulator', 'GET /v1/sessions/:token failed without a response'],
+  ['PostgreSQL', 'PostgresStore.migrate failed: PostgreSQL did not answer'],
+])('main.ts without %s running says so, exits 1', async (down, failure) => {
+  const port = await freePort();
+  const nowhere = await freePort();
+  const { code, output } = await runExampleMain(fileURLToPath(new URL('..', import.meta.url)), {
+    PORT: String(port),
+    FACEVERIFY_BASE_URL: down === 'the emulator' ? `http://127.0.0.1:${nowhere}` : emulator.url,
+    FACEVERIFY_API_KEY: emulator.apiKey,
+    FACEVERIFY_WEBHOOK_SECRET: emulator.signingSecret,
+    DATABASE_URL:
+      down === 'PostgreSQL' ? `postgres://app:app-password@127.0.0.1:${nowhere}/app` : databaseUrl,
+  });
+  expect(code, output).toBe(1);
+  expect(output.startsWith(failure), output).toBe(true);
+  expect(output).toContain('Is the emulator running, and PostgreSQL at DATABASE_URL?');
+  expect(output).toContain(
+    `npx faceverify-emulator --callback-url http://127.0.0.1:${port}/webhooks/verification`,
+  );
+  expect(output).not.toMatch(/^\s+at /m);
+  expect(output).not.toContain('app-password');
 });

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,7 +7,7 @@ import { returnPage } from '@faceverify/core';
 import { type Emulator, startEmulator } from '@faceverify/emulator';
 import { freePort, startVerificationAt, waitFor } from '@faceverify/test-support';
 import { type Browser, chromium } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 
 // docs/getting-started.md, step 3, as a newcomer runs it: its server.mjs, unchanged but for
 // the port, in Node against the emulator, and its return page in real Chromium. No skip when
@@ -25,7 +26,19 @@ function blockAfter(marker: string, language: string): string {
 let browser: Browser;
 let emulator: Emulator;
 let app: ChildProcess | undefined;
-let folder: string | undefined;
+const folders: string[] = [];
+
+/** The guide's server.mjs, listening on `port`, beside the example's node_modules. */
+function writeGuideServer(port: number): string {
+  const source = blockAfter('`server.mjs`:', 'js');
+  // Beside the example's node_modules, which hold what the guide installs.
+  const folder = mkdtempSync(
+    join(ROOT, 'examples', 'express', 'node_modules', '.getting-started-'),
+  );
+  folders.push(folder);
+  writeFileSync(join(folder, 'server.mjs'), source.replaceAll('3000', String(port)));
+  return folder;
+}
 
 beforeAll(async () => {
   [browser, emulator] = await Promise.all([
@@ -39,7 +52,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   app?.kill();
-  if (folder) rmSync(folder, { recursive: true, force: true });
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
   await browser?.close();
   await emulator?.close();
 });
@@ -60,11 +73,8 @@ it('the pending return page the guide shows whole is the one returnPage sends', 
 
 it("the guide's server.mjs: its return page shows pending, then the webhook's result without a reload", async () => {
   const port = await freePort();
-  const source = blockAfter('`server.mjs`:', 'js');
-  expect(source).toContain('returnPage(confirmed, token)');
-  // Beside the example's node_modules, which hold what the guide installs.
-  folder = mkdtempSync(join(ROOT, 'examples', 'express', 'node_modules', '.getting-started-'));
-  writeFileSync(join(folder, 'server.mjs'), source.replaceAll('3000', String(port)));
+  expect(blockAfter('`server.mjs`:', 'js')).toContain('returnPage(confirmed, token)');
+  const folder = writeGuideServer(port);
   const appUrl = `http://127.0.0.1:${port}`;
   emulator.setCallbackUrl(`${appUrl}/webhooks/verification`);
   let output = '';
@@ -110,3 +120,33 @@ it("the guide's server.mjs: its return page shows pending, then the webhook's re
   expect(forged.status).toBe(404);
   await page.close();
 }, 60_000);
+
+it("the guide's server.mjs without the emulator running: says so and exits 1, without a stack trace", async () => {
+  const folder = writeGuideServer(await freePort());
+  const guide = spawn(process.execPath, ['server.mjs'], {
+    cwd: folder,
+    env: {
+      ...process.env,
+      // Nothing listens there: the emulator of step 2 is not running.
+      FACEVERIFY_BASE_URL: `http://127.0.0.1:${await freePort()}`,
+      FACEVERIFY_API_KEY: emulator.apiKey,
+      FACEVERIFY_WEBHOOK_SECRET: emulator.signingSecret,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  onTestFinished(() => {
+    if (guide.exitCode === null && guide.signalCode === null) guide.kill();
+  });
+  let output = '';
+  guide.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk;
+  });
+  guide.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk;
+  });
+  const [code] = (await once(guide, 'close')) as [number | null];
+  expect(code, output).toBe(1);
+  expect(output).toMatch(/^GET \/v1\/sessions\/:token failed without a response \(.*ECONNREFUSED/);
+  expect(output).toContain('Is the emulator running? Start it as in step 2.');
+  expect(output).not.toMatch(/^\s+at /m);
+});

@@ -1,9 +1,10 @@
-import { ConfigurationError } from '@faceverify/core';
+import { FaceverifyError } from '@faceverify/core';
 import { startServer } from './server.js';
 
+const port = Number(process.env.PORT ?? 3000);
 try {
   const server = await startServer({
-    port: Number(process.env.PORT ?? 3000),
+    port,
     ...(process.env.APP_URL ? { publicUrl: process.env.APP_URL } : {}),
   });
   console.log(`faceverify Koa example on ${server.url}
@@ -19,11 +20,13 @@ Press Ctrl+C to stop.`);
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 } catch (error) {
-  if (!(error instanceof ConfigurationError)) throw error;
+  // A faceverify error says what to fix (a variable unset, an API key refused, the service
+  // not answering at FACEVERIFY_BASE_URL): its message, without a stack trace, is the answer.
+  if (!(error instanceof FaceverifyError)) throw error;
   console.error(`${error.message}
 
-Start the emulator with
-  npx faceverify-emulator --callback-url http://127.0.0.1:3000/webhooks/verification
+Is the emulator running? Start it in another terminal with
+  npx faceverify-emulator --callback-url http://127.0.0.1:${port}/webhooks/verification
 and export the FACEVERIFY_* variables it prints.`);
   process.exit(1);
 }

@@ -1,6 +1,6 @@
 import { fixturePayload, tamperedDelivery } from '@faceverify/core/testing';
 import { type Emulator, startEmulator } from '@faceverify/emulator';
-import { eventStreamReader } from '@faceverify/test-support';
+import { eventStreamReader, freePort } from '@faceverify/test-support';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApp, type RunningNext, startApp } from './next-server.js';
 
@@ -119,4 +119,28 @@ it('while pending, the return page listens, and its events end with the result',
   expect(await events.until(PENDING), app.output()).toContain(PENDING);
   await emulator.completeSession(token, 'verified');
   expect(await events.until(COMPLETED), app.output()).toContain(COMPLETED);
+});
+
+// Next.js would log a failed register() and answer every request 500: instrumentation.ts
+// stops the server instead, with the message alone.
+it.each([
+  ['an API key the service refuses', 'refused FACEVERIFY_API_KEY (401)'],
+  ['the emulator not running', 'GET /v1/sessions/:token failed without a response'],
+])('next start with %s: instrumentation.ts stops it, saying so', async (setup, message) => {
+  const down = setup === 'the emulator not running';
+  const outcome = await startApp({
+    FACEVERIFY_BASE_URL: down ? `http://127.0.0.1:${await freePort()}` : emulator.url,
+    FACEVERIFY_API_KEY: down ? emulator.apiKey : 'fv_test_not_the_emulators_key_0001',
+    FACEVERIFY_WEBHOOK_SECRET: emulator.signingSecret,
+  }).then(
+    async (started) => {
+      await started.stop();
+      return `next start answered on ${started.url}:\n${started.output()}`;
+    },
+    (error: Error) => error.message,
+  );
+  expect(outcome).toMatch(/^next start exited with 1:/);
+  expect(outcome).toContain(message);
+  expect(outcome).toContain('Is the emulator running?');
+  expect(outcome).not.toMatch(/^\s+at /m);
 });

@@ -63,7 +63,18 @@ function latin1Bytes(text: string): Uint8Array | undefined {
   return bytes;
 }
 
-const latin1Text = (bytes: Uint8Array) => String.fromCharCode(...bytes);
+// Each byte as one character (ISO-8859-1). Not TextDecoder('latin1'): the Encoding Standard
+// maps that label to windows-1252, which reads 0x80-0x9f as other characters. In chunks:
+// String.fromCharCode(...bytes) passes one argument per byte, and a body of about 125 KB
+// overflows the stack.
+const LATIN1_CHUNK = 8192;
+function latin1Text(bytes: Uint8Array): string {
+  const parts: string[] = [];
+  for (let start = 0; start < bytes.length; start += LATIN1_CHUNK) {
+    parts.push(String.fromCharCode(...bytes.subarray(start, start + LATIN1_CHUNK)));
+  }
+  return parts.join('');
+}
 
 function utf8Text(bytes: Uint8Array): string | undefined {
   try {

@@ -318,4 +318,22 @@ describe('faceverify dead-letters, usage', () => {
     expect(unreachable.all()).toContain('(connect ECONNREFUSED 127.0.0.1:1)');
     expect(unreachable.all()).not.toContain(':c@');
   });
+
+  // Too short to hide where it stands alone: "a" is a word of every sentence, "1" and "0" are
+  // in every address. The URL's userinfo is hidden by its place, whatever its length.
+  it.each([
+    ['a', 'DATABASE_URL', 'postgres://max:a@127.0.0.1:1/app'],
+    ['1', 'DATABASE_URL', 'postgres://max:1@127.0.0.1:1/app'],
+    ['0', 'DATABASE_URL', 'postgres://max:0@127.0.0.1:1/app'],
+    ['a', 'REDIS_URL', 'redis://:a@127.0.0.1:1'],
+    ['1', 'REDIS_URL', 'redis://:1@127.0.0.1:1'],
+    ['0', 'REDIS_URL', 'redis://:0@127.0.0.1:1'],
+  ])('leaves messages whole with the password "%s" in %s', async (password, name, url) => {
+    const unreachable = await cli(['list'], { [name]: url });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.all()).not.toContain('***');
+    expect(unreachable.all()).not.toContain(`:${password}@`);
+    if (name === 'DATABASE_URL') expect(unreachable.all()).toContain('ECONNREFUSED 127.0.0.1:1)');
+    else expect(unreachable.all()).toContain('(which is 1)');
+  });
 });

@@ -130,7 +130,77 @@ describe('faceverify doctor: the environment', () => {
     expect(run.out).toContain(
       '! secret#0 is shorter than 16 bytes: is it the whole secret from Settings?',
     );
-    expect(run.out).toContain('✖ FACEVERIFY_API_KEY is not set');
+    expect(run.out).toContain('✖ FACEVERIFY_API_KEY and FACEVERIFY_BASE_URL are not set');
+    const noUrl = capturingIO({ FACEVERIFY_API_KEY: emulator.apiKey });
+    expect(await runCli(['doctor'], noUrl.io)).toBe(EXIT.failed);
+    expect(noUrl.out).toContain('✖ FACEVERIFY_BASE_URL is not set');
+  });
+
+  // The values come from the environment: a message naming "the apiKey option" sends the
+  // reader to look for an option they never passed.
+  it.each([
+    [
+      'an API key shaped like a JWT',
+      { FACEVERIFY_API_KEY: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1In0.c2lnbmF0dXJl' },
+      '✖ The API key from FACEVERIFY_API_KEY looks like a JWT',
+    ],
+    [
+      'an API key with a space',
+      { FACEVERIFY_API_KEY: 'fv_test_two words' },
+      '✖ The API key from FACEVERIFY_API_KEY contains spaces',
+    ],
+    [
+      'a relative base URL',
+      { FACEVERIFY_BASE_URL: '127.0.0.1:4010' },
+      '✖ The base URL (FACEVERIFY_BASE_URL) must be an absolute http(s) URL.',
+    ],
+  ] as [string, Record<string, string>, string][])(
+    'names the variable, not an option, for %s',
+    async (_name, overrides, line) => {
+      const run = capturingIO(envOf(overrides));
+      expect(await runCli(['doctor'], run.io)).toBe(EXIT.failed);
+      expect(run.out[1]?.startsWith(line), run.all()).toBe(true);
+      expect(run.all()).not.toMatch(/apiKey option|baseUrl option/);
+      expect(run.all()).not.toContain(overrides.FACEVERIFY_API_KEY ?? emulator.apiKey);
+    },
+  );
+
+  it('says when the API key and the signing secret look swapped, printing neither', async () => {
+    const run = capturingIO(
+      envOf({
+        FACEVERIFY_API_KEY: emulator.signingSecret,
+        FACEVERIFY_WEBHOOK_SECRET: emulator.apiKey,
+      }),
+    );
+    expect(emulator.apiKey).toMatch(/^fv_/);
+    expect(emulator.signingSecret).toMatch(/^whsec_/);
+    expect(await runCli(['doctor'], run.io)).toBe(EXIT.failed);
+    expect(run.out[1]).toBe(
+      '! FACEVERIFY_API_KEY starts with whsec_, as signing secrets do, and secret#0 of FACEVERIFY_WEBHOOK_SECRET starts with fv_, as API keys do: are FACEVERIFY_API_KEY and FACEVERIFY_WEBHOOK_SECRET swapped? The API key (fv_…) goes into FACEVERIFY_API_KEY, the webhook signing secret (whsec_…) into FACEVERIFY_WEBHOOK_SECRET.',
+    );
+    expect(run.out[2]).toMatch(/^✖ the service at .* refused FACEVERIFY_API_KEY \(401\)/);
+    expect(run.all()).not.toContain(emulator.apiKey);
+    expect(run.all()).not.toContain(emulator.signingSecret);
+
+    const keyOnly = capturingIO(
+      envOf({ FACEVERIFY_API_KEY: 'whsec_pasted_in_the_wrong_place_01' }),
+    );
+    await runCli(['doctor'], keyOnly.io);
+    expect(keyOnly.out[1]).toMatch(
+      /^! FACEVERIFY_API_KEY starts with whsec_, as signing secrets do: are FACEVERIFY_API_KEY and/,
+    );
+    const secretOnly = capturingIO(
+      envOf({ FACEVERIFY_WEBHOOK_SECRET: `whsec_newer_secret_0001,${emulator.apiKey}` }),
+    );
+    await runCli(['doctor'], secretOnly.io);
+    expect(secretOnly.out[1]).toMatch(
+      /^! secret#1 of FACEVERIFY_WEBHOOK_SECRET starts with fv_, as API keys do: are/,
+    );
+    expect(secretOnly.all()).not.toContain(emulator.apiKey);
+    // Neither looks swapped: no note.
+    const right = capturingIO(envOf());
+    await runCli(['doctor'], right.io);
+    expect(right.all()).not.toContain('swapped');
   });
 });
 
@@ -201,6 +271,27 @@ describe('faceverify doctor --body --signature: why a captured signature does no
     const diagnosis = await diagnoseSignature(body, await sign('{}', SECRET), [SECRET]);
     expect(diagnosis.kind).toBe('no-match');
     expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  // String.fromCharCode(...bytes) passed each byte as an argument: a body of about 125 KB
+  // overflowed the stack. A receiver accepts bodies up to 256 KiB by default.
+  it('from the command line: diagnoses 256 KiB bodies, UTF-8 and Latin-1, without a stack overflow', async () => {
+    const large = JSON.stringify({ ...JSON.parse(signed), note: 'é'.repeat(128 * 1024) });
+    expect(encoder.encode(large).length).toBeGreaterThanOrEqual(256 * 1024);
+    const signature = await sign(large, SECRET);
+    const files = {
+      'large.json': encoder.encode(`${large}\n`),
+      // Not UTF-8: read as Latin-1, one character per byte.
+      'large.bin': new Uint8Array(256 * 1024).map((_, index) => 0x80 + (index % 0x80)),
+    };
+    const run = capturingIO({ FACEVERIFY_WEBHOOK_SECRET: SECRET }, files);
+    const args = ['doctor', '--body', 'large.json', '--signature', signature];
+    expect(await runCli(args, run.io)).toBe(EXIT.failed);
+    expect(run.out.join('\n')).toMatch(/^✖ body-changed: The body has a trailing newline/);
+    const binary = capturingIO({ FACEVERIFY_WEBHOOK_SECRET: SECRET }, files);
+    args[2] = 'large.bin';
+    expect(await runCli(args, binary.io)).toBe(EXIT.failed);
+    expect(binary.out.join('\n')).toMatch(/^✖ no-match: No known change of the body/);
   });
 
   it('a header with a sha256= prefix is malformed, and says so', async () => {

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ActivityWindow } from '../src/operations/activity-window.js';
-import { Alarms, type ReceiverAlert } from '../src/operations/alarms.js';
+import {
+  ALARM_RULES,
+  type AlarmCode,
+  Alarms,
+  type ReceiverAlert,
+} from '../src/operations/alarms.js';
 import { RefusedBodies } from '../src/operations/refused-bodies.js';
 import { createTestClock } from '../src/testing/test-clock.js';
 
@@ -27,7 +32,9 @@ describe("the secret alarm rests on the service's own traffic", () => {
     activity.record('delivered_by_poll');
     refused.recovered('alice');
     expect(raised.map((alert) => alert.code)).toEqual(['secret_mismatch']);
-    expect(raised[0]!.message).toMatch(/^1 webhook failed their signature check/);
+    expect(raised[0]!.message).toMatch(
+      /^1 webhook failed its signature check in the last 15 minutes while polling recovered its result:/,
+    );
     expect(raised[0]!.message).toContain('FACEVERIFY_WEBHOOK_SECRET');
   });
 
@@ -41,5 +48,37 @@ describe("the secret alarm rests on the service's own traffic", () => {
       refused.recovered(user);
     }
     expect(raised.map((alert) => alert.code)).toEqual(['webhooks_missing']);
+  });
+});
+
+describe('alarm messages agree with their count', () => {
+  const message = (code: AlarmCode, count: number) => {
+    const rule = ALARM_RULES.find((candidate) => candidate.code === code);
+    return rule?.message(count, 15, watch().activity) ?? `no rule ${code}`;
+  };
+
+  it.each([
+    [
+      'secret_mismatch',
+      1,
+      /^1 webhook failed its signature check in the last 15 minutes while polling recovered its result:/,
+    ],
+    [
+      'secret_mismatch',
+      2,
+      /^2 webhooks failed their signature check in the last 15 minutes while polling recovered their results:/,
+    ],
+    [
+      'results_undeliverable',
+      1,
+      /^1 result was given up as undeliverable in the last 15 minutes .*; it was passed to verification.undeliverable handlers. Fix the handler, then deliver it again/,
+    ],
+    [
+      'results_undeliverable',
+      2,
+      /^2 results were given up as undeliverable in the last 15 minutes .*; they were passed to verification.undeliverable handlers. Fix the handler, then deliver them again/,
+    ],
+  ] as const)('%s, for a count of %i', (code, count, expected) => {
+    expect(message(code, count)).toMatch(expected);
   });
 });

@@ -78,6 +78,18 @@ it('a sweep that leaves work due for over a minute raises backlog_growing, once 
   expect(backlogAlerts()).toHaveLength(1);
 });
 
+it('says "1 record is due" when one is left', async () => {
+  const { clock, receiver, state, backlogAlerts } = await withFailedDeliveries(['u1', 'u2'], {
+    sweepBatchSize: 1,
+  });
+  state.failing = false;
+  await clock.advance(RETRY_MS + 6 * 60_000);
+  expect(await receiver.sweep()).toMatchObject({ leased: 1, delivered: 1 });
+  expect(backlogAlerts().map((alert) => alert.message)).toEqual([
+    expect.stringContaining('(1 record is due, the oldest for 6 minutes)'),
+  ]);
+});
+
 it('a sweep that takes everything due raises nothing, however late it runs', async () => {
   const { clock, receiver, state, backlogAlerts } = await withFailedDeliveries(['u1']);
   state.failing = false;

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderBanner } from '../src/cli/banner.js';
+import { DEVELOPMENT_POLL_SCHEDULE_MS, renderBanner } from '../src/cli/banner.js';
 import { type Emulator, startEmulator } from '../src/index.js';
 
 // The docs a newcomer reads, checked against what they describe: the service's interface,
@@ -27,15 +27,46 @@ const docs = markdownFiles().map((file) => ({
   text: readFileSync(join(ROOT, file), 'utf8'),
 }));
 
-/** Each match of `pattern` in the docs, as `file:line: text`. */
-function occurrences(pattern: RegExp): string[] {
-  const found: string[] = [];
-  for (const { file, text } of docs) {
-    text.split('\n').forEach((line, index) => {
-      if (pattern.test(line)) found.push(`${file}:${index + 1}: ${line.trim()}`);
-    });
-  }
+// A new paragraph starts after a blank line, and at a heading, a list item, a quote, a table
+// row or a fence; inside a fenced block each line stands alone.
+const STARTS_PARAGRAPH = /^\s*(#|[-*+] |\d+\. |>|\||```)/;
+
+/**
+ * The paragraphs of a markdown text, each with its lines joined by one space: a claim wrapped
+ * over two lines is matched as a reader reads it.
+ */
+function paragraphsOf(text: string): { line: number; text: string }[] {
+  const found: { line: number; text: string }[] = [];
+  let open: { line: number; lines: string[] } | undefined;
+  const close = () => {
+    if (open) found.push({ line: open.line, text: open.lines.join(' ') });
+    open = undefined;
+  };
+  let fenced = false;
+  text.split('\n').forEach((raw, index) => {
+    const line = raw.trim();
+    const fence = line.startsWith('```');
+    if (line === '' || fenced || fence || STARTS_PARAGRAPH.test(raw)) close();
+    if (fence) fenced = !fenced;
+    if (line === '') return;
+    if (open) open.lines.push(line);
+    else open = { line: index + 1, lines: [line] };
+    // A table row, a fence and a line of code end where they end.
+    if (fenced || fence || line.startsWith('|')) close();
+  });
+  close();
   return found;
+}
+
+const paragraphs = docs.flatMap(({ file, text }) =>
+  paragraphsOf(text).map((paragraph) => ({ file, ...paragraph })),
+);
+
+/** Each paragraph of the docs that `pattern` matches, as `file:line: text`. */
+function occurrences(pattern: RegExp): string[] {
+  return paragraphs
+    .filter(({ text }) => new RegExp(pattern.source, pattern.flags.replace('g', '')).test(text))
+    .map(({ file, line, text }) => `${file}:${line}: ${text}`);
 }
 
 describe('the docs agree with the service interface', () => {
@@ -90,6 +121,30 @@ describe('the docs agree with the emulator', () => {
     for (const { file, names } of blocks) expect(names, file).toEqual(expected);
   });
 
+  it('say how soon a dropped webhook is recovered as the development poll schedule has it', () => {
+    const firstPollS = Number(DEVELOPMENT_POLL_SCHEDULE_MS.split(',')[0]) / 1000;
+    // The paragraphs about the emulator's schedule (the demo's own schedule is another).
+    const aboutSchedule = paragraphs.filter(({ text }) =>
+      /FACEVERIFY_POLL_SCHEDULE_MS|`FACEVERIFY_(…` lines|\*` variables)/.test(text),
+    );
+    const claims = aboutSchedule.flatMap(({ file, line, text }) =>
+      [...text.matchAll(/\b(\d+) s (?:later|after (?:its|the session's) start)\b/gi)].map(
+        (match) => ({ where: `${file}:${line}: ${match[0]}`, seconds: Number(match[1]) }),
+      ),
+    );
+    expect(claims.length).toBeGreaterThan(4);
+    expect(
+      claims.filter(({ seconds }) => seconds !== firstPollS).map(({ where }) => where),
+    ).toEqual([]);
+    const printed = occurrences(/FACEVERIFY_POLL_SCHEDULE_MS=\d/).filter(
+      (where) => !where.includes(`FACEVERIFY_POLL_SCHEDULE_MS=${DEVELOPMENT_POLL_SCHEDULE_MS}`),
+    );
+    // hono-cloudflare's `=0` polls at once from a cron: not the banner's value.
+    expect(printed.filter((where) => !where.includes('FACEVERIFY_POLL_SCHEDULE_MS=0`'))).toEqual(
+      [],
+    );
+  });
+
   it('count the variables the emulator prints as it prints them', () => {
     const words = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven'];
     const count = words[bannerVariables().length];
@@ -97,6 +152,23 @@ describe('the docs agree with the emulator', () => {
       /\b(one|two|three|four|five|six|seven)\b[^.]{0,40}\b(variables|`FACEVERIFY_…` lines)\b[^.]{0,40}\bprint|\bprints (all )?(one|two|three|four|five|six|seven)\b([^.]{0,20}\bvariables|\))/i,
     );
     expect(counted.filter((line) => !line.toLowerCase().includes(` ${count} `))).toEqual([]);
+  });
+
+  it('count, in getting-started.md, the `FACEVERIFY_…` lines and the variables as the banner prints them', () => {
+    const words = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight'];
+    const count = words[bannerVariables().length];
+    const guide = paragraphs.filter(({ file }) => file === join('docs', 'getting-started.md'));
+    expect(guide.length).toBeGreaterThan(10);
+    const wrong = guide.flatMap(({ line, text }) =>
+      [
+        ...text.matchAll(
+          /\b(zero|one|two|three|four|five|six|seven|eight)\s+(?:\S+\s+){0,2}?(?:variables|`FACEVERIFY_…` lines)\b/gi,
+        ),
+      ]
+        .filter((match) => match[1]?.toLowerCase() !== count)
+        .map((match) => `docs/getting-started.md:${line}: ${match[0]}`),
+    );
+    expect(wrong).toEqual([]);
   });
 });
 

@@ -45,14 +45,21 @@ export class PostgresStoreError extends FaceverifyError {
 }
 
 const URL_CREDENTIALS = /(\w+:\/\/)[^@/\s]*@/g;
+/**
+ * The shortest password hidden wherever it stands in a message. Shorter ones are hidden only
+ * where a connection URL or a `password=…` setting places them.
+ */
+const MIN_FREE_TEXT_SECRET = 4;
 const KEY_VALUE_PASSWORD = /(password\s*=\s*)('[^']*'|\S+)/gi;
 
 /** Removes passwords, and credentials written into a connection string, from a message. */
 export function redact(message: string, secrets: readonly string[]): string {
   let text = message.replace(URL_CREDENTIALS, '$1***@').replace(KEY_VALUE_PASSWORD, '$1***');
-  // Whole words only: a one-letter password must not turn "max" into "ma***".
+  // Whole words only: a one-letter password must not turn "max" into "ma***". And none
+  // shorter than MIN_FREE_TEXT_SECRET: "a", "1" or "0" stands alone in every sentence and
+  // address ("127.0.0.***"), and hiding each would hide nothing but the message.
   for (const secret of secrets) {
-    if (!secret) continue;
+    if (secret.length < MIN_FREE_TEXT_SECRET) continue;
     const pattern = secret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     text = text.replace(new RegExp(`(?<![\\p{L}\\p{N}])${pattern}(?![\\p{L}\\p{N}])`, 'gu'), '***');
   }

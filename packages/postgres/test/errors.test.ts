@@ -99,6 +99,16 @@ describe('PostgresStore errors', () => {
     expect(error.message).not.toContain('s3cr3t');
   });
 
+  it.each(['a', '1', '0'])(
+    'leave a message whole for the password "%s", too short to hide where it stands alone',
+    (password) => {
+      const message = `postgres://max:${password}@127.0.0.1:5432/a failed; password=${password} host=127.0.0.1; is a server running?`;
+      expect(redact(message, [password])).toBe(
+        'postgres://***@127.0.0.1:5432/a failed; password=*** host=127.0.0.1; is a server running?',
+      );
+    },
+  );
+
   it('make the Receiver answer 503 store_unavailable while the server is down, then recover', async () => {
     const pool = connect(server.url(), { connectionTimeoutMillis: 2_000 });
     const store = new PostgresStore({ pool, prefix: uniquePrefix('outage') });

@@ -26,13 +26,20 @@ export class RedisStoreError extends FaceverifyError {
 }
 
 const URL_CREDENTIALS = /(\w+:\/\/)[^@/\s]*@/g;
+/**
+ * The shortest password hidden wherever it stands in a message. Shorter ones are hidden only
+ * where a connection URL places them.
+ */
+const MIN_FREE_TEXT_SECRET = 4;
 
 /** Removes passwords, and credentials written into a connection URL, from a message. */
 export function redact(message: string, secrets: readonly string[]): string {
   let text = message.replace(URL_CREDENTIALS, '$1***@');
-  // Whole words only: a one-letter password must not turn "max" into "ma***".
+  // Whole words only: a one-letter password must not turn "max" into "ma***". And none
+  // shorter than MIN_FREE_TEXT_SECRET: "a", "1" or "0" stands alone in every sentence and
+  // address ("127.0.0.***"), and hiding each would hide nothing but the message.
   for (const secret of secrets) {
-    if (!secret) continue;
+    if (secret.length < MIN_FREE_TEXT_SECRET) continue;
     const pattern = secret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     text = text.replace(new RegExp(`(?<![\\p{L}\\p{N}])${pattern}(?![\\p{L}\\p{N}])`, 'gu'), '***');
   }

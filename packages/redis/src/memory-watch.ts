@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { StoreAlarmListeners } from '@faceverify/core/store';
+import { counted, type StoreAlarmListeners } from '@faceverify/core/store';
 import type { Cluster, Redis } from 'ioredis';
 import type { RedisClient } from './client.js';
 import { RedisStoreError, storeError } from './errors.js';
@@ -13,6 +13,11 @@ const SAFE_POLICY = 'noeviction';
 
 const FIX =
   "Set it to noeviction (`CONFIG SET maxmemory-policy noeviction`, and `maxmemory-policy noeviction` in redis.conf or your provider's parameter group) and give Redis enough memory: a full Redis then refuses writes loudly (OOM) instead of deleting tracked sessions, stored results and replay digests.";
+
+/** The store_reset alarm's message when Redis evicted `evicted` keys since the last look. */
+export function evictionMessage(evicted: number): string {
+  return `RedisStore: Redis evicted ${counted(evicted, 'key')} under memory pressure; keys of this store (tracked sessions, stored results, replay digests) may be among them, and the store can no longer vouch for them. Sessions whose records are gone are no longer polled, and results already handled may arrive again as untracked webhooks. ${FIX}`;
+}
 
 function nodesOf(redis: RedisClient): Redis[] {
   // Any master may come to hold the store's slot after a resharding.
@@ -144,10 +149,7 @@ export class MemoryWatch {
     // A smaller count means Redis restarted or its statistics were reset: the marker tells.
     if (since <= 0) return;
     this.evictionsReported++;
-    this.alarms.raise(
-      'store_reset',
-      `RedisStore: Redis evicted ${since} keys under memory pressure; keys of this store (tracked sessions, stored results, replay digests) may be among them, and the store can no longer vouch for them. Sessions whose records are gone are no longer polled, and results already handled may arrive again as untracked webhooks. ${FIX}`,
-    );
+    this.alarms.raise('store_reset', evictionMessage(since));
   }
 
   private async check(operation: string): Promise<void> {

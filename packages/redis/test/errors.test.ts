@@ -2,7 +2,7 @@ import { ConfigurationError } from '@faceverify/core';
 import { freePort, useRedisServer } from '@faceverify/test-support';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { storeError } from '../src/errors.js';
+import { redact, storeError } from '../src/errors.js';
 import { RedisStore, RedisStoreError } from '../src/index.js';
 import { connect, uniquePrefix } from './support/clients.js';
 import { trackedSession } from './support/records.js';
@@ -56,6 +56,16 @@ describe('RedisStore errors', () => {
     expect(error.message).not.toContain(PASSWORD);
     expect(error.message).toContain('redis://***@cache:6379');
   });
+
+  it.each(['a', '1', '0'])(
+    'leaves a message whole for the password "%s", too short to hide where it stands alone',
+    (password) => {
+      const message = `connect to redis://:${password}@127.0.0.1:6379: no server (which is 1); points at a running server`;
+      expect(redact(message, [password])).toBe(
+        'connect to redis://***@127.0.0.1:6379: no server (which is 1); points at a running server',
+      );
+    },
+  );
 
   it('reports a record it did not write as malformed', async () => {
     const redis = connect();

@@ -4,6 +4,7 @@ import { type RedisServer, startRedisServer } from '@faceverify/test-support';
 import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RedisStore, RedisStoreError } from '../src/index.js';
+import { evictionMessage } from '../src/memory-watch.js';
 import { connect, uniquePrefix } from './support/clients.js';
 import { storedResult, trackedSession } from './support/records.js';
 
@@ -92,6 +93,11 @@ describe('the eviction policy, checked on first use', () => {
 });
 
 describe('keys evicted under memory pressure', () => {
+  it('counts the evicted keys as written: 1 key, 2 keys', () => {
+    expect(evictionMessage(1)).toMatch(/^RedisStore: Redis evicted 1 key under memory pressure;/);
+    expect(evictionMessage(2)).toMatch(/^RedisStore: Redis evicted 2 keys under memory pressure;/);
+  });
+
   for (const policy of ['allkeys-lru', 'volatile-lru']) {
     it(`raises store_reset at the next sweep when Redis evicted keys (${policy})`, async () => {
       const redis = connect(
@@ -133,7 +139,7 @@ describe('keys evicted under memory pressure', () => {
       if (policy === 'volatile-lru') {
         // The marker has no TTL, so volatile-lru never evicts it: the sweep's count tells.
         expect(codes).toEqual(['store_eviction_risk', 'store_reset']);
-        expect(alarms[1]!.message).toMatch(/^RedisStore: Redis evicted \d+ keys under memory/);
+        expect(alarms[1]!.message).toMatch(/^RedisStore: Redis evicted \d+ keys? under memory/);
       }
 
       // Nothing new was evicted: no further alarm for the same loss.

@@ -11,7 +11,8 @@ export const DOCTOR_HELP = `usage: faceverify doctor [--callback-url URL]
 Checks the environment a receiver runs with:
   - FACEVERIFY_WEBHOOK_SECRET is set, and each secret in it (comma-separated, newest first)
     is long enough;
-  - FACEVERIFY_API_KEY is accepted by the service at FACEVERIFY_BASE_URL;
+  - FACEVERIFY_API_KEY is accepted by the service at FACEVERIFY_BASE_URL (and does not look
+    swapped with the secret: whsec_… is a secret's prefix, fv_… an API key's);
   - with --callback-url (or FACEVERIFY_CALLBACK_URL), the receiver answers a signed test
     webhook (for a user no session tracks, so no handler runs on a Receiver with a client).
 
@@ -73,13 +74,54 @@ function checkSecrets(io: CliIO, checks: Report): string[] {
   return secrets;
 }
 
-async function checkApiKey(io: CliIO, checks: Report): Promise<void> {
-  const apiKey = envValue(io, 'FACEVERIFY_API_KEY');
-  const baseUrl = envValue(io, 'FACEVERIFY_BASE_URL');
+// The prefixes of the emulator's credentials (fv_test_…, whsec_…): one found in the other's
+// variable is most likely a swap.
+const API_KEY_PREFIX = 'fv_';
+const SECRET_PREFIX = 'whsec_';
+
+/** Notes an API key and a signing secret that look swapped, without printing either. */
+function checkSwap(apiKey: string | undefined, secrets: readonly string[], checks: Report) {
+  const keyIsSecret = apiKey?.startsWith(SECRET_PREFIX) === true;
+  const secretIsKey = secrets.findIndex((secret) => secret.startsWith(API_KEY_PREFIX));
+  if (!keyIsSecret && secretIsKey < 0) return;
+  const found = [
+    ...(keyIsSecret
+      ? [`FACEVERIFY_API_KEY starts with ${SECRET_PREFIX}, as signing secrets do`]
+      : []),
+    ...(secretIsKey < 0
+      ? []
+      : [
+          `secret#${secretIsKey} of FACEVERIFY_WEBHOOK_SECRET starts with ${API_KEY_PREFIX}, as API keys do`,
+        ]),
+  ];
+  checks.note(
+    `${found.join(', and ')}: are FACEVERIFY_API_KEY and FACEVERIFY_WEBHOOK_SECRET swapped? The API key (${API_KEY_PREFIX}…) goes into FACEVERIFY_API_KEY, the webhook signing secret (${SECRET_PREFIX}…) into FACEVERIFY_WEBHOOK_SECRET.`,
+  );
+}
+
+/**
+ * A message of the client's construction, which says where the value came from: always the
+ * environment here, so `the apiKey option` is FACEVERIFY_API_KEY.
+ */
+function asEnvironment(message: string): string {
+  return message
+    .replaceAll('the apiKey option', 'FACEVERIFY_API_KEY')
+    .replaceAll('baseUrl option or FACEVERIFY_BASE_URL', 'FACEVERIFY_BASE_URL');
+}
+
+async function checkApiKey(
+  apiKey: string | undefined,
+  baseUrl: string | undefined,
+  checks: Report,
+): Promise<void> {
   if (!apiKey || !baseUrl) {
+    const unset = [
+      ...(apiKey ? [] : ['FACEVERIFY_API_KEY']),
+      ...(baseUrl ? [] : ['FACEVERIFY_BASE_URL']),
+    ];
     checks.fail(
-      `${!apiKey ? 'FACEVERIFY_API_KEY' : 'FACEVERIFY_BASE_URL'} is not set`,
-      "Both are needed to start sessions and to poll; the API key is in the service's Settings.",
+      `${unset.join(' and ')} ${unset.length > 1 ? 'are' : 'is'} not set`,
+      "Both are needed to start sessions and to poll: the API key is in the service's Settings (the emulator prints both).",
     );
     return;
   }
@@ -96,7 +138,7 @@ async function checkApiKey(io: CliIO, checks: Report): Promise<void> {
     checks.pass(`the service at ${baseUrl} accepted FACEVERIFY_API_KEY`);
   } catch (error) {
     if (!(error instanceof FaceverifyError)) throw error;
-    checks.fail(error.message);
+    checks.fail(asEnvironment(error.message));
   }
 }
 
@@ -148,7 +190,9 @@ export async function doctor(args: string[], io: CliIO): Promise<number> {
   }
   const checks = report(io);
   const secrets = checkSecrets(io, checks);
-  await checkApiKey(io, checks);
+  const apiKey = envValue(io, 'FACEVERIFY_API_KEY');
+  checkSwap(apiKey, secrets, checks);
+  await checkApiKey(apiKey, envValue(io, 'FACEVERIFY_BASE_URL'), checks);
   const callbackUrl = values['callback-url'] ?? envValue(io, 'FACEVERIFY_CALLBACK_URL');
   if (!callbackUrl) {
     checks.note(

@@ -1,5 +1,6 @@
 import type { StoreAlarmCode } from '../store/store-alarm.js';
 import type { ActivityWindow } from './activity-window.js';
+import { counted, inflected } from './counted.js';
 
 /** Stable codes of the Receiver's alarms; each message says what to fix. */
 export type AlarmCode =
@@ -86,9 +87,6 @@ function rawBodiesRefused(w: ActivityWindow): number {
 const badlySigned = (w: ActivityWindow) =>
   w.count('signature_invalid_recovered') > 0 ? w.count('signature_invalid') : 0;
 
-/** `1 webhook`, `2 webhooks`: a count as a person would write it. */
-const counted = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
-
 /** Each situation the Receiver recognises, and what it says about it. */
 export const ALARM_RULES: readonly Rule[] = [
   {
@@ -98,7 +96,7 @@ export const ALARM_RULES: readonly Rule[] = [
     // recovered was the service's (RefusedBodies).
     measure: (w) => (webhooksLost(w) ? badlySigned(w) : 0),
     message: (count, minutes) =>
-      `${counted(count, 'webhook')} failed their signature check in the last ${minutes} minutes while polling recovered their results: the webhook secret (FACEVERIFY_WEBHOOK_SECRET or the secret option) does not match the signing secret in the service's Settings. Copy it from Settings; during a rotation list both, newest first. If the secret is right, something rewrites the body before verification.`,
+      `${counted(count, 'webhook')} failed ${inflected(count, 'its', 'their')} signature check in the last ${minutes} minutes while polling recovered ${inflected(count, 'its result', 'their results')}: the webhook secret (FACEVERIFY_WEBHOOK_SECRET or the secret option) does not match the signing secret in the service's Settings. Copy it from Settings; during a rotation list both, newest first. If the secret is right, something rewrites the body before verification.`,
   },
   {
     code: 'raw_body_unavailable',
@@ -143,7 +141,7 @@ export const ALARM_RULES: readonly Rule[] = [
     severity: 'degraded',
     measure: (w) => w.count('undeliverable'),
     message: (count, minutes) =>
-      `${counted(count, 'result')} were given up as undeliverable in the last ${minutes} minutes after maxDeliveryAttempts failed handler runs; they were passed to verification.undeliverable handlers. Fix the handler, then deliver them again with receiver.deadLetters.redeliver(key) or 'faceverify dead-letters redeliver KEY' (list them with receiver.deadLetters.list()).`,
+      `${counted(count, 'result')} ${inflected(count, 'was', 'were')} given up as undeliverable in the last ${minutes} minutes after maxDeliveryAttempts failed handler runs; ${inflected(count, 'it was', 'they were')} passed to verification.undeliverable handlers. Fix the handler, then deliver ${inflected(count, 'it', 'them')} again with receiver.deadLetters.redeliver(key) or 'faceverify dead-letters redeliver KEY' (list them with receiver.deadLetters.list()).`,
   },
   {
     code: 'store_slow',

@@ -1,5 +1,6 @@
 import type { Store } from '../store/store.js';
 import type { ActivityWindow } from './activity-window.js';
+import { counted, inflected } from './counted.js';
 
 /** What judging the backlog reads and records. */
 export interface BacklogContext {
@@ -46,6 +47,6 @@ export async function checkBacklog(context: BacklogContext): Promise<void> {
     ageMs >= 120_000 ? `${Math.round(ageMs / 60_000)} minutes` : `${Math.round(ageMs / 1000)} s`;
   context.activity.record(
     'backlog_growing',
-    `${summary.due} records are due, the oldest for ${age}`,
+    `${counted(summary.due, 'record')} ${inflected(summary.due, 'is', 'are')} due, the oldest for ${age}`,
   );
 }

@@ -6,6 +6,7 @@
  */
 
 export { checkStorableUserId } from '../client/external-user-id.js';
+export { counted } from '../operations/counted.js';
 export { type StoreContractCase, storeContractCases } from '../testing/store-contract.js';
 export {
   type DeadLetterPosition,

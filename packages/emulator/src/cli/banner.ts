@@ -3,8 +3,11 @@ import { DEFAULT_ACCOUNT_ID } from '../accounts/resolve-accounts.js';
 import type { Emulator } from '../start-emulator.js';
 import { EMULATOR_VERSION } from '../version.js';
 
-// Development polls soon: a webhook dropped on this machine shows up within seconds.
-const DEVELOPMENT_POLL_SCHEDULE_MS = '5000,10000,30000';
+/**
+ * The poll schedule the banner prints for development: a webhook dropped on this machine shows
+ * up within seconds. The docs' "about 5 s later" is checked against its first delay.
+ */
+export const DEVELOPMENT_POLL_SCHEDULE_MS = '5000,10000,30000';
 
 /** A `label   value` line, values lined up whatever the indent. */
 function field(indent: number, label: string, value: string): string {
