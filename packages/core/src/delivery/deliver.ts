@@ -2,7 +2,7 @@ import { hmacSha256 } from '#hmac';
 import { sleepOn } from '../clock/clock.js';
 import { imageLinkLiveAt, withImageLifetime } from '../payload/front-image-lifetime.js';
 import { toHex } from '../signature/hex.js';
-import { UNMATCHED_PREFIX } from '../store/record-keys.js';
+import { digestOfUnmatched, isUnmatchedKey } from '../store/record-keys.js';
 import {
   isConfirmed,
   isTransactional,
@@ -38,9 +38,7 @@ const encoder = new TextEncoder();
  */
 function eventId(session: TrackedSession): string | Promise<string> {
   const key = storedKeyOf(session);
-  if (key.startsWith(UNMATCHED_PREFIX)) {
-    return `evt_${key.slice(UNMATCHED_PREFIX.length, UNMATCHED_PREFIX.length + 32)}`;
-  }
+  if (isUnmatchedKey(key)) return `evt_${digestOfUnmatched(key).slice(0, 32)}`;
   const digest = hmacSha256('faceverify.event-id', encoder.encode(key));
   return digest instanceof Uint8Array ? idOf(digest) : digest.then(idOf);
 }

@@ -10,7 +10,7 @@ import { decodeJson } from '../payload/decode-json.js';
 import { COMPLETED_EVENT, validateVerificationPayload } from '../payload/parse.js';
 import type { VerificationPayload } from '../payload/types.js';
 import { findSecret } from '../signature/verify.js';
-import { UNMATCHED_PREFIX } from '../store/record-keys.js';
+import { unmatchedKey } from '../store/record-keys.js';
 import { isOpen, type StoredResult, type TrackedSession } from '../store/store.js';
 import { accountContext } from './account-context.js';
 import { type AnswerName, type Decided, WEBHOOK_ANSWERS } from './answers.js';
@@ -270,7 +270,7 @@ async function insertLeased(
 ): Promise<TrackedSession | 'closed' | undefined> {
   const now = context.now();
   const record: TrackedSession = {
-    key: `${UNMATCHED_PREFIX}${digest}`,
+    key: unmatchedKey(digest),
     externalUserId: result.payload.external_user_id,
     ...(context.account === undefined ? {} : { account: context.account }),
     createdAt: now,
