@@ -308,13 +308,6 @@ export function createReceiver<S extends Store = Store>(
   let started = false;
   let running: Promise<unknown> | undefined;
 
-  const decideSafely = (request: WebhookRequest): Promise<Decided> =>
-    decideAnswer(context, request).catch((error: unknown): Decided => {
-      // Store failures are answered inside (503); anything reaching here is a defect.
-      context.handlers.reportError(error, { stage: 'internal' });
-      const message = error instanceof Error ? error.message : String(error);
-      return { name: 'internal_error', logFields: { error: message } };
-    });
   const write = (decided: Decided): ReceiverResponse => writeAnswer(context, decided);
   const sweepAndCheck = async (): Promise<SweepReport> => {
     const report = await sweep(context);
@@ -371,8 +364,8 @@ export function createReceiver<S extends Store = Store>(
     receive(request) {
       const { telemetry } = context;
       const deciding = telemetry
-        ? telemetry.span('receive', () => decideSafely(request), describeAnswer)
-        : decideSafely(request);
+        ? telemetry.span('receive', () => decideAnswer(context, request), describeAnswer)
+        : decideAnswer(context, request);
       return deciding.then(write);
     },
     async startVerification({ account, ...params }) {
