@@ -1,6 +1,10 @@
 import type { DeliveryContext } from './delivery-context.js';
-import { type PollOutcome, pollLeased } from './poll-session.js';
+import { type PollContext, type PollOutcome, pollLeased } from './poll-session.js';
 import { tokenIdOf } from './token-id.js';
+
+/** What a sweep works with: polls', and its batch, its workers, its clock's first reading. */
+export type SweepContext = PollContext &
+  Pick<DeliveryContext, 'clockReady' | 'newOwner' | 'sweepBatchSize' | 'sweepConcurrency'>;
 
 /** What one sweep did, by outcome. */
 export interface SweepReport {
@@ -28,7 +32,7 @@ function tally(report: SweepReport, outcome: PollOutcome['outcome']): void {
  * webhooks are polled for, failed deliveries retried, lifetimes ended. Safe to run from
  * several processes at once: each session is leased by one of them.
  */
-export async function sweep(context: DeliveryContext): Promise<SweepReport> {
+export async function sweep(context: SweepContext): Promise<SweepReport> {
   await context.clockReady();
   const owner = context.newOwner();
   const due = await context.store.leaseDue({

@@ -49,7 +49,11 @@ import { decideAnswer, type WebhookRequest } from '../webhook/receive-webhook.js
 import { writeAnswer } from '../webhook/write-answer.js';
 import { createOwnerFactory, type ReceiverContext } from './context.js';
 import { type ReceiverOptions, resolveReceiverOptions } from './options.js';
-import { reportStoreAlarm, reportStoreAlarms } from './report-store-alarms.js';
+import {
+  reportStoreAlarm,
+  reportStoreAlarms,
+  type StoreAlarmContext,
+} from './report-store-alarms.js';
 
 /** What `startVerification` takes: the session's parameters, and its account where there are several. */
 export interface StartVerificationParams extends CreateSessionParams {
@@ -231,7 +235,10 @@ const SKEW_REPORTED_EVERY_MS = 15 * 60_000;
 const noWait = () => undefined;
 
 /** Raises `clock_skew`. */
-function reportSkew(context: ReceiverContext, offsetMs: number): void {
+function reportSkew(
+  context: Omit<StoreAlarmContext, 'store'> & Pick<ReceiverContext, 'maxClockSkewMs'>,
+  offsetMs: number,
+): void {
   const seconds = (Math.abs(offsetMs) / 1000).toFixed(1);
   const side = offsetMs > 0 ? 'behind' : 'ahead of';
   reportStoreAlarm(

@@ -1,10 +1,10 @@
 import { hasLoneSurrogate } from '../client/external-user-id.js';
 import { sleepOn } from '../clock/clock.js';
-import { announceDisplaced } from '../delivery/announce-displaced.js';
+import { announceDisplaced, type DisplacedContext } from '../delivery/announce-displaced.js';
 import { correlate } from '../delivery/correlate.js';
-import { completedEvent, deliverLeased } from '../delivery/deliver.js';
+import { completedEvent, type DeliverContext, deliverLeased } from '../delivery/deliver.js';
 import type { VerificationCompletedEvent } from '../delivery/events.js';
-import { type PollOutcome, pollLeased } from '../delivery/poll-session.js';
+import { type PollContext, type PollOutcome, pollLeased } from '../delivery/poll-session.js';
 import { FaceverifyError } from '../errors.js';
 import { decodeJson } from '../payload/decode-json.js';
 import { COMPLETED_EVENT, validateVerificationPayload } from '../payload/parse.js';
@@ -16,7 +16,7 @@ import { accountContext } from './account-context.js';
 import { type Decided, decided, type Happened, WEBHOOK_ANSWERS } from './answers.js';
 import { bodyDigest } from './body-digest.js';
 import { type HeadersLike, readHeader, SIGNATURE_HEADER } from './headers.js';
-import { recordRawBodyRefused } from './raw-body-refused.js';
+import { type RawBodyContext, recordRawBodyRefused } from './raw-body-refused.js';
 import type { UnreadBody } from './unread-body.js';
 import type { WebhookContext } from './webhook-context.js';
 
@@ -43,6 +43,12 @@ export interface WebhookRequest {
 const RECENT_CLOSED_CONSIDERED = 20;
 
 const TOO_LARGE: UnreadBody = { kind: 'too-large' };
+
+/** What waiting for another worker's lease works with: the store on its clocks, the deadline. */
+type PatienceContext = Pick<WebhookContext, 'store' | 'now' | 'clock' | 'leaseMs' | 'ackAfterMs'>;
+
+/** What answering within `ackAfterMs` works with: its timers, and the handlers told of late failures. */
+type AckContext = Pick<WebhookContext, 'ackTimers' | 'ackAfterMs' | 'handlers'>;
 
 /**
  * What a request on the webhook path is answered: the row of the answer table (answers.ts)
@@ -199,7 +205,7 @@ async function attachAndDeliver(
 
 /** Delivers the result of a session this worker leased, or says who else has it. */
 async function deliverStored(
-  context: WebhookContext,
+  context: DeliverContext & AckContext,
   request: WebhookRequest,
   leased: Leased,
   owner: string,
@@ -223,7 +229,7 @@ async function deliverStored(
  * window would otherwise become a later session's result.
  */
 async function confirmAndDeliver(
-  context: WebhookContext,
+  context: PollContext & PatienceContext & AckContext & Pick<WebhookContext, 'newOwner'>,
   request: WebhookRequest,
   key: string,
   result: StoredResult,
@@ -244,7 +250,7 @@ const confirmed = (polled: PollOutcome): Happened =>
 
 /** A body the adapter could not read as sent (or too large), refused as its kind says. */
 async function refuseUnread(
-  context: WebhookContext,
+  context: RawBodyContext,
   headers: HeadersLike,
   body: UnreadBody,
 ): Promise<Happened> {
@@ -278,7 +284,7 @@ function payloadOf(body: Uint8Array): VerificationPayload | Happened {
   }
 }
 
-function storeFailed(context: WebhookContext, error: unknown): Happened {
+function storeFailed(context: Pick<WebhookContext, 'handlers'>, error: unknown): Happened {
   context.handlers.reportError(error, { stage: 'store' });
   return { outcome: 'store-failed', logFields: { error: messageOf(error) } };
 }
@@ -294,7 +300,7 @@ type Leased = TrackedSession | 'closed' | 'held';
  * Resolves `'closed'` as soon as that worker has completed the session.
  */
 async function leaseWithPatience(
-  context: WebhookContext,
+  context: PatienceContext,
   key: string,
   owner: string,
 ): Promise<Leased> {
@@ -315,7 +321,7 @@ async function leaseWithPatience(
  * on in the background, kept alive by the platform's `waitUntil` where there is one.
  */
 function withAckDeadline(
-  context: WebhookContext,
+  context: AckContext,
   request: WebhookRequest,
   work: Promise<Happened>,
   event?: VerificationCompletedEvent,
@@ -349,7 +355,7 @@ function withAckDeadline(
  * time. A replay never reads the answer; a rejection here is only seen if it is read.
  */
 function findSessions(
-  context: WebhookContext,
+  context: Pick<WebhookContext, 'store' | 'account' | 'maxOpenPerUser'>,
   payload: VerificationPayload,
   now: number,
 ): Promise<TrackedSession[]> {
@@ -372,14 +378,18 @@ function findSessions(
 function ignoreUnread(): void {}
 
 /** Tells the `error` handlers that an untracked webhook was not delivered (its row logs it). */
-function reportUntracked(context: WebhookContext): void {
+function reportUntracked(context: Pick<WebhookContext, 'handlers'>): void {
   const { message } = WEBHOOK_ANSWERS.untracked.log;
   const error = Object.assign(new Error(message), { code: 'webhook_untracked' });
   context.handlers.reportError(error, { stage: 'confirm', code: 'webhook_untracked' });
 }
 
 /** Several open sessions of one user: the service's answer for each is what is delivered. */
-function settleByPolling(context: WebhookContext, request: WebhookRequest, keys: string[]): void {
+function settleByPolling(
+  context: PollContext & Pick<WebhookContext, 'newOwner'>,
+  request: WebhookRequest,
+  keys: string[],
+): void {
   const { store } = context;
   const settling = Promise.all(
     keys.map(async (key) => {
@@ -401,7 +411,9 @@ function settleByPolling(context: WebhookContext, request: WebhookRequest, keys:
  * instead of two on the common path, and no window in which another worker could take it.
  */
 async function insertLeased(
-  context: WebhookContext,
+  context: DisplacedContext &
+    PatienceContext &
+    Pick<WebhookContext, 'account' | 'replayWindowMs' | 'maxOpenPerUser'>,
   result: StoredResult,
   digest: string,
   owner: string,
