@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Prints the shape of packages/core/src, to compare the code before and after a restructuring:
 // files and lines per folder, imports and cycles between folders (and files), the names each
-// entry point exports, the `return` statements of the webhook decision, and with `--trace` the
-// source files one webhook runs functions in. Folders are read, never named here, so the same
-// command runs on any layout.
+// entry point exports, the `return` statements of the webhook decision and the places in it
+// that name an answer's row, and with `--trace` the source files one webhook runs functions
+// in. Folders are read, never named here, so the same command runs on any layout.
 //
 // usage: node scripts/core-shape.mjs [--json] [--trace] [--decision <file>[,<file>...]]
 //   --decision  files (relative to packages/core/src) whose returns are counted; by default
@@ -21,6 +21,8 @@ const CORE = join(ROOT, 'packages', 'core');
 const SRC = join(CORE, 'src');
 const SOURCE_CONDITION = '@faceverify/source';
 const CODE_FILE = /\.[cm]?[jt]sx?$/;
+/** The type of a row's name in the answer table; rows named are counted when it exists. */
+const ROW_TYPE = 'AnswerName';
 /** Decision files beside those named "webhook"; counted when they exist. */
 const DECISION_FILES = [
   'receiver/receive-webhook.ts',
@@ -313,6 +315,58 @@ function returnPoints(files) {
   return { files: rows, total: sum(rows, 'returns') };
 }
 
+/** The type alias `name` declared in src, as the checker resolves it, or undefined. */
+function declaredType(program, checker, name) {
+  for (const sourceFile of program.getSourceFiles()) {
+    if (relative(SRC, sourceFile.fileName).startsWith('..')) continue;
+    for (const statement of sourceFile.statements) {
+      if (ts.isTypeAliasDeclaration(statement) && statement.name.text === name) {
+        return checker.getTypeAtLocation(statement.name);
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * String literals of the decision files whose contextual type is a row's name: each is a
+ * place that picks a row of the answer table (`{ name: 'duplicate' }`, `return 'queued'`,
+ * a value of a table from something else to rows), per file and top-level function.
+ */
+function rowNames(files, options) {
+  const chosen = decisionFiles(files).filter((file) => existsSync(join(SRC, file)));
+  const program = ts.createProgram(
+    chosen.map((file) => join(SRC, file)),
+    { ...options, noEmit: true },
+  );
+  const checker = program.getTypeChecker();
+  const rowType = declaredType(program, checker, ROW_TYPE);
+  if (!rowType) return { counted: false, type: ROW_TYPE, files: [], total: 0 };
+  const rows = chosen.map((file) => {
+    const sourceFile = program.getSourceFile(join(SRC, file));
+    const functions = [];
+    for (const { name, node } of unitsOf(sourceFile)) {
+      let places = 0;
+      const visit = (child) => {
+        const isKey = ts.isPropertyAssignment(child.parent) && child.parent.name === child;
+        if (
+          ts.isStringLiteralLike(child) &&
+          !isKey &&
+          checker.getContextualType(child) === rowType
+        ) {
+          places += 1;
+        }
+        ts.forEachChild(child, visit);
+      };
+      visit(node);
+      if (places > 0) functions.push({ name, places });
+    }
+    return { file, places: sum(functions, 'places'), functions };
+  });
+  const withRows = rows.filter((row) => row.places > 0);
+  return { counted: true, type: ROW_TYPE, files: withRows, total: sum(withRows, 'places') };
+}
+
 // --- 5. Files one webhook runs through ---
 
 const EXPRESS = join(ROOT, 'packages', 'express');
@@ -506,6 +560,22 @@ function printReturns({ files, total }) {
   console.log(`  total: ${total} in ${files.filter((row) => !row.missing).length} files`);
 }
 
+function printRowNames({ counted, type, files, total }) {
+  console.log(
+    `\nPlaces in the webhook decision that name a row: string literals typed ${type}, per file and function`,
+  );
+  if (!counted) {
+    console.log(`  not counted: no type ${type} in packages/core/src`);
+    return;
+  }
+  for (const { file, places, functions } of files) {
+    console.log(`  ${file}: ${places}`);
+    for (const unit of functions) console.log(`    ${unit.name}: ${unit.places}`);
+  }
+  const count = files.reduce((all, row) => all + row.functions.length, 0);
+  console.log(`  total: ${total} in ${count} top-level declarations of ${files.length} files`);
+}
+
 function printTrace(traced) {
   console.log('\nFiles one webhook runs through (--trace)');
   if (!traced.measured) {
@@ -535,6 +605,7 @@ const shape = {
   imports: importsBetweenFolders(files, options),
   exports: exportedNames(options),
   returns: returnPoints(files),
+  rowNames: rowNames(files, options),
   ...(values.trace ? { trace: trace() } : {}),
 };
 
@@ -545,5 +616,6 @@ if (values.json) {
   printImports(shape.imports);
   printExports(shape.exports);
   printReturns(shape.returns);
+  printRowNames(shape.rowNames);
   if (shape.trace) printTrace(shape.trace);
 }

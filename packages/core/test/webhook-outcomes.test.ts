@@ -1,21 +1,58 @@
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWebhookPipeline } from '../src/adapter/webhook-pipeline.js';
-import { createReceiver, MemoryStore, type ReceiverOptions } from '../src/index.js';
+import {
+  createReceiver,
+  type Logger,
+  MemoryStore,
+  type Receiver,
+  type ReceiverHealth,
+  type ReceiverOptions,
+  type ReceiverTelemetry,
+} from '../src/index.js';
 import { createTestClock, fixturePayload, signedDelivery } from '../src/testing/index.js';
 import { type AnswerName, type AnswerRow, WEBHOOK_ANSWERS } from '../src/webhook/answers.js';
 import { type Reply, type ScriptedServer, startScriptedServer } from './client/scripted-server.js';
 
-// The answer table, row by row: each row is made to happen, and its answer is the table's.
+// The answer table, row by row: each row is made to happen, and its answer is the table's:
+// status, body and headers, the log line at its level, its counter in health(), and the
+// telemetry count under its name.
 
 const SECRET = 'whsec_outcomes_0123456789';
 const USER = 'outcome_user';
 let service: ScriptedServer | undefined;
 
+/** What one scenario wrote: its log lines, and the answers telemetry counted. */
+let seen: { lines: { level: keyof Logger; message: string }[]; answered: [number, string][] };
+
+beforeEach(() => {
+  seen = { lines: [], answered: [] };
+});
+
 afterEach(async () => {
   await service?.close();
   service = undefined;
 });
+
+const logger: Required<Logger> = {
+  debug: (message) => seen.lines.push({ level: 'debug', message }),
+  info: (message) => seen.lines.push({ level: 'info', message }),
+  warn: (message) => seen.lines.push({ level: 'warn', message }),
+  error: (message) => seen.lines.push({ level: 'error', message }),
+};
+
+const telemetry: ReceiverTelemetry = {
+  attach: () => undefined,
+  span: (_name, work) => work(),
+  webhookAnswered: (status, answer) => {
+    seen.answered.push([status, answer]);
+  },
+  delivered: () => undefined,
+  handlerRan: () => undefined,
+  undeliverable: () => undefined,
+  polled: () => undefined,
+  rateLimitWaited: () => undefined,
+};
 
 const { event: _e, extra: _x, ...RESULT } = fixturePayload({ external_user_id: USER });
 const sessionReply = (status: 'pending' | 'verified'): Reply => ({
@@ -37,7 +74,8 @@ async function setUp(options: Partial<ReceiverOptions> & { reply?: () => Reply }
     client: service ? { apiKey: 'fv_test_outcomes', baseUrl: service.url } : false,
     store: new MemoryStore(),
     clock,
-    logger: false,
+    logger,
+    telemetry,
     ...receiverOptions,
   });
   receiver.on('error', () => undefined);
@@ -49,6 +87,12 @@ async function setUp(options: Partial<ReceiverOptions> & { reply?: () => Reply }
 
 type Answer = { status: number; headers: Record<string, string>; body: string };
 
+/** An answer, and the Receiver that gave it (none while none could be built). */
+interface Answered {
+  answer: Answer;
+  receiver?: Receiver<unknown>;
+}
+
 const ACME = { secret: SECRET, client: { apiKey: 'fv_test_acme', baseUrl: 'http://127.0.0.1:9' } };
 
 /** A Receiver of several accounts, and a webhook signed with the secret of account `acme`. */
@@ -58,7 +102,8 @@ async function setUpAccounts(accounts: NonNullable<ReceiverOptions['accounts']>)
     tokenKeys: ['outcomes-token-key-0123456789abcdef'],
     store: new MemoryStore(),
     clock: createTestClock(Date.UTC(2030, 0, 1)),
-    logger: false,
+    logger,
+    telemetry,
   });
   receiver.on('error', () => undefined);
   const delivery = await signedDelivery(fixturePayload({ external_user_id: USER }), {
@@ -72,20 +117,20 @@ async function unread(
   body: Exclude<Parameters<ReturnType<typeof createReceiver>['receive']>[0]['body'], Uint8Array>,
 ) {
   const { receiver, delivery } = await setUp();
-  return receiver.receive({ ...delivery, body });
+  return { receiver, answer: await receiver.receive({ ...delivery, body }) };
 }
 
 /** How each answer is made to happen; what it returns is checked against the table. */
-const scenarios: Record<AnswerName, () => Promise<Answer>> = {
+const scenarios: Record<AnswerName, () => Promise<Answered>> = {
   async delivered() {
     const { receiver, delivery } = await setUp();
     receiver.on('verification.completed', () => undefined);
-    return receiver.receive(delivery);
+    return { receiver, answer: await receiver.receive(delivery) };
   },
   async duplicate() {
     const { receiver, delivery } = await setUp();
     await receiver.receive(delivery);
-    return receiver.receive(delivery);
+    return { receiver, answer: await receiver.receive(delivery) };
   },
   async ignored() {
     const { receiver } = await setUp();
@@ -95,16 +140,16 @@ const scenarios: Record<AnswerName, () => Promise<Answer>> = {
         secret: SECRET,
       },
     );
-    return receiver.receive(other);
+    return { receiver, answer: await receiver.receive(other) };
   },
   async untracked() {
     const { receiver, delivery } = await setUp({ reply: () => sessionReply('verified') });
-    return receiver.receive(delivery);
+    return { receiver, answer: await receiver.receive(delivery) };
   },
   async contradicted() {
     const { receiver, delivery } = await setUp({ reply: () => sessionReply('pending') });
     await receiver.track('tok_contradicted', USER);
-    return receiver.receive(delivery);
+    return { receiver, answer: await receiver.receive(delivery) };
   },
   async processing() {
     const { receiver, delivery, clock } = await setUp();
@@ -123,7 +168,7 @@ const scenarios: Record<AnswerName, () => Promise<Answer>> = {
     await clock.advance(4_000);
     const processing = await answer;
     release?.();
-    return processing;
+    return { receiver, answer: processing };
   },
   async queued() {
     const { receiver, delivery } = await setUp({
@@ -133,28 +178,28 @@ const scenarios: Record<AnswerName, () => Promise<Answer>> = {
       }),
     });
     await receiver.track('tok_queued', USER);
-    return receiver.receive(delivery);
+    return { receiver, answer: await receiver.receive(delivery) };
   },
   async settling() {
     const { receiver, delivery } = await setUp({ reply: () => sessionReply('pending') });
     await receiver.track('tok_settling_1', USER);
     await receiver.track('tok_settling_2', USER);
-    return receiver.receive(delivery);
+    return { receiver, answer: await receiver.receive(delivery) };
   },
   async handler_failed() {
     const { receiver, delivery } = await setUp();
     receiver.on('verification.completed', () => {
       throw new Error('database down');
     });
-    return receiver.receive(delivery);
+    return { receiver, answer: await receiver.receive(delivery) };
   },
   async method_not_allowed() {
     const { receiver, delivery } = await setUp();
-    return receiver.receive({ ...delivery, method: 'GET' });
+    return { receiver, answer: await receiver.receive({ ...delivery, method: 'GET' }) };
   },
   async payload_too_large() {
     const { receiver, delivery } = await setUp({ maxBodyBytes: 16 });
-    return receiver.receive(delivery);
+    return { receiver, answer: await receiver.receive(delivery) };
   },
   body_unreadable: () => unread({ kind: 'unreadable', reason: 'The body ended early.' }),
   body_timeout: () => unread({ kind: 'timeout', afterMs: 10_000 }),
@@ -164,7 +209,8 @@ const scenarios: Record<AnswerName, () => Promise<Answer>> = {
     const saved = process.env.FACEVERIFY_WEBHOOK_SECRET;
     delete process.env.FACEVERIFY_WEBHOOK_SECRET;
     try {
-      const pipeline = createWebhookPipeline({ logger: false });
+      // The adapter answers on what the options name: their logger and telemetry.
+      const pipeline = createWebhookPipeline({ logger, telemetry });
       let written: Answer | undefined;
       await pipeline.handle({
         method: 'POST',
@@ -178,43 +224,52 @@ const scenarios: Record<AnswerName, () => Promise<Answer>> = {
           written = answer;
         },
       });
-      return written!;
+      return { answer: written! };
     } finally {
       if (saved !== undefined) process.env.FACEVERIFY_WEBHOOK_SECRET = saved;
     }
   },
   async account_missing() {
     const { receiver, delivery } = await setUpAccounts({ acme: ACME });
-    return receiver.receive(delivery);
+    return { receiver, answer: await receiver.receive(delivery) };
   },
   async account_unknown() {
     const { receiver, delivery } = await setUpAccounts({ acme: ACME });
-    return receiver.receive({ ...delivery, account: 'nobody' });
+    return { receiver, answer: await receiver.receive({ ...delivery, account: 'nobody' }) };
   },
   async account_unavailable() {
     const { receiver, delivery } = await setUpAccounts({
       resolve: () => Promise.reject(new Error('secret manager down')),
     });
-    return receiver.receive({ ...delivery, account: 'acme' });
+    return { receiver, answer: await receiver.receive({ ...delivery, account: 'acme' }) };
   },
   async signature_missing() {
     const { receiver, delivery } = await setUp();
-    return receiver.receive({ ...delivery, headers: {} });
+    return { receiver, answer: await receiver.receive({ ...delivery, headers: {} }) };
   },
   async signature_invalid() {
     const { receiver, delivery } = await setUp();
-    return receiver.receive({ ...delivery, headers: { 'x-webhook-signature': '00'.repeat(32) } });
+    return {
+      receiver,
+      answer: await receiver.receive({
+        ...delivery,
+        headers: { 'x-webhook-signature': '00'.repeat(32) },
+      }),
+    };
   },
   async payload_invalid() {
     const { receiver } = await setUp();
     const { external_user_id: _missing, ...invalid } = fixturePayload();
-    return receiver.receive(await signedDelivery(invalid, { secret: SECRET }));
+    return {
+      receiver,
+      answer: await receiver.receive(await signedDelivery(invalid, { secret: SECRET })),
+    };
   },
   async store_unavailable() {
     const store = new MemoryStore();
     store.remember = () => Promise.reject(new Error('connection refused'));
     const { receiver, delivery } = await setUp({ store });
-    return receiver.receive(delivery);
+    return { receiver, answer: await receiver.receive(delivery) };
   },
   async internal_error() {
     // A defect: here, headers that throw when read.
@@ -224,25 +279,53 @@ const scenarios: Record<AnswerName, () => Promise<Answer>> = {
         throw new Error('unreadable headers');
       },
     });
-    return receiver.receive({ ...delivery, headers });
+    return { receiver, answer: await receiver.receive({ ...delivery, headers }) };
   },
 };
 
-/** The row's body as a pattern: `{detail}` stands for what the request fills in. */
-function bodyPattern(row: AnswerRow): RegExp {
-  const escaped = JSON.stringify(row.body).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** A text of the table as a pattern: `{detail}` stands for what the request fills in. */
+function pattern(text: string): RegExp {
+  const escaped = text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return new RegExp(`^${escaped.replace('\\{detail\\}', '.+')}$`);
 }
 
+const ROWS = Object.entries(WEBHOOK_ANSWERS) as [AnswerName, AnswerRow][];
+/** What rows count toward in health(): `webhooks.rejected` has one count of each. */
+const COUNTED = [...new Set(ROWS.flatMap(([, row]) => (row.counts ? [row.counts] : [])))];
+
 describe('every request on the webhook path has one answer, a row of one table', () => {
-  it.each(Object.keys(WEBHOOK_ANSWERS) as AnswerName[])('%s', async (name) => {
+  it.each(ROWS.map(([name]) => name))('%s', async (name) => {
     const row: AnswerRow = WEBHOOK_ANSWERS[name];
-    const answer = await scenarios[name]();
+    const { answer, receiver } = await scenarios[name]();
     expect(answer.status).toBe(row.status);
-    expect(answer.body).toMatch(bodyPattern(row));
+    expect(answer.body).toMatch(pattern(JSON.stringify(row.body)));
     expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
     for (const [header, value] of Object.entries(row.headers ?? {})) {
       expect(answer.headers[header]).toBe(value);
+    }
+
+    // Its log line, once, at its level; no other row's line.
+    for (const [other, { log }] of ROWS) {
+      if (!log) continue;
+      const lines = seen.lines.filter((line) => pattern(log.message).test(line.message));
+      if (other !== name) expect(lines, `${other}'s line`).toEqual([]);
+      else expect(lines.map((line) => line.level)).toEqual([log.level]);
+    }
+
+    // Counted by telemetry under its name, once (the duplicate's first delivery came before).
+    expect(seen.answered.at(-1)).toEqual([row.status, name]);
+    expect(seen.answered.filter(([, answer]) => answer === name)).toHaveLength(1);
+
+    // Its counter in health(), and no other row's; a row without one moves none. Without a
+    // Receiver (receiver_not_configured) there is nothing to count toward.
+    if (!receiver) {
+      expect(row.counts).toBeUndefined();
+      return;
+    }
+    const { rejected } = (await receiver.health()).webhooks;
+    for (const kind of COUNTED) {
+      const count = rejected[kind as keyof ReceiverHealth['webhooks']['rejected']];
+      expect(count, kind).toBe(kind === row.counts ? 1 : 0);
     }
   });
 

@@ -5,6 +5,9 @@
  * @module @faceverify/postgres
  */
 
+// The names PostgresStore and PGliteStore (`@faceverify/postgres/pglite`) share are exported
+// here alone: this entry loads no driver (`pg` is only a type here), so an app on PGlite
+// imports them from it as well, and `instanceof PostgresStoreError` holds for either store.
 export { PostgresStoreError, type PostgresStoreFailure } from './errors.js';
 export type { TableNames } from './names.js';
 export {

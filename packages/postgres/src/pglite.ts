@@ -1,10 +1,10 @@
-export { PostgresStoreError, type PostgresStoreFailure } from './errors.js';
-export type { TableNames } from './names.js';
+/**
+ * PGlite (PostgreSQL in WebAssembly) store for faceverify: a store in a file or in memory,
+ * for tests, demos and single-process apps. The names both stores share (`PostgresStoreError`,
+ * `SqlStore`, `MigrateReport`, ...) are exported by `@faceverify/postgres` alone, which
+ * loads no driver: import them from there.
+ *
+ * @module @faceverify/postgres/pglite
+ */
+
 export { PGliteStore, type PGliteStoreOptions } from './pglite-store.js';
-export type {
-  MigrateReport,
-  PruneOptions,
-  PruneReport,
-  SqlStore,
-  SqlStoreOptions,
-} from './sql-store.js';

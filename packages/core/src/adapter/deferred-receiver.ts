@@ -1,9 +1,13 @@
+import { systemClock } from '../clock/clock.js';
 import type { ReceiverEventName } from '../delivery/events.js';
 import type { HandlerOptions } from '../delivery/handler-registry.js';
 import { ConfigurationError } from '../errors.js';
 import { createLog } from '../logging/logger.js';
 import { createReceiver, type Receiver } from '../receiver/create-receiver.js';
 import type { ReceiverOptions } from '../receiver/options.js';
+import type { ReceiverTelemetry } from '../telemetry/receiver-telemetry.js';
+import { decided, type ReceiverResponse } from '../webhook/answers.js';
+import { type AnswerContext, writeAnswer } from '../webhook/write-answer.js';
 
 /** A handler of any Receiver event, as the deferred Receiver queues it. */
 export type AnyHandler = (...args: never[]) => unknown;
@@ -26,10 +30,12 @@ export interface DeferredReceiver {
   /** `receiver.on(...)` now when the Receiver exists, else when it is built. */
   on(name: ReceiverEventName, handler: AnyHandler, options?: HandlerOptions): void;
   /**
-   * Writes why the Receiver cannot be built to the log the options name (the console by
-   * default, even with `logger: false`: nothing is received until it is fixed).
+   * The answer to a webhook while the Receiver cannot be built (`error`, thrown by `get()`):
+   * `500 receiver_not_configured`, written by the one executor of the answer table, its log
+   * line naming the fix on the log the options name (the console by default, even with
+   * `logger: false`: nothing is received until it is fixed) and counted by their telemetry.
    */
-  logFailure(error: unknown): void;
+  notConfigured(error: unknown): ReceiverResponse;
 }
 
 function isReceiver(value: Receiver | ReceiverOptions | undefined): value is Receiver {
@@ -40,20 +46,24 @@ function isReceiver(value: Receiver | ReceiverOptions | undefined): value is Rec
 /**
  * Wraps the first argument of an adapter's `verificationWebhook()`: a Receiver is used as
  * is (and `on` reaches it at once, with its checks); options, or nothing, build one on the
- * first `get()`. For adapter authors.
+ * first `get()`. The pipeline's; not exported.
  */
 export function deferReceiver(receiverOrOptions?: Receiver | ReceiverOptions): DeferredReceiver {
-  const log = createLog(
-    isReceiver(receiverOrOptions) || receiverOrOptions?.logger === false
-      ? undefined
-      : receiverOrOptions?.logger,
-  );
-  const logFailure = (error: unknown): void => {
-    const message =
+  const options = isReceiver(receiverOrOptions) ? undefined : receiverOrOptions;
+  const clock = options?.clock ?? systemClock;
+  // No Receiver, so no activity to count toward; the log and telemetry its options name.
+  const answering: AnswerContext = {
+    log: createLog(options?.logger === false ? undefined : options?.logger),
+    now: () => clock.now(),
+    activity: undefined,
+    telemetry: telemetryOf(options),
+  };
+  const notConfigured = (error: unknown): ReceiverResponse => {
+    const detail =
       error instanceof ConfigurationError
         ? error.message
         : `The webhook Receiver could not be built: ${error instanceof Error ? error.message : String(error)}`;
-    log.error(`Webhook not received: ${message}`);
+    return writeAnswer(answering, decided({ outcome: 'not-configured', detail }));
   };
   if (isReceiver(receiverOrOptions)) {
     const receiver = receiverOrOptions;
@@ -63,7 +73,7 @@ export function deferReceiver(receiverOrOptions?: Receiver | ReceiverOptions): D
       on: (name, handler, options) => {
         receiver.on(name, handler as never, options as never);
       },
-      logFailure,
+      notConfigured,
     };
   }
   let resolved: Receiver | undefined;
@@ -84,6 +94,15 @@ export function deferReceiver(receiverOrOptions?: Receiver | ReceiverOptions): D
       if (resolved) resolved.on(name, handler as never, options as never);
       else pending.push([name, handler, options]);
     },
-    logFailure,
+    notConfigured,
   };
+}
+
+/**
+ * The options' telemetry, when it can count an answer: a Receiver that cannot be built may
+ * have been refused for a telemetry missing its hooks.
+ */
+function telemetryOf(options: ReceiverOptions | undefined): ReceiverTelemetry | undefined {
+  const telemetry = options?.telemetry;
+  return typeof telemetry?.webhookAnswered === 'function' ? telemetry : undefined;
 }

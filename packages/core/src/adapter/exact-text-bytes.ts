@@ -14,7 +14,8 @@ function charsetOf(contentType: string | undefined): string | undefined {
  * Recovers the bytes a body parser decoded to text, but only when they provably are the
  * bytes received: nothing was decompressed, the text was UTF-8, no invalid byte was
  * replaced (U+FFFD), and re-encoding gives exactly Content-Length bytes (which also
- * catches a stripped byte-order mark). Otherwise says why not. For adapter authors.
+ * catches a stripped byte-order mark). Otherwise says why not. Adapters reach it through
+ * `textAsSent`.
  *
  * Reasons are fixed sentences, never header values: the Receiver logs each distinct hint
  * once, and a sender must not be able to fill that log or inject text into it.

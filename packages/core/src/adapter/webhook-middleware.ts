@@ -32,9 +32,13 @@ export type MiddlewareFunction = (...args: any[]) => unknown;
  * Builds an adapter's `verificationWebhook()` from one function: how a call of the
  * framework's middleware becomes a `WebhookExchange` (`self` is the middleware, for
  * frameworks whose router is asked whether it chose it). Every call of the factory checks
- * its options at once and builds its Receiver when the first webhook arrives (see
- * `createWebhookPipeline`); every request runs through the shared pipeline. For adapter
- * authors.
+ * its options at once, and builds its Receiver (from options or the environment) when the
+ * first webhook arrives, so a module that builds the middleware imports without
+ * configuration; a webhook arriving while the configuration is missing is answered
+ * `500 receiver_not_configured`, and the log names what to set. Every request then runs
+ * through the pipeline all adapters share: whether the request is the webhook's, the body
+ * read within `maxBodyBytes` and `bodyTimeoutMs`, the Receiver's answer, written back or
+ * passed on. For adapter authors.
  *
  * @example
  * export const verificationWebhook = webhookMiddleware<WithReceiver<Middleware>>(

@@ -4,7 +4,6 @@ import { ConfigurationError } from '../errors.js';
 import type { Receiver } from '../receiver/create-receiver.js';
 import type { ReceiverOptions } from '../receiver/options.js';
 import type { ReceiverResponse } from '../webhook/answers.js';
-import { responseOf } from '../webhook/answers.js';
 import { type HeadersLike, readHeader } from '../webhook/headers.js';
 import type { WebhookRequest } from '../webhook/receive-webhook.js';
 import { createBodyDeadline, type DeadlineRead } from './body-deadline.js';
@@ -132,24 +131,11 @@ function checkedOptions(options: WebhookPipelineOptions<unknown>) {
  * arrives, so that a module building the middleware can be imported without configuration
  * (`next build`, tests). A webhook arriving while the configuration is missing is answered
  * `500 receiver_not_configured` and the `ConfigurationError`, which names what to set, is
- * logged. For each request the adapter hands over a
- * `WebhookExchange`; the pipeline decides whether the request is the webhook's, reads the
- * body within `maxBodyBytes` and `bodyTimeoutMs`, answers every failure, lets the Receiver
- * verify and deliver, and answers or passes on. `timers` is for tests. For adapter authors.
- *
- * @example
- * const pipeline = createWebhookPipeline(receiverOrOptions, options);
- * const middleware = (req, res, next) =>
- *   pipeline.handle({
- *     method: req.method,
- *     headers: req.headers,
- *     isRouted: () => false,
- *     path: () => req.url,
- *     readBody: (limit, signal) => readRawBody(req, limit, signal), // rawBodyReader(getRawBody)
- *     keep: (event) => Object.assign(req, { verification: event }),
- *     next,
- *     respond: (answer, close) => writeNodeAnswer(res, answer, close),
- *   });
+ * logged. For each request the adapter hands over a `WebhookExchange`; the pipeline decides
+ * whether the request is the webhook's, reads the body within `maxBodyBytes` and
+ * `bodyTimeoutMs`, lets the Receiver answer it (a body not read included), and answers or
+ * passes on. Not exported: adapters reach it through `webhookMiddleware`, which has the
+ * example; `timers` is for tests.
  */
 export function createWebhookPipeline(
   receiverOrOptions: Receiver | ReceiverOptions | undefined,
@@ -202,10 +188,8 @@ export function createWebhookPipeline(
     try {
       receiver = deferred.get();
     } catch (error) {
-      deferred.logFailure(error);
-      // No Receiver to answer: its row of the table, without a Receiver's counters.
-      const answer = responseOf({ name: 'receiver_not_configured' });
-      return exchange.respond(answer, exchange.method === 'POST');
+      // No Receiver to answer: the deferred one answers, as the table says.
+      return exchange.respond(deferred.notConfigured(error), exchange.method === 'POST');
     }
     let body: WebhookRequest['body'] = NO_BODY;
     // Other methods get the Receiver's 405 without their body being read.
@@ -220,13 +204,14 @@ export function createWebhookPipeline(
     const account = accountFor(exchange);
     if (account !== undefined) request.account = account;
     const answer = await receiver.receive(request);
-    // Unless a parser spent the body, the rest of a body not read is still on the connection.
-    if (!(body instanceof Uint8Array)) return exchange.respond(answer, body.kind !== 'unavailable');
+    // Only a body read whole is delivered: its event is kept, and passed on when asked.
     if (answer.event) {
       exchange.keep?.(answer.event);
       if (passThrough && exchange.next) return passOn(exchange);
     }
-    return exchange.respond(answer, false);
+    // Unless a parser spent it, the rest of a body not read is still on the connection.
+    const leftOnConnection = !(body instanceof Uint8Array) && body.kind !== 'unavailable';
+    return exchange.respond(answer, leftOnConnection);
   }
 
   return {

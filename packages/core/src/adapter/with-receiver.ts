@@ -50,11 +50,7 @@ export type ReceiverHolder = Pick<WebhookPipeline, 'receiver' | 'on'>;
 
 /**
  * Gives a middleware function its `.receiver` and chainable `.on()`, both from the
- * pipeline (which builds its Receiver on first use). For adapter authors.
- *
- * @example
- * const pipeline = createWebhookPipeline(receiverOrOptions, options);
- * const middleware = withReceiver((req, res, next) => pipeline.handle(exchange), pipeline);
+ * pipeline (which builds its Receiver on first use); `webhookMiddleware` calls it.
  */
 export function withReceiver<Middleware extends object>(
   middleware: Middleware,

@@ -1,14 +1,18 @@
 import type { TrackedSession } from '../store/store.js';
-import { completedEvent, emitUndeliverable } from './deliver.js';
+import { completedEvent, emitUndeliverable, type UndeliverableContext } from './deliver.js';
 import type { DeliveryContext } from './delivery-context.js';
 import { expiredEvent, runExpiredHandlers } from './expire-session.js';
+
+/** What announcing displaced records works with: their handlers, and what counts them. */
+export type DisplacedContext = UndeliverableContext &
+  Pick<DeliveryContext, 'log' | 'now' | 'maxOpenPerUser'>;
 
 /**
  * Emits what became of records the store closed to keep a user within `maxOpenPerUser`:
  * a session is expired (`reason: 'displaced'`), an undelivered result is undeliverable.
  */
 export async function announceDisplaced(
-  context: DeliveryContext,
+  context: DisplacedContext,
   displaced: readonly TrackedSession[],
 ): Promise<void> {
   for (const record of displaced) {

@@ -2,7 +2,7 @@ import { hmacSha256 } from '#hmac';
 import { sleepOn } from '../clock/clock.js';
 import { imageLinkLiveAt, withImageLifetime } from '../payload/front-image-lifetime.js';
 import { toHex } from '../signature/hex.js';
-import { UNMATCHED_PREFIX } from '../store/record-keys.js';
+import { digestOfUnmatched, isUnmatchedKey } from '../store/record-keys.js';
 import {
   isConfirmed,
   isTransactional,
@@ -14,12 +14,35 @@ import type { DeliverySource } from '../telemetry/receiver-telemetry.js';
 import { storedKeyOf } from '../token-protection/stored-key.js';
 import type { DeliveryContext } from './delivery-context.js';
 import type { VerificationCompletedEvent, VerificationUndeliverableEvent } from './events.js';
-import { keepLease, stillLeased } from './keep-lease.js';
+import { keepLease, type LeaseContext, stillLeased } from './keep-lease.js';
 import { delayAt } from './schedule.js';
 import { withoutImageLink } from './stored-image-link.js';
 import { tokenIdOf } from './token-id.js';
 
 export type DeliveryOutcome = 'delivered' | 'failed' | 'lease-lost';
+
+/** What reporting a result given up works with: the handlers, and what counts it. */
+export type UndeliverableContext = Pick<DeliveryContext, 'handlers' | 'activity' | 'telemetry'>;
+
+/** What recording a delivery's success works with: the store, and time to wait out its failures. */
+type SettleContext = Pick<DeliveryContext, 'store' | 'now' | 'clock' | 'leaseMs'>;
+
+/**
+ * What delivering a leased result to the handlers works with: the lease kept meanwhile, the
+ * handlers and what counts and logs their runs, the retries and the retention after them.
+ */
+export type DeliverContext = LeaseContext &
+  UndeliverableContext &
+  Pick<
+    DeliveryContext,
+    | 'clock'
+    | 'log'
+    | 'refusedBodies'
+    | 'includePersonalData'
+    | 'replayWindowMs'
+    | 'retryScheduleMs'
+    | 'maxDeliveryAttempts'
+  >;
 
 /** What a delivery came to, with the event the handlers saw. */
 export interface Delivery {
@@ -38,9 +61,7 @@ const encoder = new TextEncoder();
  */
 function eventId(session: TrackedSession): string | Promise<string> {
   const key = storedKeyOf(session);
-  if (key.startsWith(UNMATCHED_PREFIX)) {
-    return `evt_${key.slice(UNMATCHED_PREFIX.length, UNMATCHED_PREFIX.length + 32)}`;
-  }
+  if (isUnmatchedKey(key)) return `evt_${digestOfUnmatched(key).slice(0, 32)}`;
   const digest = hmacSha256('faceverify.event-id', encoder.encode(key));
   return digest instanceof Uint8Array ? idOf(digest) : digest.then(idOf);
 }
@@ -95,7 +116,7 @@ function eventWithId(
  * transaction together with the record of success (`settleWith`).
  */
 export async function deliverLeased(
-  context: DeliveryContext,
+  context: DeliverContext,
   session: TrackedSession,
   owner: string,
   result: StoredResult,
@@ -175,7 +196,7 @@ export async function deliverLeased(
  * record, so their writes and `completed` commit together or not at all.
  */
 function settleSuccess(
-  context: DeliveryContext,
+  context: SettleContext & Pick<DeliveryContext, 'handlers'>,
   key: string,
   owner: string,
   update: SettleUpdate,
@@ -215,7 +236,7 @@ class SettleFailure extends Error {
 }
 
 async function failedDelivery(
-  context: DeliveryContext,
+  context: DeliverContext,
   session: TrackedSession,
   owner: string,
   result: StoredResult,
@@ -299,7 +320,7 @@ async function failedDelivery(
 
 /** Emits `verification.undeliverable`; a handler of it that throws is reported, not retried. */
 export async function emitUndeliverable(
-  context: DeliveryContext,
+  context: UndeliverableContext,
   event: VerificationUndeliverableEvent,
 ): Promise<void> {
   context.activity.record('undeliverable', undefined, event.event.account);
@@ -321,7 +342,7 @@ export async function emitUndeliverable(
  * waited out, with backoff, for as long as the lease keeps other workers away.
  */
 async function settleAfterFailure(
-  context: DeliveryContext,
+  context: SettleContext,
   key: string,
   owner: string,
   update: SettleUpdate,

@@ -12,8 +12,9 @@ import type { HandlerRegistry } from './handler-registry.js';
 /**
  * What delivering a result works with, whichever path found it (a webhook, a poll,
  * `confirm()`, the sweep): the store, the clock leases follow, the handlers, and the settings
- * of leases, retries and polls. The Receiver builds one; a function that needs less names the
- * members it takes (`Pick<DeliveryContext, ...>`).
+ * of leases, retries and polls. The Receiver builds one; each part names the members it takes
+ * (`Pick<DeliveryContext, ...>`, named per part: `LeaseContext`, `ExpireContext`,
+ * `DeliverContext`, `PollContext`, `SweepContext`, `DisplacedContext`).
  */
 export interface DeliveryContext {
   /** Every store, wrapped: tokens never reach it in clear (see TokenProtectingStore). */

@@ -3,6 +3,12 @@ import type { DeliveryContext } from './delivery-context.js';
 import type { VerificationExpiredEvent } from './events.js';
 import { tokenIdOf } from './token-id.js';
 
+/** What giving a session up works with: the store on its clock, its retention, the handlers. */
+export type ExpireContext = Pick<
+  DeliveryContext,
+  'store' | 'now' | 'replayWindowMs' | 'log' | 'handlers'
+>;
+
 export function expiredEvent(
   session: TrackedSession,
   token: string,
@@ -22,7 +28,7 @@ export function expiredEvent(
 
 /** Runs `verification.expired` handlers; one that throws is reported, not retried. */
 export async function runExpiredHandlers(
-  context: DeliveryContext,
+  context: Pick<ExpireContext, 'log' | 'handlers'>,
   event: VerificationExpiredEvent,
 ): Promise<void> {
   context.log.info('Session given up without a result.', {
@@ -45,7 +51,7 @@ export async function runExpiredHandlers(
  * race; a throwing `verification.expired` handler is reported, not retried.
  */
 export async function expireLeased(
-  context: DeliveryContext,
+  context: ExpireContext,
   session: TrackedSession,
   owner: string,
   reason: VerificationExpiredEvent['reason'],

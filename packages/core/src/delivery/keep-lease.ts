@@ -1,12 +1,15 @@
 import type { DeliveryContext } from './delivery-context.js';
 
+/** What keeping a lease works with: the store on its clock, the lease's length, the renewals. */
+export type LeaseContext = Pick<DeliveryContext, 'store' | 'now' | 'leaseMs' | 'renewalTimers'>;
+
 /**
  * Renews a lease in the background while slow work runs (a poll with retries, a long
  * handler), so no other worker takes the session over meanwhile. Returns the stop function.
  * At most one renewal is in flight: a store that answers slowly (or a renewal waiting on a
  * lock) skips ticks instead of piling up renewals, each holding a connection.
  */
-export function keepLease(context: DeliveryContext, key: string, owner: string): () => void {
+export function keepLease(context: LeaseContext, key: string, owner: string): () => void {
   const { store, leaseMs, renewalTimers } = context;
   let stopped = false;
   let renewing = false;
@@ -36,7 +39,7 @@ export function keepLease(context: DeliveryContext, key: string, owner: string):
  * worker took the session: then this worker must not deliver.
  */
 export function stillLeased(
-  context: DeliveryContext,
+  context: Omit<LeaseContext, 'renewalTimers'>,
   key: string,
   owner: string,
   leaseUntil: number | undefined,

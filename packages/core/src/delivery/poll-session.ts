@@ -9,14 +9,22 @@ import {
   type ReceiverSpanAttributes,
 } from '../telemetry/receiver-telemetry.js';
 import { sameOutcome } from './correlate.js';
-import { type DeliveryOutcome, deliverLeased } from './deliver.js';
+import { type DeliverContext, type DeliveryOutcome, deliverLeased } from './deliver.js';
 import type { DeliveryContext } from './delivery-context.js';
 import type { VerificationCompletedEvent } from './events.js';
-import { expireLeased } from './expire-session.js';
+import { type ExpireContext, expireLeased } from './expire-session.js';
 import { keepLease } from './keep-lease.js';
 import { delayAt } from './schedule.js';
 import { sessionClient } from './session-client.js';
 import { tokenIdOf } from './token-id.js';
+
+/**
+ * What looking at a leased session works with: delivery's, giving a session up, the clients
+ * to ask the service with, and the schedules of polls and of sessions left to another instance.
+ */
+export type PollContext = DeliverContext &
+  ExpireContext &
+  Pick<DeliveryContext, 'client' | 'accounts' | 'pollScheduleMs' | 'sweepIntervalMs'>;
 
 /** What one look at a leased session came to, and what the service said of it. */
 export interface PollOutcome {
@@ -55,7 +63,7 @@ export interface PollOptions {
  * delivered: the service's own answer is.
  */
 export function pollLeased(
-  context: DeliveryContext,
+  context: PollContext,
   session: TrackedSession,
   owner: string,
   options: PollOptions = {},
@@ -82,7 +90,7 @@ function describePollWithStatus(polled: PollOutcome): ReceiverSpanAttributes {
 }
 
 async function lookAt(
-  context: DeliveryContext,
+  context: PollContext,
   session: TrackedSession,
   owner: string,
   options: PollOptions,
@@ -230,7 +238,7 @@ async function lookAt(
  * confirmed there. Jittered, so that this instance's sweeps do not always come first.
  */
 async function leave(
-  context: DeliveryContext,
+  context: Pick<DeliveryContext, 'store' | 'now' | 'sweepIntervalMs'>,
   session: TrackedSession,
   owner: string,
   claim: StoredResult | undefined,
@@ -259,7 +267,7 @@ async function leave(
  * leaves one it cannot read, and counted toward the `account_missing` alarm.
  */
 function leaveWithoutAccount(
-  context: DeliveryContext,
+  context: Pick<DeliveryContext, 'store' | 'now' | 'sweepIntervalMs' | 'activity'>,
   session: TrackedSession,
   owner: string,
   claim: StoredResult | undefined,
@@ -276,7 +284,7 @@ const accountOf = (session: TrackedSession) =>
   session.account === undefined ? {} : { account: session.account };
 
 async function deliver(
-  context: DeliveryContext,
+  context: DeliverContext,
   session: TrackedSession,
   owner: string,
   result: StoredResult,
@@ -295,7 +303,11 @@ function failedPoll(error: unknown): PollRequestOutcome {
 }
 
 /** Reports a result the service contradicts: it is never delivered as the session's result. */
-function contradicted(context: DeliveryContext, session: TrackedSession, why: string): void {
+function contradicted(
+  context: Pick<DeliveryContext, 'log' | 'handlers'>,
+  session: TrackedSession,
+  why: string,
+): void {
   const message = `A webhook for this session was not confirmed by the service (${why}); it was not delivered. A replayed webhook of an earlier session looks like this.`;
   context.log.warn(message, { sessionToken: session.token });
   const error = Object.assign(new Error(message), { code: 'webhook_contradicted' });

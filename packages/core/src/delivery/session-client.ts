@@ -8,7 +8,7 @@ import { requireClient } from './require-client.js';
  * (a session is never asked about with another account's key). Rejects when the resolver does.
  */
 export async function sessionClient(
-  context: DeliveryContext,
+  context: Pick<DeliveryContext, 'client' | 'accounts'>,
   session: { account?: string },
   action: string,
 ): Promise<Client | undefined> {

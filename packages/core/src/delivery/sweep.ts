@@ -1,8 +1,12 @@
 import { RateLimitError } from '../errors.js';
 import type { DeliveryContext } from './delivery-context.js';
 import { FairShare } from './fair-share.js';
-import { type PollOutcome, pollLeased } from './poll-session.js';
+import { type PollContext, type PollOutcome, pollLeased } from './poll-session.js';
 import { tokenIdOf } from './token-id.js';
+
+/** What a sweep works with: polls', and its batch, its workers, its clock's first reading. */
+export type SweepContext = PollContext &
+  Pick<DeliveryContext, 'clockReady' | 'newOwner' | 'sweepBatchSize' | 'sweepConcurrency'>;
 
 /** What one sweep did, by outcome. */
 export interface SweepReport {
@@ -34,7 +38,7 @@ function tally(report: SweepReport, outcome: PollOutcome['outcome']): void {
  * webhooks are polled for, failed deliveries retried, lifetimes ended. Safe to run from
  * several processes at once: each session is leased by one of them.
  */
-export async function sweep(context: DeliveryContext): Promise<SweepReport> {
+export async function sweep(context: SweepContext): Promise<SweepReport> {
   await context.clockReady();
   const report: SweepReport = {
     leased: 0,
@@ -60,7 +64,7 @@ export async function sweep(context: DeliveryContext): Promise<SweepReport> {
 
 /** Leases one batch of due sessions and works on it, fairly across accounts. */
 async function sweepBatch(
-  context: DeliveryContext,
+  context: SweepContext,
   report: SweepReport,
 ): Promise<{ leased: number; rateLimited: number }> {
   const owner = context.newOwner();

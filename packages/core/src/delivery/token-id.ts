@@ -1,4 +1,4 @@
-import { UNMATCHED_PREFIX } from '../store/record-keys.js';
+import { isUnmatchedKey } from '../store/record-keys.js';
 
 /**
  * What error contexts carry of a session: a short prefix of its token, never the whole
@@ -6,6 +6,6 @@ import { UNMATCHED_PREFIX } from '../store/record-keys.js';
  */
 export function tokenIdOf(key: string | undefined): { tokenId?: string } {
   if (!key) return {};
-  if (key.startsWith(UNMATCHED_PREFIX)) return { tokenId: key };
+  if (isUnmatchedKey(key)) return { tokenId: key };
   return { tokenId: `${key.slice(0, 6)}…` };
 }

@@ -49,7 +49,11 @@ import { decideAnswer, type WebhookRequest } from '../webhook/receive-webhook.js
 import { writeAnswer } from '../webhook/write-answer.js';
 import { createOwnerFactory, type ReceiverContext } from './context.js';
 import { type ReceiverOptions, resolveReceiverOptions } from './options.js';
-import { reportStoreAlarm, reportStoreAlarms } from './report-store-alarms.js';
+import {
+  reportStoreAlarm,
+  reportStoreAlarms,
+  type StoreAlarmContext,
+} from './report-store-alarms.js';
 
 /** What `startVerification` takes: the session's parameters, and its account where there are several. */
 export interface StartVerificationParams extends CreateSessionParams {
@@ -240,7 +244,10 @@ const SKEW_REPORTED_EVERY_MS = 15 * 60_000;
 const noWait = () => undefined;
 
 /** Raises `clock_skew`. */
-function reportSkew(context: ReceiverContext, offsetMs: number): void {
+function reportSkew(
+  context: Omit<StoreAlarmContext, 'store'> & Pick<ReceiverContext, 'maxClockSkewMs'>,
+  offsetMs: number,
+): void {
   const seconds = (Math.abs(offsetMs) / 1000).toFixed(1);
   const side = offsetMs > 0 ? 'behind' : 'ahead of';
   reportStoreAlarm(
@@ -326,13 +333,6 @@ export function createReceiver<S extends Store = Store>(
   let started = false;
   let running: Promise<unknown> | undefined;
 
-  const decideSafely = (request: WebhookRequest): Promise<Decided> =>
-    decideAnswer(context, request).catch((error: unknown): Decided => {
-      // Store failures are answered inside (503); anything reaching here is a defect.
-      context.handlers.reportError(error, { stage: 'internal' });
-      const message = error instanceof Error ? error.message : String(error);
-      return { name: 'internal_error', logFields: { error: message } };
-    });
   const write = (decided: Decided): ReceiverResponse => writeAnswer(context, decided);
   const sweepAndCheck = async (): Promise<SweepReport> => {
     const report = await sweep(context);
@@ -389,8 +389,8 @@ export function createReceiver<S extends Store = Store>(
     receive(request) {
       const { telemetry } = context;
       const deciding = telemetry
-        ? telemetry.span('receive', () => decideSafely(request), describeAnswer)
-        : decideSafely(request);
+        ? telemetry.span('receive', () => decideAnswer(context, request), describeAnswer)
+        : decideAnswer(context, request);
       return deciding.then(write);
     },
     async startVerification({ account, ...params }) {

@@ -1,18 +1,24 @@
 import type { StoreAlarm } from '../store/store-alarm.js';
 import type { ReceiverContext } from './context.js';
 
+/** What reporting the store's alarms works with: the store, the log and the handlers. */
+export type StoreAlarmContext = Pick<ReceiverContext, 'store' | 'log' | 'handlers' | 'now'>;
+
 /**
  * Subscribes the Receiver to its store's alarms: each one is logged at error level (the
  * message says how to fix it), raised as an `alert` like the Receiver's own alarms, and
  * reaches the `error` handlers with `code` set, so an application's alerting sees a lost or
  * evicting store as it sees any other failure.
  */
-export function reportStoreAlarms(context: ReceiverContext): void {
+export function reportStoreAlarms(context: StoreAlarmContext): void {
   context.store.onAlarm((alarm: StoreAlarm) => reportStoreAlarm(context, alarm));
 }
 
 /** Reports one alarm about the store as {@link reportStoreAlarms} reports the store's own. */
-export function reportStoreAlarm(context: ReceiverContext, alarm: StoreAlarm): void {
+export function reportStoreAlarm(
+  context: Omit<StoreAlarmContext, 'store'>,
+  alarm: StoreAlarm,
+): void {
   context.log.error(alarm.message, { code: alarm.code });
   context.handlers.raiseAlert({
     code: alarm.code,

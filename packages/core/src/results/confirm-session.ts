@@ -1,10 +1,13 @@
 import { isPathSegment } from '../client/path-segment.js';
 import type { DeliveryContext } from '../delivery/delivery-context.js';
-import { pollLeased } from '../delivery/poll-session.js';
+import { type PollContext, pollLeased } from '../delivery/poll-session.js';
 import { requireClient } from '../delivery/require-client.js';
 import { sessionClient } from '../delivery/session-client.js';
 import type { VerificationPayload } from '../payload/types.js';
 import { isConfirmed, isOpen } from '../store/store.js';
+
+/** What `confirm()` works with: polls', and a lease of its own on the store's clock. */
+type ConfirmContext = PollContext & Pick<DeliveryContext, 'clockReady' | 'newOwner'>;
 
 /** The authoritative state of a session, as `confirm` found it. */
 export interface ConfirmedSession {
@@ -40,7 +43,7 @@ export interface ConfirmOptions {
  * A completed result of a tracked session is delivered to handlers (once) before it resolves.
  */
 export function createConfirmSession(
-  context: DeliveryContext,
+  context: ConfirmContext,
 ): (token: string, options?: ConfirmOptions) => Promise<ConfirmedSession> {
   const shared = new Map<string, Promise<ConfirmedSession>>();
   return async (token, options) => {
@@ -63,7 +66,7 @@ export function createConfirmSession(
   };
 }
 
-async function confirmOnce(context: DeliveryContext, token: string): Promise<ConfirmedSession> {
+async function confirmOnce(context: ConfirmContext, token: string): Promise<ConfirmedSession> {
   const { store } = context;
   await context.clockReady();
   const record = await store.get({ key: token, now: context.now() });

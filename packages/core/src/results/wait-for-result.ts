@@ -72,7 +72,7 @@ function outcomeOf(record: TrackedSession | undefined): WaitedResult | undefined
  * (`Store.watchClosed`) and, as a fallback, every few seconds.
  */
 export async function waitForResult(
-  context: DeliveryContext,
+  context: Pick<DeliveryContext, 'store' | 'clock' | 'now'>,
   token: string,
   options: WaitForResultOptions = {},
 ): Promise<WaitedResult> {

@@ -5,45 +5,95 @@
  * @module @faceverify/core/store
  */
 
+// Each name says who uses it and why: the stores of this repository (RedisStore, PostgresStore
+// and PGliteStore, D1Store), and any store of an app's own, which implements the same interface.
+
+// Redis, PostgreSQL and D1: refuse a user id no store could keep bit for bit (lone surrogates).
 export { checkStorableUserId } from '../client/external-user-id.js';
+// Redis: its memory alarm's message counts keys as a person would write them.
 export { counted } from '../operations/counted.js';
-export { type StoreContractCase, storeContractCases } from '../testing/store-contract.js';
 export {
+  // What `storeContractCases` returns: one case, run by a store's own test runner.
+  type StoreContractCase,
+  // Redis, PostgreSQL and D1 tests: the cases every Store must pass.
+  storeContractCases,
+} from '../testing/store-contract.js';
+export {
+  // What a dead-letter cursor encodes: where a listing stopped.
   type DeadLetterPosition,
+  // Redis, PostgreSQL and D1: `listDeadLetters` reads the cursor the Receiver hands back.
   decodeDeadLetterCursor,
+  // Redis, PostgreSQL and D1: `listDeadLetters` hands back an opaque cursor, the same in each.
   encodeDeadLetterCursor,
 } from './dead-letter-cursor.js';
+// The Store interface and its records and options: what every store implements and takes.
 export type {
+  // What `attachResult` answers.
   AttachOutcome,
+  // What `attachResult` takes.
   AttachResultOptions,
+  // What `watchClosed` calls (Redis pub/sub, PostgreSQL LISTEN).
   ClosedRecordListener,
+  // The states a record closes in.
   ClosedState,
+  // What `counts` takes.
   CountsOptions,
+  // What `redeliverDeadLetter` and `discardDeadLetter` take.
   DeadLetterOptions,
+  // What `listDeadLetters` answers.
   DeadLetterPage,
+  // What `dueSummary` answers.
   DueSummary,
+  // What `dueSummary` takes.
   DueSummaryOptions,
+  // What `findByUser` takes.
   FindByUserOptions,
+  // What `forget` takes (a replay digest's).
   ForgetOptions,
+  // What `forgetUser` takes.
   ForgetUserOptions,
+  // What `get` takes.
   GetOptions,
+  // What `insert` takes.
   InsertOptions,
+  // What `insert` answers.
   InsertOutcome,
+  // A record's lease (`TrackedSession.lease`).
   Lease,
+  // What `leaseDue` takes.
   LeaseDueOptions,
+  // What `lease` takes.
   LeaseOptions,
+  // What `listDeadLetters` takes.
   ListDeadLettersOptions,
+  // The states of a record still worked on.
   OpenState,
+  // What `remember` takes.
   RememberOptions,
+  // What `settleWith` answers (PostgresStore, PGliteStore).
   SettledWith,
+  // What `settle` takes.
   SettleOptions,
+  // What `settle` writes.
   SettleUpdate,
+  // The interface itself.
   Store,
+  // A result as a record keeps it.
   StoredResult,
+  // A record: a tracked session, or a delivery matched to no session.
   TrackedSession,
+  // A record's state.
   TrackedState,
+  // A store that runs handlers in its transaction (PostgresStore, PGliteStore).
   TransactionalStore,
+  // The transaction a store's transactional handlers get (`createReceiver`'s type).
   TransactionOf,
 } from './store.js';
+// Redis, PostgreSQL and D1: which states are open, as the Receiver reads them.
 export { isOpen } from './store.js';
-export { type StoreAlarmListener, StoreAlarmListeners } from './store-alarm.js';
+export {
+  // What a store's `onAlarm` calls.
+  type StoreAlarmListener,
+  // Redis and PostgreSQL: `onAlarm` subscribers, and the alarms raised to them.
+  StoreAlarmListeners,
+} from './store-alarm.js';

@@ -1,3 +1,4 @@
+import { unmatchedKey } from '../store/record-keys.js';
 import type { Store, StoredResult, TrackedSession } from '../store/store.js';
 import { fixturePayload } from './fixture-payload.js';
 
@@ -761,7 +762,7 @@ export function storeContractCases(createStore: () => Store | Promise<Store>): S
           const failed = session({ externalUserId, createdAt: T0 + 4 });
           // A delivery matched to no session: no token, keyed by its digest.
           const { token: _token, ...unmatched } = session({
-            key: `webhook:${Math.random().toString(36).slice(2)}`,
+            key: unmatchedKey(Math.random().toString(36).slice(2)),
             externalUserId,
             state: 'delivering',
             result: result(),

@@ -1,4 +1,4 @@
-import { UNMATCHED_PREFIX } from '../store/record-keys.js';
+import { isUnmatchedKey } from '../store/record-keys.js';
 import type {
   AttachOutcome,
   AttachResultOptions,
@@ -72,8 +72,7 @@ import { accountOfStoredUser, isHashedUser, userKeyOf } from './user-keys.js';
  * and their retention ends.
  */
 /** A key the store already uses as it is: a delivery's digest, or a token's hash. */
-const isStoredKey = (key: string) =>
-  key.startsWith(UNMATCHED_PREFIX) || key.startsWith(RECORD_KEY_PREFIX);
+const isStoredKey = (key: string) => isUnmatchedKey(key) || key.startsWith(RECORD_KEY_PREFIX);
 
 /** Whether a stored record holds anything sealed or hashed to open before the Receiver sees it. */
 const isConcealed = (record: TrackedSession) =>
@@ -417,7 +416,7 @@ export class TokenProtectingStore implements Store {
   private async conceal(record: TrackedSession): Promise<TrackedSession> {
     const keys = await this.tokenKeys();
     const sealing = uniqueById(keys);
-    const unmatched = record.key.startsWith(UNMATCHED_PREFIX);
+    const unmatched = isUnmatchedKey(record.key);
     const key = unmatched ? record.key : await recordKeyOf(keys[0]!, record.key);
     const { token, result, account, ...rest } = record;
     const concealed: TrackedSession = {

@@ -1,23 +1,22 @@
-import type { Account } from '../accounts/account-directory.js';
-import type { Decided } from './answers.js';
+import type { Account, AccountDirectory } from '../accounts/account-directory.js';
+import type { Happened } from './answers.js';
 import type { WebhookContext } from './webhook-context.js';
 
 // One context per account object: a refreshed account (new secrets) is a new object.
 const contexts = new WeakMap<WebhookContext, WeakMap<Account, WebhookContext>>();
 
 /**
- * The context a request is decided in: the Receiver's own, or on a Receiver of several
- * accounts, the one of the account the request names (its secrets, its client), or the row
- * that refuses it before anything is verified. Only a resolver's account is looked up at a
- * bounded pace: strangers posting to made-up ids spend the budget, not the resolver.
+ * On a Receiver of several accounts, the context a request is decided in: the one of the
+ * account the request names (its secrets, its client), or what refuses it before anything is
+ * verified (none named, none found, none to be had now). Only a resolver's account is looked
+ * up at a bounded pace: strangers posting to made-up ids spend the budget, not the resolver.
  */
 export async function accountContext(
   context: WebhookContext,
+  accounts: AccountDirectory,
   accountId: string | undefined,
-): Promise<WebhookContext | Decided> {
-  const { accounts } = context;
-  if (!accounts) return context;
-  if (accountId === undefined || accountId === '') return { name: 'account_missing' };
+): Promise<WebhookContext | Happened> {
+  if (accountId === undefined || accountId === '') return { outcome: 'no-account' };
   let found: Awaited<ReturnType<typeof accounts.find>>;
   try {
     const finding = accounts.find(accountId);
@@ -25,10 +24,10 @@ export async function accountContext(
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     context.handlers.reportError(error, { stage: 'account' });
-    return { name: 'account_unavailable', logFields: { error: message } };
+    return { outcome: 'resolver-failed', logFields: { error: message } };
   }
-  if (found === 'busy') return { name: 'account_unavailable', logFields: { budget: 'spent' } };
-  if (!found) return { name: 'account_unknown' };
+  if (found === 'busy') return { outcome: 'busy', logFields: { budget: 'spent' } };
+  if (!found) return { outcome: 'unknown-account' };
   let byAccount = contexts.get(context);
   if (!byAccount) {
     byAccount = new WeakMap();

@@ -1,6 +1,10 @@
+import type { Correlation } from '../delivery/correlate.js';
 import type { VerificationCompletedEvent } from '../delivery/events.js';
+import type { PollOutcome } from '../delivery/poll-session.js';
 import type { ActivityKind } from '../operations/activity-window.js';
 import { SIGNATURE_REFUSALS } from '../signature/refusals.js';
+import type { AttachOutcome } from '../store/store.js';
+import type { UnreadBody } from './unread-body.js';
 
 /** What `receive` answers; adapters write it back unchanged. */
 export interface ReceiverResponse {
@@ -32,7 +36,8 @@ export interface AnswerRow {
   /**
    * Logged by the Receiver when answered: `warn` and `error` rows are rejections and
    * failures, logged at most once a minute per kind when a sender may repeat them at will
-   * (`limited`), so that no stranger can fill the log.
+   * (`limited`), so that no stranger can fill the log. `{detail}` in a message is filled as
+   * in the body, by a row whose detail is never request data.
    */
   log?:
     | { level: 'info' | 'warn' | 'error'; message: string; limited?: never }
@@ -43,8 +48,9 @@ export interface AnswerRow {
 
 /**
  * Every answer to a request on the webhook path, one row each: status, body, log, counter.
- * `answerWebhook` decides the row, reading top to bottom; `writeAnswer` writes it, and the
- * Receiver's telemetry counts it by its name. docs/guarantees.md and
+ * `decideAnswer` (receive-webhook.ts) finds what happened, reading top to bottom;
+ * {@link OUTCOME_ROWS} is the one place what happened becomes a row; `writeAnswer` writes
+ * it, and the Receiver's telemetry counts it by its name. docs/guarantees.md and
  * docs/troubleshooting.md are checked against this table row by row.
  */
 export const WEBHOOK_ANSWERS = {
@@ -197,6 +203,9 @@ export const WEBHOOK_ANSWERS = {
       error: 'receiver_not_configured',
       message: 'The webhook receiver is not configured; the server log names the setting to add.',
     },
+    // Written by the adapter, which has no Receiver: `{detail}` is the ConfigurationError's
+    // message, which names what to set (by default on the console, even with `logger: false`).
+    log: { level: 'error', message: 'Webhook not received: {detail}' },
   },
   /**
    * The Receiver serves several accounts (`accounts`) and the request names none: the
@@ -324,6 +333,88 @@ export const WEBHOOK_ANSWERS = {
 /** The name of an answer: a row of {@link WEBHOOK_ANSWERS}. */
 export type AnswerName = keyof typeof WEBHOOK_ANSWERS;
 
+/**
+ * What happened to a request, in the words of the step that saw it: the decision's helpers
+ * return these, and only {@link OUTCOME_ROWS} turns them into rows.
+ */
+export type Outcome =
+  // The request, before its signature holds (receive-webhook.ts, account-context.ts).
+  | 'not-post'
+  | 'no-account'
+  | 'unknown-account'
+  | 'resolver-failed'
+  | 'busy'
+  | UnreadBody['kind']
+  | 'unsigned'
+  | 'bad-signature'
+  // The adapter's, while no Receiver can be built from its options (deferred-receiver.ts).
+  | 'not-configured'
+  // The body is the service's: what it holds, and whether it was seen before.
+  | 'other-event'
+  | 'invalid-payload'
+  | 'replayed'
+  | 'store-failed'
+  // Correlation with the user's sessions (correlate.ts), and what was done about it.
+  | Extract<Correlation['kind'], 'duplicate' | 'ambiguous'>
+  | 'untracked'
+  // The store's word on the session: closed, or already given a result; held by another worker.
+  | Exclude<AttachOutcome, 'attached' | 'missing'>
+  | 'held'
+  // Delivery and the service's confirmation (deliver.ts, poll-session.ts).
+  | PollOutcome['outcome']
+  | 'contradicted'
+  // Handlers still ran when `ackAfterMs` passed.
+  | 'ack-deadline'
+  // Anything else that threw: a defect.
+  | 'defect';
+
+/**
+ * The row each outcome is answered with: the one place the decision's outcomes become
+ * answers. The compiler holds it to every outcome, each once.
+ */
+export const OUTCOME_ROWS: { readonly [outcome in Outcome]: AnswerName } = {
+  'not-post': 'method_not_allowed',
+  'no-account': 'account_missing',
+  'unknown-account': 'account_unknown',
+  // The resolver failed, or this minute's budget of resolver calls is spent.
+  'resolver-failed': 'account_unavailable',
+  busy: 'account_unavailable',
+  // A body the adapter could not read as sent (UnreadBody), or one over `maxBodyBytes`.
+  'too-large': 'payload_too_large',
+  unavailable: 'raw_body_unavailable',
+  unreadable: 'body_unreadable',
+  timeout: 'body_timeout',
+  unsigned: 'signature_missing',
+  'bad-signature': 'signature_invalid',
+  'not-configured': 'receiver_not_configured',
+  'other-event': 'ignored',
+  'invalid-payload': 'payload_invalid',
+  replayed: 'duplicate',
+  'store-failed': 'store_unavailable',
+  // A closed session of this user had the same outcome: its result already came.
+  duplicate: 'duplicate',
+  // Several open sessions of the user: each is polled.
+  ambiguous: 'settling',
+  untracked: 'untracked',
+  closed: 'duplicate',
+  'already-attached': 'duplicate',
+  // Another worker holds the session (a poll in flight): it delivers the stored result.
+  held: 'queued',
+  delivered: 'delivered',
+  failed: 'handler_failed',
+  // The session went to another worker, or the service could not be asked now: the result
+  // is stored, and its next holder delivers it.
+  'lease-lost': 'queued',
+  'retry-later': 'queued',
+  pending: 'queued',
+  left: 'queued',
+  // A webhook's session the service ended (or never knew): the webhook is not its result.
+  expired: 'contradicted',
+  contradicted: 'contradicted',
+  'ack-deadline': 'processing',
+  defect: 'internal_error',
+};
+
 /** Error codes of the Receiver's JSON answers, each documented in docs/troubleshooting.md. */
 export type ReceiverErrorCode =
   | 'method_not_allowed'
@@ -356,12 +447,13 @@ const JSON_HEADERS = {
   'cache-control': 'no-store',
 };
 
-/** What the decision came to: a row, what fills its `{detail}`, and the event, if any. */
-export interface Decided {
-  name: AnswerName;
+/** What happened to a request, with what its answer carries. */
+export interface Happened {
+  outcome: Outcome;
   /** Fills `{detail}` in the row's message (a limit, a reason, the adapter's fix). */
   detail?: string;
-  event?: VerificationCompletedEvent;
+  /** The event delivered (or still being delivered) while handling the request. */
+  event?: VerificationCompletedEvent | undefined;
   /** What the log line of the row adds: what only this request knows, never its data. */
   logFields?: Record<string, unknown>;
   /**
@@ -369,6 +461,16 @@ export interface Decided {
    * (resolved), never an id a request made up. Counted toward its health, and by telemetry.
    */
   account?: string;
+}
+
+/** What the decision came to: what happened, and the row it is answered with. */
+export interface Decided extends Happened {
+  name: AnswerName;
+}
+
+/** The answer to what happened: its row, by {@link OUTCOME_ROWS}. */
+export function decided(happened: Happened): Decided {
+  return { ...happened, name: OUTCOME_ROWS[happened.outcome] };
 }
 
 // A row without `{detail}` is serialized once: floods of unsigned or wrongly signed

@@ -3,6 +3,12 @@ import { findSecret } from '../signature/verify.js';
 import { type HeadersLike, readHeader, SIGNATURE_HEADER } from './headers.js';
 import type { WebhookContext } from './webhook-context.js';
 
+/** What counting a refused body works with: the secrets and limit to check it, what it counts. */
+export type RawBodyContext = Pick<
+  WebhookContext,
+  'activity' | 'refusedBodies' | 'secrets' | 'maxBodyBytes' | 'log' | 'now' | 'account'
+>;
+
 /**
  * Counts a body a parser consumed before the adapter, by what shows who sent it: anyone can
  * send a compressed or unsigned body to a public route, and one such request must not raise
@@ -17,7 +23,7 @@ import type { WebhookContext } from './webhook-context.js';
  * never the service's: it counts toward no alarm and logs nothing.
  */
 export async function recordRawBodyRefused(
-  context: WebhookContext,
+  context: RawBodyContext,
   headers: HeadersLike,
   read: { hint: string; kept?: Uint8Array },
 ): Promise<void> {

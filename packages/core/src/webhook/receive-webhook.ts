@@ -1,22 +1,22 @@
 import { hasLoneSurrogate } from '../client/external-user-id.js';
 import { sleepOn } from '../clock/clock.js';
-import { announceDisplaced } from '../delivery/announce-displaced.js';
+import { announceDisplaced, type DisplacedContext } from '../delivery/announce-displaced.js';
 import { correlate } from '../delivery/correlate.js';
-import { completedEvent, type DeliveryOutcome, deliverLeased } from '../delivery/deliver.js';
+import { completedEvent, type DeliverContext, deliverLeased } from '../delivery/deliver.js';
 import type { VerificationCompletedEvent } from '../delivery/events.js';
-import { type PollOutcome, pollLeased } from '../delivery/poll-session.js';
+import { type PollContext, type PollOutcome, pollLeased } from '../delivery/poll-session.js';
 import { FaceverifyError } from '../errors.js';
 import { decodeJson } from '../payload/decode-json.js';
 import { COMPLETED_EVENT, validateVerificationPayload } from '../payload/parse.js';
 import type { VerificationPayload } from '../payload/types.js';
 import { findSecret } from '../signature/verify.js';
-import { UNMATCHED_PREFIX } from '../store/record-keys.js';
+import { unmatchedKey } from '../store/record-keys.js';
 import { isOpen, type StoredResult, type TrackedSession } from '../store/store.js';
 import { accountContext } from './account-context.js';
-import { type AnswerName, type Decided, WEBHOOK_ANSWERS } from './answers.js';
+import { type Decided, decided, type Happened, WEBHOOK_ANSWERS } from './answers.js';
 import { bodyDigest } from './body-digest.js';
 import { type HeadersLike, readHeader, SIGNATURE_HEADER } from './headers.js';
-import { recordRawBodyRefused } from './raw-body-refused.js';
+import { type RawBodyContext, recordRawBodyRefused } from './raw-body-refused.js';
 import type { UnreadBody } from './unread-body.js';
 import type { WebhookContext } from './webhook-context.js';
 
@@ -42,11 +42,276 @@ export interface WebhookRequest {
 // Closed records of a user looked at to recognise a late duplicate: the most recent ones.
 const RECENT_CLOSED_CONSIDERED = 20;
 
+const TOO_LARGE: UnreadBody = { kind: 'too-large' };
+
+/** What waiting for another worker's lease works with: the store on its clocks, the deadline. */
+type PatienceContext = Pick<WebhookContext, 'store' | 'now' | 'clock' | 'leaseMs' | 'ackAfterMs'>;
+
+/** What answering within `ackAfterMs` works with: its timers, and the handlers told of late failures. */
+type AckContext = Pick<WebhookContext, 'ackTimers' | 'ackAfterMs' | 'handlers'>;
+
+/**
+ * What a request on the webhook path is answered: the row of the answer table (answers.ts)
+ * for what happened to it. Never rejects: what throws past the steps below is a defect,
+ * answered `internal_error` (store failures are answered inside, `store_unavailable`). The
+ * Receiver writes the row; see docs/troubleshooting.md for each.
+ */
+export function decideAnswer(context: WebhookContext, request: WebhookRequest): Promise<Decided> {
+  return receive(context, request).then(decided, (error: unknown) => {
+    context.handlers.reportError(error, { stage: 'internal' });
+    return decided({ outcome: 'defect', logFields: { error: messageOf(error) } });
+  });
+}
+
+/**
+ * What happened to a request, top to bottom: its method, its account, its body (the exact
+ * bytes, within `maxBodyBytes`), the signature over them (every configured secret, constant
+ * time), the payload, the replay window; then what became of the verified webhook
+ * (`handleVerified`). Each step says what happened in its own words (an `Outcome`).
+ */
+async function receive(
+  receiverContext: WebhookContext,
+  request: WebhookRequest,
+): Promise<Happened> {
+  if (request.method.toUpperCase() !== 'POST') return { outcome: 'not-post' };
+  // On a Receiver of several accounts, the request is the account's its path names.
+  const { accounts } = receiverContext;
+  const chosen = accounts
+    ? await accountContext(receiverContext, accounts, request.account)
+    : receiverContext;
+  if ('outcome' in chosen) return chosen;
+  if (chosen.account === undefined) return receiveIn(chosen, request);
+  const happened = await receiveIn(chosen, request);
+  // The account it was decided in: one the Receiver has, never an id a request made up.
+  happened.account = chosen.account;
+  return happened;
+}
+
+/** The rest of `receive`, in the context of the request's account (or the Receiver's). */
+async function receiveIn(context: WebhookContext, request: WebhookRequest): Promise<Happened> {
+  const { body, headers } = request;
+  if (!(body instanceof Uint8Array)) return refuseUnread(context, headers, body);
+  if (body.byteLength > context.maxBodyBytes) return refuseUnread(context, headers, TOO_LARGE);
+  const signature = readHeader(headers, SIGNATURE_HEADER);
+  if (signature === undefined || signature.trim() === '') return { outcome: 'unsigned' };
+  const matching = findSecret(body, signature, context.secrets);
+  const match = matching instanceof Promise ? await matching : matching;
+  if (!match) {
+    context.refusedBodies.note(body, 'signature_invalid', context.account);
+    return { outcome: 'bad-signature', logFields: { candidates: context.secrets.length } };
+  }
+  // From here on the body is the service's.
+  const payload = payloadOf(body);
+  if ('outcome' in payload) return payload;
+  context.activity.record('webhook_accepted', undefined, context.account);
+  // The first webhook of a process reads the store's clock first (`storeClock`).
+  const clockReading = context.clockReady();
+  if (clockReading) await clockReading;
+  const hashing = bodyDigest(body);
+  const bodyHash = typeof hashing === 'string' ? hashing : await hashing;
+  // Replays are recognised per account: an account's body never stands for another's.
+  const digest = context.account === undefined ? bodyHash : `${context.account}.${bodyHash}`;
+  const now = context.now();
+  const finding = findSessions(context, payload, now);
+  finding.catch(ignoreUnread);
+  try {
+    // Kept as long as any session this delivery could match is open or retained.
+    const ttlMs = context.replayWindowMs + context.sessionLifetimeMs;
+    if (!(await context.store.remember({ digest, ttlMs, now }))) {
+      context.log.info('Replayed webhook acknowledged and not handled again.');
+      return { outcome: 'replayed' };
+    }
+  } catch (error) {
+    return storeFailed(context, error);
+  }
+  const result: StoredResult = {
+    payload,
+    source: 'webhook',
+    receivedAt: now,
+    secretLabel: match.label,
+  };
+  if (match.index > 0) {
+    context.log.info('Webhook verified with an older secret; the rotation is not finished.', {
+      matchedLabel: match.label,
+    });
+  }
+  try {
+    return await handleVerified(context, request, payload, result, digest, finding);
+  } catch (error) {
+    await context.store.forget({ digest }).catch(() => undefined);
+    return storeFailed(context, error);
+  }
+}
+
+/**
+ * What became of a verified, new webhook: correlation with the sessions tracked for its
+ * user × what the store holds × the service's confirmation × the acknowledgement deadline.
+ */
+async function handleVerified(
+  context: WebhookContext,
+  request: WebhookRequest,
+  payload: VerificationPayload,
+  result: StoredResult,
+  digest: string,
+  finding: Promise<TrackedSession[]>,
+): Promise<Happened> {
+  const correlation = correlate(payload, await finding);
+  if (correlation.kind === 'duplicate') return { outcome: 'duplicate' };
+  if (correlation.kind === 'ambiguous' && context.client) {
+    settleByPolling(context, request, correlation.keys);
+    return { outcome: 'ambiguous' };
+  }
+  if (correlation.kind !== 'session') return deliverUntracked(context, request, result, digest);
+  // A token names the session; a user alone only suggests it, so the service confirms.
+  const { key, by } = correlation;
+  if (by === 'user' && context.confirmWebhooks) {
+    return confirmAndDeliver(context, request, key, result);
+  }
+  const attached = by === 'token' ? { ...result, confirmed: true } : result;
+  return attachAndDeliver(context, request, key, attached, digest);
+}
+
+/**
+ * A result no tracked session vouches for: with an API client it is not delivered
+ * (`untrackedWebhooks: 'ignore'`), since it may be an old one sent again; otherwise it is
+ * delivered once, marked `confirmed: false`.
+ */
+async function deliverUntracked(
+  context: WebhookContext,
+  request: WebhookRequest,
+  result: StoredResult,
+  digest: string,
+): Promise<Happened> {
+  if (context.untrackedWebhooks === 'ignore') {
+    reportUntracked(context);
+    return { outcome: 'untracked' };
+  }
+  const owner = context.newOwner();
+  const leased = await insertLeased(context, result, digest, owner);
+  return deliverStored(context, request, leased, owner, result);
+}
+
+/** Attaches the result to a tracked session and delivers it, unless it is already settled. */
+async function attachAndDeliver(
+  context: WebhookContext,
+  request: WebhookRequest,
+  key: string,
+  result: StoredResult,
+  digest: string,
+): Promise<Happened> {
+  const attached = await context.store.attachResult({ key, result, now: context.now() });
+  // The session went after it was found (erased by forgetUser, or its retention ended): the
+  // webhook now matches no tracked session, and is handled as one, never stored in its place
+  // where untracked webhooks are not delivered.
+  if (attached === 'missing') return deliverUntracked(context, request, result, digest);
+  // Closed, or given its result already.
+  if (attached !== 'attached') return { outcome: attached };
+  const owner = context.newOwner();
+  const leased = await leaseWithPatience(context, key, owner);
+  return deliverStored(context, request, leased, owner, result);
+}
+
+/** Delivers the result of a session this worker leased, or says who else has it. */
+async function deliverStored(
+  context: DeliverContext & AckContext,
+  request: WebhookRequest,
+  leased: Leased,
+  owner: string,
+  result: StoredResult,
+): Promise<Happened> {
+  // Closed by another worker meanwhile (a poll, or confirm() on the redirect), or held by one.
+  if (typeof leased === 'string') return { outcome: leased };
+  const stored = leased.result ?? result;
+  const built = completedEvent(leased, stored, context.now());
+  const event = built instanceof Promise ? await built : built;
+  const delivery = deliverLeased(context, leased, owner, stored, event).then(
+    ({ outcome }): Happened => ({ outcome, event }),
+  );
+  return withAckDeadline(context, request, delivery, event);
+}
+
+/**
+ * A webhook matched to a session only by `external_user_id` is a nudge: the session is
+ * leased and the service asked (`GET /v1/sessions/:token`), and what the service says is
+ * delivered. A signed body is valid forever, so an old webhook replayed after its replay
+ * window would otherwise become a later session's result.
+ */
+async function confirmAndDeliver(
+  context: PollContext & PatienceContext & AckContext & Pick<WebhookContext, 'newOwner'>,
+  request: WebhookRequest,
+  key: string,
+  result: StoredResult,
+): Promise<Happened> {
+  const owner = context.newOwner();
+  const leased = await leaseWithPatience(context, key, owner);
+  // Closed meanwhile, or held by another worker (a poll in flight), which asks the service.
+  if (typeof leased === 'string') return { outcome: leased };
+  const confirming = pollLeased(context, leased, owner, { webhook: result }).then(confirmed);
+  return withAckDeadline(context, request, confirming);
+}
+
+/** What confirming a webhook came to: one the service contradicts is never the result. */
+const confirmed = (polled: PollOutcome): Happened =>
+  polled.contradicted
+    ? { outcome: 'contradicted' }
+    : { outcome: polled.outcome, event: polled.event };
+
+/** A body the adapter could not read as sent (or too large), refused as its kind says. */
+async function refuseUnread(
+  context: RawBodyContext,
+  headers: HeadersLike,
+  body: UnreadBody,
+): Promise<Happened> {
+  switch (body.kind) {
+    case 'too-large':
+      return { outcome: body.kind, detail: String(context.maxBodyBytes) };
+    case 'unavailable':
+      // A setup mistake, not a per-request event, but only when the service sent the
+      // request: its signature, and what polling recovers, decide whether the alarm counts it.
+      await recordRawBodyRefused(context, headers, body);
+      return { outcome: body.kind, detail: body.hint };
+    case 'unreadable':
+      return { outcome: body.kind, detail: body.reason };
+    case 'timeout':
+      return { outcome: body.kind, detail: String(body.afterMs) };
+  }
+}
+
+/** The payload of a verified body, or what it is instead: another event, or invalid. */
+function payloadOf(body: Uint8Array): VerificationPayload | Happened {
+  try {
+    const json = decodeJson(body);
+    const event = (json as { event?: unknown } | null)?.event;
+    if (typeof event === 'string' && event !== COMPLETED_EVENT) {
+      return { outcome: 'other-event', logFields: { event } };
+    }
+    return validateVerificationPayload(json);
+  } catch (error) {
+    const reason = error instanceof FaceverifyError ? error.message : 'The payload is invalid.';
+    return { outcome: 'invalid-payload', detail: reason, logFields: { reason } };
+  }
+}
+
+function storeFailed(context: Pick<WebhookContext, 'handlers'>, error: unknown): Happened {
+  context.handlers.reportError(error, { stage: 'store' });
+  return { outcome: 'store-failed', logFields: { error: messageOf(error) } };
+}
+
+const messageOf = (error: unknown): string =>
+  error instanceof Error ? error.message : String(error);
+
+/** A session leased to this worker, or why not: closed, or held by another worker. */
+type Leased = TrackedSession | 'closed' | 'held';
+
 /**
  * Waits briefly for a lease another worker holds, such as a poll already in flight.
  * Resolves `'closed'` as soon as that worker has completed the session.
  */
-async function leaseWithPatience(context: WebhookContext, key: string, owner: string) {
+async function leaseWithPatience(
+  context: PatienceContext,
+  key: string,
+  owner: string,
+): Promise<Leased> {
   const { store, leaseMs, clock } = context;
   const deadline = clock.now() + Math.min(context.ackAfterMs / 2, 2000);
   for (let wait = 25; ; wait = Math.min(wait * 2, 400)) {
@@ -54,29 +319,28 @@ async function leaseWithPatience(context: WebhookContext, key: string, owner: st
     if (session) return session;
     const current = await store.get({ key, now: context.now() });
     if (!current || !isOpen(current.state)) return 'closed';
-    if (clock.now() + wait > deadline) return undefined;
+    if (clock.now() + wait > deadline) return 'held';
     await sleepOn(clock, wait);
   }
 }
 
 /**
- * `work`'s outcome, or `processing` once `ackAfterMs` has passed without one: the work goes
+ * `work`'s outcome, or `ack-deadline` once `ackAfterMs` has passed without one: the work goes
  * on in the background, kept alive by the platform's `waitUntil` where there is one.
  */
 function withAckDeadline(
-  context: WebhookContext,
+  context: AckContext,
   request: WebhookRequest,
-  work: Promise<Decided>,
+  work: Promise<Happened>,
   event?: VerificationCompletedEvent,
-): Promise<Decided> {
-  return new Promise<Decided>((resolve, reject) => {
+): Promise<Happened> {
+  return new Promise<Happened>((resolve, reject) => {
     let answered = false;
     const timer = context.ackTimers.start(() => {
       answered = true;
       // Only work that outlives the response needs the platform to keep it alive.
       request.waitUntil?.(work);
-      const logFields = { ackAfterMs: context.ackAfterMs };
-      resolve(event ? { name: 'processing', event, logFields } : { name: 'processing', logFields });
+      resolve({ outcome: 'ack-deadline', event, logFields: { ackAfterMs: context.ackAfterMs } });
     });
     work.then(
       (value) => {
@@ -93,70 +357,13 @@ function withAckDeadline(
   });
 }
 
-/** The outcome of delivering to handlers, or of confirming with the service and delivering. */
-function deliveryOutcome(outcome: DeliveryOutcome | PollOutcome['outcome']): AnswerName {
-  switch (outcome) {
-    case 'delivered':
-      return 'delivered';
-    case 'failed':
-      return 'handler_failed';
-    // Another worker took the session over, or the service could not be asked now: the
-    // result is stored and the next holder delivers it.
-    case 'lease-lost':
-    case 'retry-later':
-    case 'pending':
-    case 'left':
-      return 'queued';
-    case 'expired':
-      return 'contradicted';
-  }
-}
-
-/**
- * The decision for a verified, new webhook: correlation with the sessions tracked for its
- * user × what the store holds × the service's confirmation × the acknowledgement deadline.
- * Each branch ends in one row of the answer table (answers.ts).
- */
-async function decide(
-  context: WebhookContext,
-  request: WebhookRequest,
-  payload: VerificationPayload,
-  result: StoredResult,
-  digest: string,
-  finding: Promise<TrackedSession[]>,
-): Promise<Decided> {
-  const correlation = correlate(payload, await finding);
-  switch (correlation.kind) {
-    case 'duplicate':
-      return { name: 'duplicate' };
-    case 'ambiguous':
-      if (context.client) {
-        settleByPolling(context, request, correlation.keys);
-        return { name: 'settling' };
-      }
-      return deliverUntracked(context, request, result, digest);
-    case 'none':
-      return deliverUntracked(context, request, result, digest);
-    case 'session': {
-      const { key, by } = correlation;
-      // A token names the session; a user alone only suggests it, so the service confirms.
-      if (by === 'token') {
-        return attachAndDeliver(context, request, key, { ...result, confirmed: true }, digest);
-      }
-      return context.confirmWebhooks
-        ? confirmAndDeliver(context, request, key, result)
-        : attachAndDeliver(context, request, key, result, digest);
-    }
-  }
-}
-
 /**
  * The sessions tracked for the webhook's user, looked up while its digest is remembered: the
  * two calls are independent, so a store across a network answers both in one round trip's
  * time. A replay never reads the answer; a rejection here is only seen if it is read.
  */
 function findSessions(
-  context: WebhookContext,
+  context: Pick<WebhookContext, 'store' | 'account' | 'maxOpenPerUser'>,
   payload: VerificationPayload,
   now: number,
 ): Promise<TrackedSession[]> {
@@ -175,35 +382,22 @@ function findSessions(
   }
 }
 
-/**
- * A result no tracked session vouches for: with an API client it is not delivered
- * (`untrackedWebhooks: 'ignore'`), since it may be an old one sent again; otherwise it is
- * delivered once, marked `confirmed: false`.
- */
-async function deliverUntracked(
-  context: WebhookContext,
-  request: WebhookRequest,
-  result: StoredResult,
-  digest: string,
-): Promise<Decided> {
-  if (context.untrackedWebhooks === 'ignore') {
-    reportUntracked(context);
-    return { name: 'untracked' };
-  }
-  const owner = context.newOwner();
-  const session = await insertLeased(context, result, digest, owner);
-  return deliverStored(context, request, session, owner, result);
-}
+/** A lookup whose answer is not needed (a replay, or a failed remember) fails unseen. */
+function ignoreUnread(): void {}
 
 /** Tells the `error` handlers that an untracked webhook was not delivered (its row logs it). */
-function reportUntracked(context: WebhookContext): void {
+function reportUntracked(context: Pick<WebhookContext, 'handlers'>): void {
   const { message } = WEBHOOK_ANSWERS.untracked.log;
   const error = Object.assign(new Error(message), { code: 'webhook_untracked' });
   context.handlers.reportError(error, { stage: 'confirm', code: 'webhook_untracked' });
 }
 
 /** Several open sessions of one user: the service's answer for each is what is delivered. */
-function settleByPolling(context: WebhookContext, request: WebhookRequest, keys: string[]): void {
+function settleByPolling(
+  context: PollContext & Pick<WebhookContext, 'newOwner'>,
+  request: WebhookRequest,
+  keys: string[],
+): void {
   const { store } = context;
   const settling = Promise.all(
     keys.map(async (key) => {
@@ -220,57 +414,21 @@ function settleByPolling(context: WebhookContext, request: WebhookRequest, keys:
   request.waitUntil?.(settling);
 }
 
-/** Attaches the result to a tracked session and delivers it, unless it is already settled. */
-async function attachAndDeliver(
-  context: WebhookContext,
-  request: WebhookRequest,
-  key: string,
-  result: StoredResult,
-  digest: string,
-): Promise<Decided> {
-  const attached = await context.store.attachResult({ key, result, now: context.now() });
-  if (attached === 'closed' || attached === 'already-attached') return { name: 'duplicate' };
-  // The session went after it was found (erased by forgetUser, or its retention ended): the
-  // webhook now matches no tracked session, and is handled as one, never stored in its place
-  // where untracked webhooks are not delivered.
-  if (attached === 'missing') return deliverUntracked(context, request, result, digest);
-  const owner = context.newOwner();
-  const session = await leaseWithPatience(context, key, owner);
-  return deliverStored(context, request, session, owner, result);
-}
-
-/** Delivers the result of a session this worker leased (or says who else has it). */
-async function deliverStored(
-  context: WebhookContext,
-  request: WebhookRequest,
-  session: TrackedSession | 'closed' | undefined,
-  owner: string,
-  result: StoredResult,
-): Promise<Decided> {
-  // Another worker delivered it meanwhile (a poll, or confirm() on the redirect).
-  if (session === 'closed') return { name: 'duplicate' };
-  if (!session) return { name: 'queued' };
-  const stored = session.result ?? result;
-  const built = completedEvent(session, stored, context.now());
-  const event = built instanceof Promise ? await built : built;
-  const delivery = deliverLeased(context, session, owner, stored, event).then(
-    ({ outcome }): Decided => ({ name: deliveryOutcome(outcome), event }),
-  );
-  return withAckDeadline(context, request, delivery, event);
-}
 /**
  * Stores a delivery matched to no session, already leased to `owner`: one store call
  * instead of two on the common path, and no window in which another worker could take it.
  */
 async function insertLeased(
-  context: WebhookContext,
+  context: DisplacedContext &
+    PatienceContext &
+    Pick<WebhookContext, 'account' | 'replayWindowMs' | 'maxOpenPerUser'>,
   result: StoredResult,
   digest: string,
   owner: string,
-): Promise<TrackedSession | 'closed' | undefined> {
+): Promise<Leased> {
   const now = context.now();
   const record: TrackedSession = {
-    key: `${UNMATCHED_PREFIX}${digest}`,
+    key: unmatchedKey(digest),
     externalUserId: result.payload.external_user_id,
     ...(context.account === undefined ? {} : { account: context.account }),
     createdAt: now,
@@ -290,153 +448,4 @@ async function insertLeased(
   if (displaced.length > 0) await announceDisplaced(context, displaced);
   if (inserted) return record;
   return leaseWithPatience(context, record.key, owner);
-}
-
-/**
- * A webhook matched to a session only by `external_user_id` is a nudge: the session is
- * leased and the service asked (`GET /v1/sessions/:token`), and what the service says is
- * delivered. A signed body is valid forever, so an old webhook replayed after its replay
- * window would otherwise become a later session's result.
- */
-async function confirmAndDeliver(
-  context: WebhookContext,
-  request: WebhookRequest,
-  key: string,
-  result: StoredResult,
-): Promise<Decided> {
-  const owner = context.newOwner();
-  const session = await leaseWithPatience(context, key, owner);
-  if (session === 'closed') return { name: 'duplicate' };
-  // Another worker holds the session (a poll in flight): it asks the service itself.
-  if (!session) return { name: 'queued' };
-  const confirming = pollLeased(context, session, owner, { webhook: result }).then(
-    (polled): Decided => {
-      if (polled.contradicted) return { name: 'contradicted' };
-      const name = deliveryOutcome(polled.outcome);
-      return polled.event ? { name, event: polled.event } : { name };
-    },
-  );
-  return withAckDeadline(context, request, confirming);
-}
-
-/**
- * What a request on the webhook path is answered: one row of the answer table (answers.ts),
- * decided top to bottom. Method, size, the signature over the exact bytes (every configured
- * secret, constant time), the payload, the replay window, correlation with the sessions
- * tracked, an atomic claim in the store, the handlers. The Receiver writes the row; see
- * docs/troubleshooting.md for each.
- */
-export async function decideAnswer(
-  receiverContext: WebhookContext,
-  request: WebhookRequest,
-): Promise<Decided> {
-  if (request.method.toUpperCase() !== 'POST') return { name: 'method_not_allowed' };
-  // On a Receiver of several accounts, the request is the account's its path names.
-  const choosing = receiverContext.accounts
-    ? accountContext(receiverContext, request.account)
-    : receiverContext;
-  const chosen = choosing instanceof Promise ? await choosing : choosing;
-  if ('name' in chosen) return chosen;
-  const decided = await decideInAccount(chosen, request);
-  // The account it was decided in: one the Receiver has, never an id a request made up.
-  if (chosen.account !== undefined) decided.account = chosen.account;
-  return decided;
-}
-
-/** The rest of `decideAnswer`, in the context of the request's account (or the Receiver's). */
-async function decideInAccount(context: WebhookContext, request: WebhookRequest): Promise<Decided> {
-  const { body } = request;
-  if (!(body instanceof Uint8Array)) return unreadBody(context, request.headers, body);
-  if (body.byteLength > context.maxBodyBytes) {
-    return { name: 'payload_too_large', detail: String(context.maxBodyBytes) };
-  }
-  const signature = readHeader(request.headers, SIGNATURE_HEADER);
-  if (signature === undefined || signature.trim() === '') return { name: 'signature_missing' };
-  const matching = findSecret(body, signature, context.secrets);
-  const match = matching instanceof Promise ? await matching : matching;
-  if (!match) {
-    context.refusedBodies.note(body, 'signature_invalid', context.account);
-    return { name: 'signature_invalid', logFields: { candidates: context.secrets.length } };
-  }
-  // From here on the body is the service's.
-  let payload: VerificationPayload;
-  try {
-    const json = decodeJson(body);
-    const event = (json as { event?: unknown } | null)?.event;
-    if (typeof event === 'string' && event !== COMPLETED_EVENT) {
-      return { name: 'ignored', logFields: { event } };
-    }
-    payload = validateVerificationPayload(json);
-  } catch (error) {
-    const reason = error instanceof FaceverifyError ? error.message : 'The payload is invalid.';
-    return { name: 'payload_invalid', detail: reason, logFields: { reason } };
-  }
-  context.activity.record('webhook_accepted', undefined, context.account);
-  // The first webhook of a process reads the store's clock first (`storeClock`).
-  const clockReading = context.clockReady();
-  if (clockReading) await clockReading;
-  const hashing = bodyDigest(body);
-  const bodyHash = typeof hashing === 'string' ? hashing : await hashing;
-  // Replays are recognised per account: an account's body never stands for another's.
-  const digest = context.account === undefined ? bodyHash : `${context.account}.${bodyHash}`;
-  const now = context.now();
-  const finding = findSessions(context, payload, now);
-  finding.catch(ignoreUnread);
-  try {
-    // Kept as long as any session this delivery could match is open or retained.
-    const ttlMs = context.replayWindowMs + context.sessionLifetimeMs;
-    if (!(await context.store.remember({ digest, ttlMs, now }))) {
-      context.log.info('Replayed webhook acknowledged and not handled again.');
-      return { name: 'duplicate' };
-    }
-  } catch (error) {
-    return storeUnavailable(context, error);
-  }
-  const result: StoredResult = {
-    payload,
-    source: 'webhook',
-    receivedAt: now,
-    secretLabel: match.label,
-  };
-  if (match.index > 0) {
-    context.log.info('Webhook verified with an older secret; the rotation is not finished.', {
-      matchedLabel: match.label,
-    });
-  }
-  try {
-    return await decide(context, request, payload, result, digest, finding);
-  } catch (error) {
-    await context.store.forget({ digest }).catch(() => undefined);
-    return storeUnavailable(context, error);
-  }
-}
-
-/** A body the adapter could not read: its row, once the evidence of a parser is counted. */
-async function unreadBody(
-  context: WebhookContext,
-  headers: HeadersLike,
-  body: UnreadBody,
-): Promise<Decided> {
-  switch (body.kind) {
-    case 'too-large':
-      return { name: 'payload_too_large', detail: String(context.maxBodyBytes) };
-    case 'unavailable':
-      // A setup mistake, not a per-request event, but only when the service sent the
-      // request: its signature, and what polling recovers, decide whether the alarm counts it.
-      await recordRawBodyRefused(context, headers, body);
-      return { name: 'raw_body_unavailable', detail: body.hint };
-    case 'unreadable':
-      return { name: 'body_unreadable', detail: body.reason };
-    case 'timeout':
-      return { name: 'body_timeout', detail: String(body.afterMs) };
-  }
-}
-
-/** A lookup whose answer is not needed (a replay, or a failed remember) fails unseen. */
-function ignoreUnread(): void {}
-
-function storeUnavailable(context: WebhookContext, error: unknown): Decided {
-  context.handlers.reportError(error, { stage: 'store' });
-  const message = error instanceof Error ? error.message : String(error);
-  return { name: 'store_unavailable', logFields: { error: message } };
 }

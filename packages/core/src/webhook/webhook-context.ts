@@ -3,7 +3,11 @@ import type { FixedDelayTimers } from '../clock/fixed-delay-timers.js';
 import type { DeliveryContext } from '../delivery/delivery-context.js';
 import type { LabeledSecret } from '../signature/secrets.js';
 
-/** What answering a webhook works with besides delivery's: its secrets and its deadlines. */
+/**
+ * What answering a webhook works with besides delivery's: its secrets and its deadlines. The
+ * decision's steps that compose the others take all of it; the rest name what they take
+ * (`RawBodyContext`, and `Pick`s in receive-webhook.ts).
+ */
 export interface WebhookContext extends DeliveryContext {
   /** The secrets of the Receiver, or of the request's account on a Receiver of several. */
   secrets: LabeledSecret[];

@@ -10,11 +10,14 @@ import {
   WEBHOOK_ANSWERS,
 } from './answers.js';
 
-/** What writing an answer reports to. */
+/**
+ * What writing an answer reports to: the Receiver's, or where no Receiver can be built, the
+ * adapter's (a log, the telemetry of the options, and no activity to count toward).
+ */
 export interface AnswerContext {
   log: Log;
   now(): number;
-  activity: ActivityWindow;
+  activity: ActivityWindow | undefined;
   telemetry: ReceiverTelemetry | undefined;
 }
 
@@ -25,10 +28,15 @@ export interface AnswerContext {
  */
 export function writeAnswer(context: AnswerContext, decided: Decided): ReceiverResponse {
   const row: AnswerRow = WEBHOOK_ANSWERS[decided.name];
-  if (row.counts) context.activity.record(row.counts, undefined, decided.account);
+  if (row.counts) context.activity?.record(row.counts, undefined, decided.account);
   const { log } = row;
   if (log?.limited) rejectionLog(context.log, context.now).warn(log.message, decided.logFields);
-  else if (log) context.log[log.level](log.message, decided.logFields);
+  else if (log) context.log[log.level](filled(log.message, decided.detail), decided.logFields);
   context.telemetry?.webhookAnswered(row.status, decided.name, decided.account);
   return responseOf(decided);
+}
+
+/** A row's log message with its `{detail}` filled, when it has one. */
+function filled(message: string, detail: string | undefined): string {
+  return detail === undefined ? message : message.replace('{detail}', () => detail);
 }

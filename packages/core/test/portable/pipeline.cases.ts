@@ -1,4 +1,5 @@
-import { type BodyRead, readLimited, type Timers } from '../../src/adapter/index.js';
+import { type BodyRead, readLimited } from '../../src/adapter/index.js';
+import type { Timers } from '../../src/adapter/timers.js';
 import {
   createWebhookPipeline,
   type WebhookExchange,
