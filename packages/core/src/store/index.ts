@@ -13,6 +13,8 @@ export {
   encodeDeadLetterCursor,
 } from './dead-letter-cursor.js';
 export type {
+  AttachAndLeaseOptions,
+  AttachAndLeaseOutcome,
   AttachOutcome,
   AttachResultOptions,
   ClosedRecordListener,
@@ -33,6 +35,7 @@ export type {
   LeaseOptions,
   ListDeadLettersOptions,
   OpenState,
+  RecordUserHint,
   RememberOptions,
   SettledWith,
   SettleOptions,
