@@ -92,7 +92,7 @@ async function measure(redis: Redis | Cluster, prefix: string): Promise<Receiver
 // where it read the record before (the `user` and `keys` hints of the Store calls): then
 // attachAndLease, lease and settle cost one round trip each, and findByUser one when this
 // Receiver tracked the session or read the user's records before, two when another instance
-// did; leaseDue, which learns the due records and then their users,
+// did (webhookTrackedElsewhere); leaseDue, which learns the due records and then their users,
 // costs three. A webhook of a tracked session remembers its digest while it looks its user up,
 // attaches its result and leases the session in one script, and records the delivery; a sweep
 // leases what is due, settles each session (side by side), and reads the backlog
@@ -106,6 +106,7 @@ const REDIS = {
   firstStep: '3/3',
   track: '1/1',
   webhookTracked_plain: '3/5',
+  webhookTrackedElsewhere: '4/6',
   duplicate: '1/3',
   rejection: '0/0',
   webhookConfirmed: '3/5',
