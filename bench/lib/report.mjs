@@ -535,8 +535,9 @@ ${mdTable(
 function roundTripsSection() {
   return `## Store round trips per webhook (counted by tests, not timed)
 
-Each Receiver path, on a warm Receiver, as **round trips waited for one after another / requests
-sent**: requests in flight together (a webhook's lookup beside its digest) are one round trip.
+Each Receiver path, on a warm Receiver that tracked the session itself (except where a row says
+otherwise), as **round trips waited for one after another / requests sent**: requests in flight
+together (a webhook's lookup beside its digest) are one round trip.
 Counted on the client (every ioredis command, every node-postgres statement, every PGlite call),
 exactly, by \`packages/redis/test/round-trips.test.ts\` and
 \`packages/postgres/test/round-trips.test.ts\`, which fail when a count changes. Redis Cluster
@@ -546,14 +547,15 @@ exactly, by \`packages/redis/test/round-trips.test.ts\` and
 ${mdTable(
   ['path', 'Redis, Redis Cluster', 'PostgreSQL, PgBouncer', 'PGlite'],
   [
-    ['webhook of a tracked session, plain handler', '8 / 10', '4 / 6', '6 / 6'],
-    ['webhook of a tracked session, transactional handler', '–', '7 / 9', '9 / 9'],
-    ['webhook matched by user, confirmed with the service', '6 / 8', '3 / 5', '5 / 5'],
-    ['duplicate (a replay)', '2 / 4', '1 / 3', '3 / 3'],
+    ['webhook of a tracked session, plain handler', '3 / 5', '3 / 5', '5 / 5'],
+    ['the same, the session tracked by another instance', '4 / 6', '3 / 5', '5 / 5'],
+    ['webhook of a tracked session, transactional handler', '–', '5 / 7', '7 / 7'],
+    ['webhook matched by user, confirmed with the service', '3 / 5', '3 / 5', '5 / 5'],
+    ['duplicate (a replay)', '1 / 3', '1 / 3', '3 / 3'],
     ['rejection (bad signature)', '0 / 0', '0 / 0', '0 / 0'],
-    ['poll delivery (a sweep delivering one result)', '6 / 6', '4 / 4', '4 / 4'],
-    ['sweep of one due session', '6 / 6', '4 / 4', '4 / 4'],
-    ['each further due session of a sweep', '+2 requests', '+1 request', '+1 request'],
+    ['poll delivery (a sweep delivering one result)', '5 / 5', '4 / 4', '4 / 4'],
+    ['sweep of one due session', '5 / 5', '4 / 4', '4 / 4'],
+    ['each further due session of a sweep', '+1 request', '+1 request', '+1 request'],
     ['track (start tracking a session)', '1 / 1', '5 / 5', '5 / 5'],
     ['the store clock, on the first step and every 30 s', '+1 (TIME)', '+1', '–'],
   ],
@@ -561,21 +563,30 @@ ${mdTable(
 )}
 
 Where they go. A webhook remembers its digest while it looks its user up (one round trip),
-attaches its result to the session, leases it, and after the handler records the delivery; with
-a transactional handler that record is BEGIN, the lease checked under a row lock, the handler's
-statements, the settle, COMMIT. On Redis every script that must touch keys it was not given (a
-record's user indexes; the records an index names) changes nothing, names them, and is run again
-with them, so that a Cluster moving a slot never sees an undeclared key: \`findByUser\`,
-\`attachResult\`, \`lease\` and \`settle\` cost two round trips each and \`leaseDue\` three.
+attaches its result to the session and leases it in one call (\`attachAndLease\`: one Lua script,
+one SQL statement), and after the handler records the delivery; with a transactional handler
+that record is BEGIN, the settle (which takes the record's row lock and checks the lease in
+the same statement), the handler's statements, COMMIT. On Redis a script must name every key it
+touches before it runs, so that a Cluster moving a slot never sees an undeclared key; a script
+that finds it must touch keys it was not given (a record's user indexes; the records an index
+names) changes nothing, names them, and is run again with them. The Receiver names them up
+front where it read the record before: each Store call that names a record carries the user id
+the store holds it under (\`user\`), and \`findByUser\` the keys of the records the Receiver
+inserted or found for that user (\`keys\`); these are hints, checked against what Redis holds, and
+a wrong one costs a run, never an outcome. So \`attachAndLease\`, \`lease\` and \`settle\` cost one
+round trip each; \`findByUser\` one when this instance tracked the session or read the user before
+(an instance that did not must first learn the records' keys from the user's index: two), and
+\`leaseDue\` three (the due keys, then their records' users, then the grant).
 A sweep prunes (SQL), leases what is due, settles each session side by side, and reads the
 backlog (\`dueSummary\`); on PostgreSQL it also reads the server's timeline every 5 s (one more
 statement then). PGlite runs one statement at a time, so the lookup and the digest go in turn.
 A webhook's user is looked up twice in the same round trip: under the keyed hash of the id and
 under the id as it is (records written before ids were hashed), one request more, no trip more.
 A duplicate is answered once its digest is found; the user lookup started beside it still
-finishes (on Redis it runs again with the keys it named), and is counted with it.
+finishes, and is counted with it.
 D1 is counted in statements by \`packages/cloudflare/test/delivery-cost.workerd.test.ts\`
-(at most 6 per webhook or poll delivery), not yet in round trips in turn.
+(at most 6 per webhook or poll delivery), not yet in round trips in turn; \`D1Store\` has no
+\`attachAndLease\`, so the Receiver attaches and leases there in two calls.
 
 The physical floor of an accepted webhook of a tracked session, outside the handler's own work:
 
@@ -583,16 +594,20 @@ The physical floor of an accepted webhook of a tracked session, outside the hand
   key is in the user's slot, and scripts already run atomically), one after it (the settle,
   whose PUBLISH of the closing notice is already inside the script). That needs the
   correlation (docs/assumptions.md) in the script, or at least the case of a session the
-  webhook names; kept in the Receiver, the floor is 3 (lookup with digest, attach with lease,
-  settle). Today 8: four separate calls, each run twice to learn its keys. Knowing a record's
-  user up front (the Receiver holds it) would halve that to 4.
+  webhook names; kept in the Receiver, as it is, the floor is 3 (lookup with digest, attach with
+  lease, settle), and that is what a webhook now waits for when its instance knows the user's
+  records. One that does not waits for 4: the user's index holds only the records' keys, and
+  correlation needs each record's state and result, so the lookup reads the index, then the
+  records it names.
 - **PostgreSQL: 2 with a plain handler, 3 with a transactional one** (the same caveat: 3 and 4
-  with the correlation kept in the Receiver). One statement before the handler (remember,
-  find, attach and lease as CTEs of one statement), one after (the settle, whose NOTIFY is
-  already in it); a transactional handler needs the transaction open before it runs, and
-  node-postgres sends one statement at a time, so BEGIN goes alone, the lease is taken under
-  its row lock, and the settle and COMMIT follow. Today 4 plain (attach and lease are separate
-  statements) and 7 transactional (the transaction re-checks the lease taken just before).
+  with the correlation kept in the Receiver). Plain: 3, the floor with the correlation kept in
+  the Receiver (lookup with digest, attach with lease as CTEs of one statement, then the settle,
+  whose NOTIFY is already in it). Transactional: 5. node-postgres sends one statement at a time
+  and BEGIN and COMMIT each go alone, so the transaction costs three (BEGIN, the settle, COMMIT)
+  after the two of a plain handler's path. Reaching 4 needs the attach, the lease and the
+  settle in one statement inside the transaction, before the handler runs, and on a handler's
+  failure (which rolls all of it back) the result attached again outside it: a change of the
+  delivery path itself, not of the store.
 - **PGlite: no network.** Its "round trips" are calls into the database in the same process,
   one at a time; the same statements as PostgreSQL, so the same reductions apply.
 `;

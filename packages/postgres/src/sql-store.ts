@@ -1,4 +1,6 @@
 import {
+  type AttachAndLeaseOptions,
+  type AttachAndLeaseOutcome,
   type AttachOutcome,
   type AttachResultOptions,
   type ClosedRecordListener,
@@ -270,6 +272,52 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
     });
   }
 
+  /**
+   * `attachResult` and, when it attached, `lease`, as one statement (one round trip): the
+   * record is locked as `attachResult` locks it, and held by a delivery's transaction it is
+   * answered the same way (`already-attached`), leased by nobody.
+   */
+  async attachAndLease({
+    key,
+    result,
+    now,
+    owner,
+    leaseMs,
+  }: AttachAndLeaseOptions): Promise<AttachAndLeaseOutcome> {
+    return this.run('attachAndLease', async () => {
+      for (let attempt = 0; ; attempt++) {
+        let rows: Row[];
+        try {
+          rows = await this.db.query(this.sql.attachAndLease, [
+            key,
+            resultText(result),
+            now,
+            owner,
+            now + leaseMs,
+          ]);
+        } catch (error) {
+          if ((error as { code?: unknown }).code !== LOCK_NOT_AVAILABLE) throw error;
+          if (attempt >= LOCKED_RETRIES) return { attached: 'already-attached' };
+          await new Promise((resolve) => setTimeout(resolve, LOCKED_RETRY_MS));
+          continue;
+        }
+        const [row] = rows;
+        if (!row) return { attached: 'missing' };
+        if (row.key === null || row.key === undefined) {
+          return {
+            attached:
+              row.found_state === 'pending' || row.found_state === 'delivering'
+                ? 'already-attached'
+                : 'closed',
+          };
+        }
+        return row.leased
+          ? { attached: 'attached', leased: sessionFromRow(row) }
+          : { attached: 'attached' };
+      }
+    });
+  }
+
   async lease({ key, owner, now, leaseMs }: LeaseOptions): Promise<TrackedSession | undefined> {
     return this.run('lease', async () => {
       const [row] = await this.db.query(this.sql.lease, [key, owner, now + leaseMs, now]);
@@ -302,9 +350,10 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
   }
 
   /**
-   * Runs `work` in the transaction that records the outcome: locks the record, checks that
-   * `owner` holds its lease (else rolls back and resolves `{ settled: false }` without
-   * running `work`), runs `work` with the transaction, applies `update`, and commits. When
+   * Runs `work` in the transaction that records the outcome: applies `update` when `owner`
+   * holds the record's lease, locking the record (else rolls back and resolves
+   * `{ settled: false }` without running `work`), runs `work` with the transaction, and
+   * commits: BEGIN, the update, the work's statements, COMMIT. When
    * `work` throws, everything is rolled back (the lease stays with `owner`) and the error
    * is rethrown as it is. Only `work`'s writes through the given transaction are part of it.
    * The Receiver calls it for handlers registered with `{ transactional: true }`.
@@ -320,13 +369,16 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
     options: SettleOptions,
     work: (transaction: Transaction) => Promise<T>,
   ): Promise<SettledWith<T>> {
-    const { key, owner, now } = options;
     let workFailed = false;
     let settledRow: Row | undefined;
     try {
       const outcome = await this.db.transaction<SettledWith<T>>(async (queryable, transaction) => {
-        const locked = await queryable.query(this.sql.lockLeased, [key, owner, now]);
-        if (locked.length === 0) return { commit: false, value: { settled: false } };
+        // The update first: its row lock is the record's for the rest of the transaction, and
+        // it applies only while `owner` holds the lease, so it is the check as well, one
+        // statement before the work instead of one before and one after. What it wrote is
+        // seen by nothing else until the commit, and is rolled back with the work's writes.
+        const [settled] = await queryable.query(...this.settleStatement(options));
+        if (!settled) return { commit: false, value: { settled: false } };
         let value: T;
         try {
           value = await work(transaction);
@@ -334,7 +386,7 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
           workFailed = true;
           throw error;
         }
-        [settledRow] = await queryable.query(...this.settleStatement(options));
+        settledRow = settled;
         return { commit: true, value: { settled: true, value } };
       });
       this.timeline?.settled(settledRow);

@@ -15,6 +15,8 @@ export type Statements = ReturnType<typeof statements>;
 export function statements(names: TableNames) {
   const { sessions, digests } = names;
   const s = sessionColumns('s');
+  // A lease `$4` may take at `$3`: none, passed, or its own (the row as it was before).
+  const free = `(t.lease_owner IS NULL OR t.lease_until <= $3::bigint OR t.lease_owner = $4::text)`;
   return {
     ...sharedStatements(postgresDialect(names)),
     /** Serialises inserts of one user for the rest of the transaction (an advisory lock). */
@@ -58,6 +60,29 @@ export function statements(names: TableNames) {
       SELECT target.state, target.has_result, EXISTS (SELECT 1 FROM attached) AS attached
       FROM target`,
     /**
+     * `attachResult` and, when it attached, `lease` to `$4` until `$5`, in one statement: the
+     * record is locked as `attachResult` locks it (NOWAIT), and granted in the same UPDATE when
+     * its lease is free, passed or `$4`'s. Returns what it found (`found_state`, `has_result`)
+     * and, when it attached, the record as written (`key` not null) and whether it is `leased`.
+     * Not shared: D1 has no row locks.
+     */
+    attachAndLease: `WITH target AS (
+        SELECT s.key, s.state, s.result IS NOT NULL AS has_result FROM ${sessions} s
+        WHERE s.key = $1::text AND s.drop_at > $3::bigint FOR UPDATE NOWAIT
+      ), attached AS (
+        UPDATE ${sessions} t SET result = $2::text, state = 'delivering',
+          attempts = CASE WHEN t.state = 'pending' THEN 0 ELSE t.attempts END,
+          lease_owner = CASE WHEN ${free} THEN $4::text ELSE t.lease_owner END,
+          lease_until = CASE WHEN ${free} THEN $5::bigint ELSE t.lease_until END,
+          due_at = CASE WHEN ${free} THEN $5::bigint
+            WHEN t.lease_until > $3::bigint THEN t.due_at ELSE $3::bigint END
+        WHERE t.key = $1::text
+          AND (SELECT target.state IN ${OPEN} AND NOT target.has_result FROM target)
+        RETURNING ${sessionColumns('t')}, t.lease_owner = $4::text AS leased
+      )
+      SELECT target.state AS found_state, target.has_result, attached.*
+      FROM target LEFT JOIN attached ON true`,
+    /**
      * Grants an open record that is free, or whose lease passed, or that `$2` holds. A record
      * locked by a transaction (`settleWith` running a transactional handler) is not granted,
      * not even to its holder: that open transaction is the lease, and waiting on its lock
@@ -94,11 +119,6 @@ export function statements(names: TableNames) {
       )
       SELECT granted.* FROM granted JOIN due ON due.key = granted.key
       ORDER BY due.due_at, due.key`,
-    /** Locks a record for `settleWith`, when `$2` holds its lease (D1 has no transactions to hold it in). */
-    lockLeased: `SELECT s.key FROM ${sessions} s
-      WHERE s.key = $1::text AND s.lease_owner = $2::text AND s.state IN ${OPEN}
-        AND s.drop_at > $3::bigint
-      FOR UPDATE`,
     /**
      * Deletes up to `$2` records and digests whose time is over, oldest first. Not shared:
      * SKIP LOCKED keeps concurrent sweepers apart; D1 runs its two DELETEs in leaseDue's batch.

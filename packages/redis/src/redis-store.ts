@@ -1,4 +1,5 @@
 import {
+  type AttachAndLeaseOutcome,
   type AttachOutcome,
   type ClosedRecordListener,
   checkStorableUserId,
@@ -23,6 +24,7 @@ import { type RedisStoreOptions, resolveRedisStoreOptions } from './options.js';
 import { PerUserQueue } from './per-user-queue.js';
 import { ReplicaWait } from './replica-wait.js';
 import { RewindWatch } from './rewind-watch.js';
+import { ATTACH_AND_LEASE } from './scripts/attach-and-lease.js';
 import { ATTACH_RESULT } from './scripts/attach-result.js';
 import { COUNTS } from './scripts/counts.js';
 import { DISCARD_DEAD_LETTER, DUE_SUMMARY, REDELIVER_DEAD_LETTER } from './scripts/dead-letters.js';
@@ -206,10 +208,16 @@ export class RedisStore implements Store {
     return this.read('get', () => fromFields(key, fields));
   }
 
+  /**
+   * One script over the user's indexes and the records they name. The records are named to
+   * Redis before the script runs (Cluster): those of `keys` (the records the caller expects)
+   * in the first run; any other the indexes hold makes the script ask for them and run again.
+   */
   async findByUser({
     externalUserId,
     now,
     limit,
+    keys,
   }: Options<'findByUser'>): Promise<TrackedSession[]> {
     checkStorableUserId(externalUserId, 'RedisStore.findByUser');
     const count = Math.min(Math.floor(limit), Number.MAX_SAFE_INTEGER);
@@ -217,7 +225,11 @@ export class RedisStore implements Store {
     const reply = await this.script(
       'findByUser',
       FIND_BY_USER,
-      [this.keys.openIndex(externalUserId)],
+      [
+        this.keys.openIndex(externalUserId),
+        this.keys.closedIndex(externalUserId),
+        ...this.expectedRecords(keys, count),
+      ],
       [this.keys.scriptPrefix, externalUserId, formatNumber(now), count],
     );
     return this.read('findByUser', () => recordsFromReply(reply));
@@ -238,27 +250,65 @@ export class RedisStore implements Store {
     await this.run('forget', () => this.redis.del(this.keys.digest(digest)));
   }
 
-  async attachResult({ key, result, now }: Options<'attachResult'>): Promise<AttachOutcome> {
-    const reply = await this.script(
-      'attachResult',
-      ATTACH_RESULT,
-      [this.keys.record(key)],
-      [this.keys.scriptPrefix, key, serializeResult(result), formatNumber(now)],
-    );
+  async attachResult({ key, result, now, user }: Options<'attachResult'>): Promise<AttachOutcome> {
+    const reply = await this.script('attachResult', ATTACH_RESULT, this.recordKeys(key, user), [
+      this.keys.scriptPrefix,
+      key,
+      serializeResult(result),
+      formatNumber(now),
+    ]);
     return this.read('attachResult', () => {
       if (!isAttachOutcome(reply)) throw new TypeError(`unexpected outcome ${String(reply)}`);
       return reply;
     });
   }
 
-  async lease({ key, owner, now, leaseMs }: Options<'lease'>): Promise<TrackedSession | undefined> {
-    const until = leaseEnd(now, leaseMs, 'lease');
+  /** `attachResult` and, when it attached, `lease`: one script, one round trip with `user`. */
+  async attachAndLease({
+    key,
+    result,
+    now,
+    owner,
+    leaseMs,
+    user,
+  }: Options<'attachAndLease'>): Promise<AttachAndLeaseOutcome> {
+    const until = leaseEnd(now, leaseMs, 'attachAndLease');
     const reply = await this.script(
-      'lease',
-      LEASE,
-      [this.keys.record(key)],
-      [this.keys.scriptPrefix, key, owner, formatNumber(now), formatNumber(until)],
+      'attachAndLease',
+      ATTACH_AND_LEASE,
+      this.recordKeys(key, user),
+      [
+        this.keys.scriptPrefix,
+        key,
+        serializeResult(result),
+        formatNumber(now),
+        owner,
+        formatNumber(until),
+      ],
     );
+    return this.read('attachAndLease', () => {
+      const [attached, fields] = Array.isArray(reply) ? reply : [];
+      if (!isAttachOutcome(attached)) throw new TypeError(`unexpected outcome ${String(reply)}`);
+      if (fields === undefined || fields === null) return { attached };
+      return { attached, leased: recordFromReply(key, fields) };
+    });
+  }
+
+  async lease({
+    key,
+    owner,
+    now,
+    leaseMs,
+    user,
+  }: Options<'lease'>): Promise<TrackedSession | undefined> {
+    const until = leaseEnd(now, leaseMs, 'lease');
+    const reply = await this.script('lease', LEASE, this.recordKeys(key, user), [
+      this.keys.scriptPrefix,
+      key,
+      owner,
+      formatNumber(now),
+      formatNumber(until),
+    ]);
     if (reply === null) return undefined;
     return this.read('lease', () => recordFromReply(key, reply));
   }
@@ -283,13 +333,13 @@ export class RedisStore implements Store {
    * given up) runs on a connection of its own and resolves once the replicas asked for have
    * it, or the timeout passed (then `store_unreplicated` is raised; see the option).
    */
-  async settle({ key, owner, update, now }: Options<'settle'>): Promise<boolean> {
+  async settle({ key, owner, update, now, user }: Options<'settle'>): Promise<boolean> {
     const durable = 'dueAt' in update ? undefined : this.replicaWait;
     let mark = 0;
     const reply = await this.script(
       'settle',
       SETTLE,
-      [this.keys.record(key)],
+      this.recordKeys(key, user),
       [
         this.keys.scriptPrefix,
         key,
@@ -442,6 +492,29 @@ export class RedisStore implements Store {
     }
   }
 
+  /**
+   * The keys a script on one record is given up front: the record, and the indexes of the
+   * user the caller says holds it (`RecordUserHint`). The script reads the record's user
+   * itself: when it is another, it asks for that user's indexes and runs again; so a wrong
+   * hint costs a run, never a key touched undeclared.
+   */
+  private recordKeys(key: string, user: unknown): string[] {
+    const record = this.keys.record(key);
+    if (!isUsableId(user)) return [record];
+    return [record, this.keys.openIndex(user), this.keys.closedIndex(user)];
+  }
+
+  /** The records `findByUser` names up front: those the caller expects, a bounded number. */
+  private expectedRecords(keys: unknown, limit: number): string[] {
+    if (!Array.isArray(keys)) return [];
+    const named = new Set<string>();
+    for (const key of keys) {
+      if (named.size >= Math.min(limit, MAX_EXPECTED_RECORDS)) break;
+      if (isUsableId(key)) named.add(this.keys.record(key));
+    }
+    return [...named];
+  }
+
   /** Runs a dead-letter script on one record; `true` when it applied. */
   private async onDeadLetter(
     operation: string,
@@ -538,6 +611,20 @@ export class RedisStore implements Store {
 }
 
 const MAX_ROUNDS = 64;
+
+/** At most this many records a caller expects are named to `findByUser`'s first run. */
+const MAX_EXPECTED_RECORDS = 64;
+
+/** A hint's id or key usable in a key name: text a store could hold (see checkStorableUserId). */
+function isUsableId(value: unknown): value is string {
+  if (typeof value !== 'string' || value === '') return false;
+  try {
+    checkStorableUserId(value, 'RedisStore');
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** The keys a script asked to be given (see scripts/declared-keys.ts), or undefined. */
 function neededKeys(reply: unknown): string[] | undefined {

@@ -11,6 +11,7 @@ import type { Cluster, Command, Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { RedisStore } from '../src/index.js';
 import type { LuaScript } from '../src/lua-script.js';
+import { ATTACH_AND_LEASE } from '../src/scripts/attach-and-lease.js';
 import { ATTACH_RESULT } from '../src/scripts/attach-result.js';
 import { DUE_SUMMARY } from '../src/scripts/dead-letters.js';
 import { FIND_BY_USER } from '../src/scripts/find-by-user.js';
@@ -30,6 +31,7 @@ const SECRET = 'whsec_redis_round_trips_5e1a';
 
 const SCRIPTS = new Map(
   Object.entries({
+    attachAndLease: ATTACH_AND_LEASE,
     attachResult: ATTACH_RESULT,
     dueSummary: DUE_SUMMARY,
     findByUser: FIND_BY_USER,
@@ -86,26 +88,31 @@ async function measure(redis: Redis | Cluster, prefix: string): Promise<Receiver
 
 // Each path: round trips in turn / commands sent. A script that must touch keys it was not
 // given (a record's user indexes, the records an index names) changes nothing and names them,
-// and is run again with them (see scripts/declared-keys.ts): so findByUser, attachResult, lease
-// and settle each cost two round trips, and leaseDue three. A webhook of a tracked session
-// remembers its digest while it looks its user up, attaches its result, leases the session,
-// and records the delivery; a sweep leases what is due, settles each session (side by side),
-// and reads the backlog (dueSummary). The first step of a Receiver reads Redis' clock (TIME),
-// and the first use of a script on a server sends its source (EVAL after NOSCRIPT). A webhook's
-// user is looked up twice in the same round trip: under the keyed hash of the id, and under
-// the id as it is (records written before ids were hashed): one command more, no trip more. A
-// duplicate is answered once its digest is found; the lookup started beside it still runs again
-// with the keys it named, and is counted with it (the meter waits for every answer).
+// and is run again with them (see scripts/declared-keys.ts). The Receiver names them up front
+// where it read the record before (the `user` and `keys` hints of the Store calls): then
+// attachAndLease, lease and settle cost one round trip each, and findByUser one when this
+// Receiver tracked the session or read the user's records before, two when another instance
+// did (webhookTrackedElsewhere); leaseDue, which learns the due records and then their users,
+// costs three. A webhook of a tracked session remembers its digest while it looks its user up,
+// attaches its result and leases the session in one script, and records the delivery; a sweep
+// leases what is due, settles each session (side by side), and reads the backlog
+// (dueSummary). The first step of a Receiver reads Redis' clock (TIME), and the first use of a
+// script on a server sends its source (EVAL after NOSCRIPT). A webhook's user is looked up
+// twice in the same round trip: under the keyed hash of the id, and under the id as it is
+// (records written before ids were hashed): one command more, no trip more. A duplicate is
+// answered once its digest is found, with the lookup started beside it (the meter waits for
+// every answer).
 const REDIS = {
   firstStep: '3/3',
   track: '1/1',
-  webhookTracked_plain: '8/10',
-  duplicate: '2/4',
+  webhookTracked_plain: '3/5',
+  webhookTrackedElsewhere: '4/6',
+  duplicate: '1/3',
   rejection: '0/0',
-  webhookConfirmed: '6/8',
-  pollDelivery: '6/6',
-  sweep1: '6/6',
-  perDueSession: '+2',
+  webhookConfirmed: '3/5',
+  pollDelivery: '5/5',
+  sweep1: '5/5',
+  perDueSession: '+1',
 };
 
 describe('store round trips of a Receiver on Redis, counted on the client', () => {

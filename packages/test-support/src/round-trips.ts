@@ -137,7 +137,9 @@ export type ReceiverPaths = Record<string, RoundTrips>;
 /**
  * Runs one Receiver through every path whose store round trips the tests pin, and counts each
  * on a warm Receiver (its store's clock already read; scripts, statements and pooled
- * connections already in use), except `firstStep`, the first call of a new Receiver.
+ * connections already in use), except `firstStep`, the first call of a new Receiver. A second
+ * Receiver on the same store only tracks the session of `webhookTrackedElsewhere`, as another
+ * instance would.
  */
 export async function measureReceiverPaths<Payload>(
   setup: ReceiverPathsSetup<Payload>,
@@ -207,6 +209,22 @@ export async function measureReceiverPaths<Payload>(
     paths[`webhookTracked_${kind}`] = await counted();
     expectDelivered(named);
     if (transactional) continue;
+
+    // The same, for a session another instance tracked: this Receiver has read nothing of its
+    // user yet (what it read before is what a store that names its keys up front is told).
+    const elsewhere = user('elsewhere');
+    await receiverOf(false).track(`tok_${elsewhere}`, elsewhere);
+    const fromElsewhere = await setup.sign(
+      setup.payload(elsewhere, { session_token: `tok_${elsewhere}` }),
+    );
+    await counted();
+    status(
+      await receiver.receive(fromElsewhere),
+      200,
+      'the webhook of a session tracked elsewhere',
+    );
+    paths.webhookTrackedElsewhere = await counted();
+    expectDelivered(elsewhere);
 
     // The same webhook again.
     status(await receiver.receive(webhook), 200, 'the duplicate');

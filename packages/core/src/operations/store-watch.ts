@@ -11,6 +11,7 @@ const WATCHED: ReadonlySet<PropertyKey> = new Set<keyof Store>([
   'remember',
   'forget',
   'attachResult',
+  'attachAndLease',
   'lease',
   'leaseDue',
   'settle',

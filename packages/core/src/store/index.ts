@@ -28,6 +28,10 @@ export {
 } from './dead-letter-cursor.js';
 // The Store interface and its records and options: what every store implements and takes.
 export type {
+  // What `attachAndLease` takes (Redis, PostgreSQL, MemoryStore: attach and lease in one step).
+  AttachAndLeaseOptions,
+  // What `attachAndLease` answers.
+  AttachAndLeaseOutcome,
   // What `attachResult` answers.
   AttachOutcome,
   // What `attachResult` takes.
@@ -68,6 +72,8 @@ export type {
   ListDeadLettersOptions,
   // The states of a record still worked on.
   OpenState,
+  // The stored user id a caller may hint at, so a store declares the user's keys up front.
+  RecordUserHint,
   // What `remember` takes.
   RememberOptions,
   // What `settleWith` answers (PostgresStore, PGliteStore).

@@ -2,6 +2,8 @@ import { decodeDeadLetterCursor, encodeDeadLetterCursor, isAfter } from './dead-
 import { MinHeap } from './min-heap.js';
 import { ReplayDigests } from './replay-digests.js';
 import {
+  type AttachAndLeaseOptions,
+  type AttachAndLeaseOutcome,
   type AttachOutcome,
   type AttachResultOptions,
   type ClosedRecordListener,
@@ -163,24 +165,27 @@ export class MemoryStore implements Store {
 
   async attachResult({ key, result, now }: AttachResultOptions): Promise<AttachOutcome> {
     this.purge(now);
-    const record = this.records.get(key);
-    if (!record) return 'missing';
-    if (!isOpen(record.state)) return 'closed';
-    if (record.result) return 'already-attached';
-    record.result = { ...result };
-    if (record.state === 'pending') record.attempts = 0;
-    record.state = 'delivering';
-    // A leased record stays with its owner, who sees the result when it settles.
-    if (!this.isLeased(record, now)) this.schedule(record, now);
-    return 'attached';
+    return this.attach(key, result, now);
+  }
+
+  /** Both steps in one synchronous step: no other call runs between them. */
+  async attachAndLease({
+    key,
+    result,
+    now,
+    owner,
+    leaseMs,
+  }: AttachAndLeaseOptions): Promise<AttachAndLeaseOutcome> {
+    this.purge(now);
+    const attached = this.attach(key, result, now);
+    if (attached !== 'attached') return { attached };
+    const leased = this.leaseNow(key, owner, now, leaseMs);
+    return leased ? { attached, leased } : { attached };
   }
 
   async lease({ key, owner, now, leaseMs }: LeaseOptions): Promise<TrackedSession | undefined> {
     this.purge(now);
-    const record = this.records.get(key);
-    if (!record || !isOpen(record.state)) return undefined;
-    if (this.isLeased(record, now) && record.lease?.owner !== owner) return undefined;
-    return this.grant(record, owner, now + leaseMs);
+    return this.leaseNow(key, owner, now, leaseMs);
   }
 
   async leaseDue({ now, limit, owner, leaseMs }: LeaseDueOptions): Promise<TrackedSession[]> {
@@ -346,6 +351,31 @@ export class MemoryStore implements Store {
     return () => {
       this.closedListeners.delete(own);
     };
+  }
+
+  private attach(key: string, result: StoredResult, now: number): AttachOutcome {
+    const record = this.records.get(key);
+    if (!record) return 'missing';
+    if (!isOpen(record.state)) return 'closed';
+    if (record.result) return 'already-attached';
+    record.result = { ...result };
+    if (record.state === 'pending') record.attempts = 0;
+    record.state = 'delivering';
+    // A leased record stays with its owner, who sees the result when it settles.
+    if (!this.isLeased(record, now)) this.schedule(record, now);
+    return 'attached';
+  }
+
+  private leaseNow(
+    key: string,
+    owner: string,
+    now: number,
+    leaseMs: number,
+  ): TrackedSession | undefined {
+    const record = this.records.get(key);
+    if (!record || !isOpen(record.state)) return undefined;
+    if (this.isLeased(record, now) && record.lease?.owner !== owner) return undefined;
+    return this.grant(record, owner, now + leaseMs);
   }
 
   private isLeased(record: Stored, now: number): boolean {

@@ -149,6 +149,31 @@ export interface FindByUserOptions {
    * Bounds the work per webhook whatever one user has accumulated.
    */
   limit: number;
+  /**
+   * A hint, never an instruction: keys of records the caller expects this user to have (the
+   * ones it inserted or found before). A store that must name every key a call reads before
+   * it runs (`RedisStore`: its scripts declare their keys, for Redis Cluster) may name these
+   * up front and so read them in its first run. What is found must not depend on it: a key
+   * named that is not the user's is not listed, and a record of the user not named is
+   * listed all the same (at the cost of another run). Stores that need no keys up front
+   * ignore it.
+   */
+  keys?: readonly string[];
+}
+
+/**
+ * A hint, never an instruction, of the calls that name one record: the record's user id as
+ * the store holds it (`externalUserId` of the record as the store returned it), when the
+ * caller knows it. A store that must name every key a call touches before it runs
+ * (`RedisStore`, whose scripts declare the keys of the record's user indexes, for Redis
+ * Cluster) may use it to name them up front, in one run instead of one that learns them and
+ * one that uses them. A store must check it against the record and act as without it when
+ * they differ: the outcome of a call never depends on the hint. Stores that need no keys up
+ * front (SQL, memory) ignore it. The Receiver gives it where it read the record before.
+ */
+export interface RecordUserHint {
+  /** The record's user id as the store holds it, when the caller knows it: a hint. */
+  user?: string;
 }
 
 /** Options of `Store.remember`. */
@@ -165,18 +190,37 @@ export interface ForgetOptions {
 }
 
 /** Options of `Store.attachResult`. */
-export interface AttachResultOptions {
+export interface AttachResultOptions extends RecordUserHint {
   key: string;
   result: StoredResult;
   now: number;
 }
 
 /** Options of `Store.lease`. */
-export interface LeaseOptions {
+export interface LeaseOptions extends RecordUserHint {
   key: string;
   owner: string;
   now: number;
   leaseMs: number;
+}
+
+/** Options of `Store.attachAndLease`: those of `attachResult`, and of the lease it takes. */
+export interface AttachAndLeaseOptions extends AttachResultOptions {
+  /** Who the record is leased to, as in `lease`. */
+  owner: string;
+  /** How long the lease lasts from `now`, as in `lease`. */
+  leaseMs: number;
+}
+
+/** Outcome of `Store.attachAndLease`. */
+export interface AttachAndLeaseOutcome {
+  /** What `attachResult` would have answered. */
+  attached: AttachOutcome;
+  /**
+   * The record leased to `owner`, as `lease` returns it: present only when `attached` is
+   * `'attached'` and the record could be granted (another owner's live lease keeps it).
+   */
+  leased?: TrackedSession;
 }
 
 /** Options of `Store.leaseDue`. */
@@ -189,7 +233,7 @@ export interface LeaseDueOptions {
 }
 
 /** Options of `Store.settle` and `TransactionalStore.settleWith`. */
-export interface SettleOptions {
+export interface SettleOptions extends RecordUserHint {
   key: string;
   owner: string;
   update: SettleUpdate;
@@ -287,6 +331,9 @@ export interface StoreBacklog {
  *     retained, dead letters) and every index entry naming the user, atomically with respect
  *     to every other call on those records: a `lease`, `settle` or `attachResult` after it
  *     finds no record, so work in flight on one of them (a sweep's lease) cannot write it back.
+ * 12. Hints (`user` of the calls naming a record, `keys` of `findByUser`) never change an
+ *     outcome: a call given a wrong hint answers as one given none. `attachAndLease`, where a
+ *     store has it, answers as `attachResult` followed at once by `lease` would.
  */
 export interface Store {
   /** Adds a record unless its key exists. */
@@ -299,6 +346,13 @@ export interface Store {
   /** Removes a digest, so a delivery that could not be stored can be accepted again. */
   forget(options: ForgetOptions): Promise<void>;
   attachResult(options: AttachResultOptions): Promise<AttachOutcome>;
+  /**
+   * Optional: `attachResult` and, when it attached the result, `lease` to `owner`, in one
+   * atomic step (a webhook's result, then its delivery). The same as the two calls one after
+   * the other with no call of anyone else between them; one round trip instead of two. The
+   * Receiver makes the two calls on a store without it.
+   */
+  attachAndLease?(options: AttachAndLeaseOptions): Promise<AttachAndLeaseOutcome>;
   lease(options: LeaseOptions): Promise<TrackedSession | undefined>;
   /** Leases up to `limit` open records due at `now`, earliest first. */
   leaseDue(options: LeaseDueOptions): Promise<TrackedSession[]>;

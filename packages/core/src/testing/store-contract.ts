@@ -985,6 +985,233 @@ export function storeContractCases(createStore: () => Store | Promise<Store>): S
         JSON.stringify(counts),
       );
     }),
+    // Rule 12: hints are what the caller believes; a store checks them against what it holds.
+    withStore(
+      'a user hint naming another user changes no outcome, nor any index',
+      async (store) => {
+        const alice = `hint_alice_${++sequence}`;
+        const bob = `hint_bob_${sequence}`;
+        const hers = session({ externalUserId: alice });
+        const his = session({ externalUserId: bob });
+        const alsoHis = session({ externalUserId: bob });
+        for (const record of [hers, his, alsoHis]) await insert(store, record);
+        // Hints of the other user (whose indexes exist), of nobody, and of no storable id.
+        const wrong = [bob, `nobody_${sequence}`, '', '\ud800'];
+        expect(
+          (await store.attachResult({ key: hers.key, result: result(), now: T0, user: bob })) ===
+            'attached',
+          'attached under a wrong hint',
+        );
+        for (const user of wrong) {
+          expect(
+            (await store.attachResult({ key: hers.key, result: result(), now: T0, user })) ===
+              'already-attached',
+            `a second result refused under the hint ${JSON.stringify(user)}`,
+          );
+        }
+        const leased = await store.lease({
+          key: hers.key,
+          owner: 'w',
+          now: T0,
+          leaseMs: 5000,
+          user: bob,
+        });
+        expect(
+          leased?.externalUserId === alice && leased.state === 'delivering' && leased.result,
+          'leased as it is, whatever the hint',
+        );
+        for (const user of wrong) {
+          expect(
+            !(await store.lease({ key: hers.key, owner: 'x', now: T0, leaseMs: 5000, user })),
+            `another owner refused under the hint ${JSON.stringify(user)}`,
+          );
+        }
+        expect(
+          await store.settle({
+            key: hers.key,
+            owner: 'w',
+            update: completed(),
+            now: T0,
+            user: bob,
+          }),
+          'closed under a wrong hint',
+        );
+        expect(
+          (await store.attachResult({ key: hers.key, result: result(), now: T0, user: bob })) ===
+            'closed',
+          'closed stays closed',
+        );
+        // An open record leased and rescheduled under a wrong hint stays in its own user's index.
+        expect(
+          await store.lease({ key: his.key, owner: 'w', now: T0, leaseMs: 5000, user: alice }),
+          'his leased under her hint',
+        );
+        expect(
+          await store.settle({
+            key: his.key,
+            owner: 'w',
+            update: { state: 'pending', dueAt: T0 + 10, attempts: 1 },
+            now: T0,
+            user: alice,
+          }),
+          'his rescheduled under her hint',
+        );
+        const herRecords = await store.findByUser({
+          externalUserId: alice,
+          now: T0,
+          limit: 10,
+          keys: [his.key, alsoHis.key, 'absent'],
+        });
+        expect(
+          herRecords.length === 1 &&
+            herRecords[0]!.key === hers.key &&
+            herRecords[0]!.state === 'completed',
+          `hers alone, closed, whatever keys are expected, got ${herRecords.map((r) => r.key)}`,
+        );
+        const hisRecords = await store.findByUser({
+          externalUserId: bob,
+          now: T0,
+          limit: 10,
+          keys: [hers.key],
+        });
+        expect(
+          hisRecords.length === 2 &&
+            hisRecords.every((r) => r.externalUserId === bob && r.state === 'pending') &&
+            hisRecords.some((r) => r.key === his.key && r.attempts === 1),
+          `his two, open, though one key expected is hers, got ${hisRecords.map((r) => r.key)}`,
+        );
+        const due = await store.leaseDue({
+          now: T0 + 10,
+          limit: 10,
+          owner: 'sweep',
+          leaseMs: 1000,
+        });
+        expect(
+          due.some((r) => r.key === his.key && r.externalUserId === bob),
+          'his is due again at its time',
+        );
+        expect((await store.forgetUser({ externalUserId: bob, now: T0 + 10 })) === 2, 'his two go');
+        expect(
+          (await store.get({ key: hers.key, now: T0 + 10 }))?.state === 'completed',
+          'hers is kept',
+        );
+        expect(
+          (await store.forgetUser({ externalUserId: alice, now: T0 + 10 })) === 1,
+          'hers goes',
+        );
+      },
+    ),
+    withStore(
+      'attachAndLease, where a store has it, answers as attachResult followed by lease',
+      async (store) => {
+        // Optional: the Receiver makes the two calls on a store without it.
+        if (typeof store.attachAndLease !== 'function') return;
+        const attachAndLease = (key: string, owner: string, now: number, user?: string) =>
+          store.attachAndLease!({
+            key,
+            result: result(),
+            now,
+            owner,
+            leaseMs: 5000,
+            ...(user === undefined ? {} : { user }),
+          });
+        const missing = await attachAndLease('absent', 'w', T0);
+        expect(missing.attached === 'missing' && !missing.leased, 'a missing record');
+
+        const pending = session({ attempts: 3, dueAt: T0 + 60_000 });
+        await insert(store, pending);
+        const first = await attachAndLease(pending.key, 'w', T0, pending.externalUserId);
+        const leased = first.leased;
+        expect(first.attached === 'attached', `attached, got ${first.attached}`);
+        expect(
+          leased?.key === pending.key &&
+            leased.state === 'delivering' &&
+            leased.result?.payload &&
+            leased.attempts === 0 &&
+            leased.lease?.owner === 'w' &&
+            leased.lease.until === T0 + 5000 &&
+            leased.dueAt === T0 + 5000,
+          `leased to w until the lease end, delivering with its result, got ${JSON.stringify(leased)}`,
+        );
+        const second = await attachAndLease(pending.key, 'x', T0 + 1);
+        expect(
+          second.attached === 'already-attached' && !second.leased,
+          'a second result is refused, and leases nothing',
+        );
+        expect(
+          !(await store.lease({ key: pending.key, owner: 'x', now: T0 + 1, leaseMs: 1000 })),
+          'the lease stays with w',
+        );
+        expect(
+          (await store.leaseDue({ now: T0 + 4999, limit: 10, owner: 'x', leaseMs: 1000 }))
+            .length === 0,
+          'not due while leased',
+        );
+        expect(
+          await store.settle({ key: pending.key, owner: 'w', update: completed(), now: T0 + 2 }),
+          'w settles',
+        );
+        const closed = await attachAndLease(pending.key, 'x', T0 + 3);
+        expect(closed.attached === 'closed' && !closed.leased, 'a closed record');
+
+        // Another owner's live lease (a poll in flight): attached, and left with that owner.
+        const polled = session();
+        await insert(store, polled);
+        await store.lease({ key: polled.key, owner: 'poller', now: T0, leaseMs: 5000 });
+        const behind = await attachAndLease(polled.key, 'webhook', T0 + 1, 'someone_else');
+        expect(behind.attached === 'attached' && !behind.leased, 'attached, not leased');
+        expect(
+          await store.settle({
+            key: polled.key,
+            owner: 'poller',
+            update: { state: 'pending', dueAt: T0 + 60_000, attempts: 1 },
+            now: T0 + 2,
+          }),
+          'the poller still holds it',
+        );
+        const afterPoll = await store.get({ key: polled.key, now: T0 + 2 });
+        expect(
+          afterPoll?.state === 'delivering' && afterPoll.dueAt === T0 + 2 && afterPoll.result,
+          'the result attached meanwhile is due at once',
+        );
+
+        // A lease that passed is taken over; the caller's own lease is renewed.
+        const lapsed = session();
+        await insert(store, lapsed);
+        await store.lease({ key: lapsed.key, owner: 'crashed', now: T0, leaseMs: 10 });
+        const taken = await attachAndLease(lapsed.key, 'webhook', T0 + 10);
+        expect(
+          taken.attached === 'attached' && taken.leased?.lease?.owner === 'webhook',
+          'a passed lease is taken over',
+        );
+        const own = session();
+        await insert(store, own);
+        await store.lease({ key: own.key, owner: 'w', now: T0, leaseMs: 100 });
+        const renewed = await attachAndLease(own.key, 'w', T0 + 50);
+        expect(
+          renewed.attached === 'attached' && renewed.leased?.lease?.until === T0 + 5050,
+          'its own lease is renewed from now',
+        );
+
+        // Of concurrent calls on one record, one attaches and holds the lease.
+        const raced = session();
+        await insert(store, raced);
+        const outcomes = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => attachAndLease(raced.key, `o${i}`, T0)),
+        );
+        const winners = outcomes.filter((outcome) => outcome.attached === 'attached');
+        expect(
+          winners.length === 1 && winners[0]!.leased?.lease?.owner !== undefined,
+          `one attaches and leases, got ${outcomes.map((o) => o.attached)}`,
+        );
+        expect(
+          outcomes.every(
+            (o) => o === winners[0] || (o.attached === 'already-attached' && !o.leased),
+          ),
+          'the others are refused and lease nothing',
+        );
+      },
+    ),
     withStore(
       'readClock, where a store has it, reads a clock within seconds of this one',
       async (store) => {

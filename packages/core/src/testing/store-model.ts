@@ -28,13 +28,20 @@ export type StoreModelStep =
       displacedRetainMs: number;
     }
   | { op: 'get'; key: string }
-  | { op: 'findByUser'; user: string }
+  | { op: 'findByUser'; user: string; keys: string[] | null }
   | { op: 'remember'; digest: string }
   | { op: 'forget'; digest: string }
-  | { op: 'attachResult'; key: string }
-  | { op: 'lease'; key: string; owner: string; leaseMs: number }
+  | { op: 'attachResult'; key: string; hint: string | null }
+  | {
+      op: 'attachAndLease';
+      key: string;
+      owner: string;
+      leaseMs: number;
+      hint: string | null;
+    }
+  | { op: 'lease'; key: string; owner: string; leaseMs: number; hint: string | null }
   | { op: 'leaseDue'; owner: string; leaseMs: number }
-  | { op: 'settle'; key: string; owner: string; update: SettleSpec }
+  | { op: 'settle'; key: string; owner: string; update: SettleSpec; hint: string | null }
   | { op: 'counts' }
   | { op: 'listDeadLetters' }
   | { op: 'redeliverDeadLetter'; key: string }
@@ -77,6 +84,7 @@ const WEIGHTS: [StoreModelStep['op'], number][] = [
   ['remember', 1],
   ['forget', 1],
   ['attachResult', 3],
+  ['attachAndLease', 2],
   ['lease', 4],
   ['leaseDue', 3],
   ['settle', 6],
@@ -94,6 +102,8 @@ const TOTAL_WEIGHT = WEIGHTS.reduce((sum, [, weight]) => sum + weight, 0);
 export function storeModelSteps(seed: number, length: number): StoreModelStep[] {
   const r = random(seed);
   const dueIn = () => r.int(-10_000, 30_000);
+  // A user hint (`RecordUserHint`): none, or any user, right or wrong; it changes no answer.
+  const hint = () => (r.bool() ? null : r.pick(USERS));
   const step = (): StoreModelStep => {
     let roll = r.int(1, TOTAL_WEIGHT);
     let op = WEIGHTS[0]![0];
@@ -114,18 +124,39 @@ export function storeModelSteps(seed: number, length: number): StoreModelStep[] 
           displacedRetainMs: r.pick(RETAIN_MS),
         };
       case 'get':
-      case 'attachResult':
       case 'redeliverDeadLetter':
       case 'discardDeadLetter':
         return { op, key: r.pick(KEYS) };
+      case 'attachResult':
+        return { op, key: r.pick(KEYS), hint: hint() };
+      case 'attachAndLease':
+        return {
+          op,
+          key: r.pick(KEYS),
+          owner: r.pick(OWNERS),
+          leaseMs: r.pick(LEASE_MS),
+          hint: hint(),
+        };
       case 'findByUser':
+        // Keys expected of the user (a hint): none, or some of all keys, the user's or not.
+        return {
+          op,
+          user: r.pick(USERS),
+          keys: r.bool() ? null : KEYS.filter(() => r.bool()),
+        };
       case 'forgetUser':
         return { op, user: r.pick(USERS) };
       case 'remember':
       case 'forget':
         return { op, digest: r.pick(DIGESTS) };
       case 'lease':
-        return { op, key: r.pick(KEYS), owner: r.pick(OWNERS), leaseMs: r.pick(LEASE_MS) };
+        return {
+          op,
+          key: r.pick(KEYS),
+          owner: r.pick(OWNERS),
+          leaseMs: r.pick(LEASE_MS),
+          hint: hint(),
+        };
       case 'leaseDue':
         return { op, owner: r.pick(OWNERS), leaseMs: r.pick(LEASE_MS) };
       case 'settle':
@@ -146,6 +177,7 @@ export function storeModelSteps(seed: number, length: number): StoreModelStep[] 
                 attempts: r.bool() ? r.int(0, 5) : null,
                 withResult: r.bool(),
               },
+          hint: hint(),
         };
       case 'counts':
       case 'listDeadLetters':
@@ -169,6 +201,8 @@ function settleUpdate(spec: SettleSpec, now: number, result: StoredResult): Sett
   }
   return { state: spec.state, dueAt: now + spec.dueIn, attempts: spec.attempts, ...withResult };
 }
+
+const userHint = (user: string | null) => (user === null ? {} : { user });
 
 /** Applies one step to a store and returns what it answered, in a comparable form. */
 async function apply(store: Store, step: StoreModelStep, now: number, index: number) {
@@ -199,15 +233,44 @@ async function apply(store: Store, step: StoreModelStep, now: number, index: num
     case 'get':
       return store.get({ key: step.key, now });
     case 'findByUser':
-      return byKey(await store.findByUser({ externalUserId: step.user, now, limit: 100 }));
+      return byKey(
+        await store.findByUser({
+          externalUserId: step.user,
+          now,
+          limit: 100,
+          ...(step.keys === null ? {} : { keys: step.keys }),
+        }),
+      );
     case 'remember':
       return store.remember({ digest: step.digest, ttlMs: 20_000, now });
     case 'forget':
       return store.forget({ digest: step.digest });
     case 'attachResult':
-      return store.attachResult({ key: step.key, result, now });
+      return store.attachResult({ key: step.key, result, now, ...userHint(step.hint) });
+    case 'attachAndLease': {
+      const options = {
+        key: step.key,
+        result,
+        now,
+        owner: step.owner,
+        leaseMs: step.leaseMs,
+        ...userHint(step.hint),
+      };
+      if (store.attachAndLease) return store.attachAndLease(options);
+      // A store without it: the two calls the Receiver makes in its place.
+      const attached = await store.attachResult(options);
+      if (attached !== 'attached') return { attached };
+      const leased = await store.lease(options);
+      return leased ? { attached, leased } : { attached };
+    }
     case 'lease':
-      return store.lease({ key: step.key, owner: step.owner, now, leaseMs: step.leaseMs });
+      return store.lease({
+        key: step.key,
+        owner: step.owner,
+        now,
+        leaseMs: step.leaseMs,
+        ...userHint(step.hint),
+      });
     case 'leaseDue': {
       const granted = await store.leaseDue({
         now,
@@ -226,6 +289,7 @@ async function apply(store: Store, step: StoreModelStep, now: number, index: num
         owner: step.owner,
         update: settleUpdate(step.update, now, result),
         now,
+        ...userHint(step.hint),
       });
     case 'counts':
       return store.counts({ now });

@@ -1,5 +1,7 @@
 import { isUnmatchedKey } from '../store/record-keys.js';
 import type {
+  AttachAndLeaseOptions,
+  AttachAndLeaseOutcome,
   AttachOutcome,
   AttachResultOptions,
   CountsOptions,
@@ -91,6 +93,9 @@ export interface AccountScope {
 /** Entries each cache below keeps; cleared when full, as tokens are short-lived. */
 const CACHE_LIMIT = 4096;
 
+/** Stored keys noted per stored user id, for `findByUser`'s hint. */
+const MAX_KEYS_PER_USER = 32;
+
 /** How often one missing key is raised again while it stays missing: the alarms' window. */
 const MISSING_KEY_WINDOW_MS = 15 * 60_000;
 
@@ -126,9 +131,16 @@ export class TokenProtectingStore implements Store {
   private readonly alarms = new StoreAlarmListeners();
   // When each set of missing key ids was last raised: once per window, not once per read.
   private readonly missingRaisedAt = new Map<string, number>();
+  // What the inner store said of the records it handed over or was given, for the hints of
+  // later calls (`RecordUserHint`, `FindByUserOptions.keys`): the user id each stored key is
+  // held under, and the stored keys of each stored user id. Hints only: a stale entry costs
+  // the inner store a run more, never a wrong outcome.
+  private readonly userOfRecord = new Map<string, string>();
+  private readonly recordsOfUser = new Map<string, string[]>();
   /** The inner store's notices, with the keys it stores (see `keysOf`). */
   readonly watchClosed?: (listener: (storedKey: string) => void) => () => void;
   readonly settleWith?: TransactionalStore['settleWith'];
+  readonly attachAndLease?: (options: AttachAndLeaseOptions) => Promise<AttachAndLeaseOutcome>;
 
   /**
    * @param inner The store that keeps the records.
@@ -151,11 +163,27 @@ export class TokenProtectingStore implements Store {
           options.key,
           async (key) =>
             inner.settleWith(
-              { ...options, key, update: await this.sealUpdate(options.update, key) },
+              this.hinted(options, key, { update: await this.sealUpdate(options.update, key) }),
               work,
             ),
           notSettled,
         );
+    }
+    if (inner.attachAndLease) {
+      const attachAndLease = inner.attachAndLease.bind(inner);
+      this.attachAndLease = async (options) => {
+        const outcome = await this.firstHit(
+          options.key,
+          async (key) =>
+            attachAndLease(
+              this.hinted(options, key, { result: await this.seal(options.result, key) }),
+            ),
+          (found) => found.attached === 'missing',
+        );
+        if (!outcome.leased) return outcome;
+        this.learn(outcome.leased);
+        return { ...outcome, leased: await this.revealFound(options.key, outcome.leased) };
+      };
     }
   }
 
@@ -174,6 +202,8 @@ export class TokenProtectingStore implements Store {
     // key (a digest, no secret), and has its user's id and result concealed like any record.
     const record = await this.conceal(options.record);
     const outcome = await this.inner.insert({ ...options, record });
+    if (outcome.inserted) this.learn(record);
+    for (const displaced of outcome.displaced) this.learn(displaced);
     return this.revealDisplaced(outcome);
   }
 
@@ -202,7 +232,15 @@ export class TokenProtectingStore implements Store {
   }: FindByUserOptions & AccountScope): Promise<TrackedSession[]> {
     const users = await this.storedUsers(options.externalUserId, account);
     const found = await Promise.all(
-      users.map((externalUserId) => this.inner.findByUser({ ...options, externalUserId })),
+      users.map(async (externalUserId) => {
+        const { keys: _theirs, ...rest } = options;
+        const keys = this.recordsOfUser.get(externalUserId);
+        const records = await this.inner.findByUser(
+          keys ? { ...rest, externalUserId, keys } : { ...rest, externalUserId },
+        );
+        this.learnUser(externalUserId, records);
+        return records;
+      }),
     );
     const merged = found.length === 1 ? found[0]! : mergeByUser(found, options.limit);
     return this.revealAll(merged, options.externalUserId);
@@ -220,24 +258,30 @@ export class TokenProtectingStore implements Store {
     return this.firstHit(
       options.key,
       async (key) =>
-        this.inner.attachResult({ ...options, key, result: await this.seal(options.result, key) }),
+        this.inner.attachResult(
+          this.hinted(options, key, { result: await this.seal(options.result, key) }),
+        ),
       (outcome) => outcome === 'missing',
     );
   }
 
   async lease(options: LeaseOptions): Promise<TrackedSession | undefined> {
-    return this.findFirst(options.key, (key) => this.inner.lease({ ...options, key }));
+    return this.findFirst(options.key, (key) => this.inner.lease(this.hinted(options, key)));
   }
 
   async leaseDue(options: LeaseDueOptions): Promise<TrackedSession[]> {
-    return this.revealAll(await this.inner.leaseDue(options));
+    const leased = await this.inner.leaseDue(options);
+    for (const record of leased) this.learn(record);
+    return this.revealAll(leased);
   }
 
   settle(options: SettleOptions): Promise<boolean> {
     return this.firstHit(
       options.key,
       async (key) =>
-        this.inner.settle({ ...options, key, update: await this.sealUpdate(options.update, key) }),
+        this.inner.settle(
+          this.hinted(options, key, { update: await this.sealUpdate(options.update, key) }),
+        ),
       (settled) => !settled,
     );
   }
@@ -284,7 +328,10 @@ export class TokenProtectingStore implements Store {
   async forgetUser({ account, ...options }: ForgetUserOptions & AccountScope): Promise<number> {
     const users = await this.storedUsers(options.externalUserId, account);
     const removed = await Promise.all(
-      users.map((externalUserId) => this.inner.forgetUser({ ...options, externalUserId })),
+      users.map((externalUserId) => {
+        this.recordsOfUser.delete(externalUserId);
+        return this.inner.forgetUser({ ...options, externalUserId });
+      }),
     );
     return removed.reduce((total, count) => total + count, 0);
   }
@@ -374,6 +421,12 @@ export class TokenProtectingStore implements Store {
   ): Promise<TrackedSession | undefined> {
     const record = await this.firstHit(key, call, (found) => found === undefined);
     if (!record) return undefined;
+    this.learn(record);
+    return this.revealFound(key, record);
+  }
+
+  /** A record the inner store handed over for `key`, as the Receiver knows it. */
+  private async revealFound(key: string, record: TrackedSession): Promise<TrackedSession> {
     // Found through this token: a closed record, whose sealed token is gone, is still its.
     if (record.token === undefined && !isStoredKey(key)) {
       const revealed = isConcealed(record) ? await this.reveal(record) : record;
@@ -381,6 +434,56 @@ export class TokenProtectingStore implements Store {
       return { ...revealed, key, token: key, storedKey: record.key } as RevealedSession;
     }
     return isConcealed(record) ? this.reveal(record) : record;
+  }
+
+  /**
+   * `options` for the inner store's record under `storedKey`, with `extra`, and the user id
+   * that record is held under as a hint where the inner store told it before (a hint given by
+   * the caller is in the Receiver's terms, not the store's: it is not passed on).
+   */
+  private hinted<O extends { key: string; user?: string }, E extends object = object>(
+    options: O,
+    storedKey: string,
+    extra?: E,
+  ): O & E {
+    const { user: _theirs, ...rest } = options;
+    const user = this.userOfRecord.get(storedKey);
+    return {
+      ...rest,
+      ...extra,
+      key: storedKey,
+      ...(user === undefined ? {} : { user }),
+    } as O & E;
+  }
+
+  /** Notes the user id a record the inner store handed over or was given is held under. */
+  private learn(record: TrackedSession): void {
+    const { key, externalUserId } = record;
+    if (this.userOfRecord.get(key) !== externalUserId) {
+      cacheEntry(this.userOfRecord, key, externalUserId);
+    }
+    const keys = this.recordsOfUser.get(externalUserId);
+    if (keys?.includes(key)) return;
+    // The latest few: enough for one user's sessions, bounded whatever one user accumulates.
+    const known = keys ? [...keys.slice(1 - MAX_KEYS_PER_USER), key] : [key];
+    cacheEntry(this.recordsOfUser, externalUserId, known);
+  }
+
+  /** Notes what `findByUser` found under a stored user id: its records now, each's user. */
+  private learnUser(externalUserId: string, records: readonly TrackedSession[]): void {
+    if (records.length === 0) {
+      this.recordsOfUser.delete(externalUserId);
+      return;
+    }
+    const keys: string[] = [];
+    for (const record of records) {
+      if (this.userOfRecord.get(record.key) !== record.externalUserId) {
+        cacheEntry(this.userOfRecord, record.key, record.externalUserId);
+      }
+      if (record.externalUserId === externalUserId) keys.push(record.key);
+    }
+    // Open ones come first: those a webhook looks for.
+    cacheEntry(this.recordsOfUser, externalUserId, keys.slice(0, MAX_KEYS_PER_USER));
   }
 
   /** A result sealed for the record stored under `storedKey`. */

@@ -11,7 +11,12 @@ import { COMPLETED_EVENT, validateVerificationPayload } from '../payload/parse.j
 import type { VerificationPayload } from '../payload/types.js';
 import { findSecret } from '../signature/verify.js';
 import { unmatchedKey } from '../store/record-keys.js';
-import { isOpen, type StoredResult, type TrackedSession } from '../store/store.js';
+import {
+  type AttachAndLeaseOutcome,
+  isOpen,
+  type StoredResult,
+  type TrackedSession,
+} from '../store/store.js';
 import { accountContext } from './account-context.js';
 import { type Decided, decided, type Happened, WEBHOOK_ANSWERS } from './answers.js';
 import { bodyDigest } from './body-digest.js';
@@ -199,16 +204,35 @@ async function attachAndDeliver(
   result: StoredResult,
   digest: string,
 ): Promise<Happened> {
-  const attached = await context.store.attachResult({ key, result, now: context.now() });
+  const owner = context.newOwner();
+  const { attached, leased } = await attachLeased(context, key, result, owner);
   // The session went after it was found (erased by forgetUser, or its retention ended): the
   // webhook now matches no tracked session, and is handled as one, never stored in its place
   // where untracked webhooks are not delivered.
   if (attached === 'missing') return deliverUntracked(context, request, result, digest);
   // Closed, or given its result already.
   if (attached !== 'attached') return { outcome: attached };
-  const owner = context.newOwner();
-  const leased = await leaseWithPatience(context, key, owner);
-  return deliverStored(context, request, leased, owner, result);
+  const session = leased ?? (await leaseWithPatience(context, key, owner));
+  return deliverStored(context, request, session, owner, result);
+}
+
+/**
+ * Attaches the result and leases the session to `owner` in one store call, where the store
+ * has `attachAndLease`; on a store without it, only attaches (the caller leases). Either way
+ * a lease another worker holds (a poll in flight) is left to the caller to wait for.
+ */
+async function attachLeased(
+  context: Pick<WebhookContext, 'store' | 'leaseMs' | 'now'>,
+  key: string,
+  result: StoredResult,
+  owner: string,
+): Promise<AttachAndLeaseOutcome> {
+  const { store, leaseMs } = context;
+  if (store.attachAndLease) {
+    return store.attachAndLease({ key, result, owner, leaseMs, now: context.now() });
+  }
+  const attached = await store.attachResult({ key, result, now: context.now() });
+  return { attached };
 }
 
 /** Delivers the result of a session this worker leased, or says who else has it. */
