@@ -1,4 +1,9 @@
-import { describeConfiguration, type InstanceConfiguration, ROTATIONS } from './configuration.js';
+import {
+  describeConfiguration,
+  type InstanceConfiguration,
+  ROTATIONS,
+  type Rotation,
+} from './configuration.js';
 import type { Random } from './random.js';
 import type { PollFault } from './service-model.js';
 
@@ -173,17 +178,23 @@ function addWindows(
 function rollOut(
   random: Random,
   steps: Step[],
-  rotation: (typeof ROTATIONS)[number],
+  rotation: Rotation,
   instances: number,
   activeMs: number,
 ): void {
   let at = random.int(1, activeMs / 3);
   for (const step of rotation.steps) {
     at += step.waitMs;
-    if (step.serviceSecret) steps.push({ at, kind: 'service-secret', secret: step.serviceSecret });
     for (let instance = 0; instance < instances; instance++) {
-      at += random.int(10_000, 5 * MINUTE);
+      // An operator may take a while between instances: sessions started on one already
+      // updated complete, and their webhooks reach one that is not yet.
+      at += random.int(10_000, 20 * MINUTE);
       steps.push({ at, kind: 'restart', instance, configuration: step.configuration });
+    }
+    // The service's Settings change once every instance runs the step.
+    if (step.serviceSecret) {
+      at += random.int(1_000, MINUTE);
+      steps.push({ at, kind: 'service-secret', secret: step.serviceSecret });
     }
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REGRESSIONS } from '../src/regressions.js';
+import { REGRESSIONS, TWO_STEP_ORDER } from '../src/regressions.js';
 import { simulate } from '../src/simulate.js';
 
 // Seeds CI runs on every change; `pnpm simulate --seeds N --from S` runs more.
@@ -36,6 +36,22 @@ describe('the whole system, simulated from a seed', () => {
       const report = await simulate(0, schedule);
       expect(report.violations, explain(report)).toEqual([]);
       expect(report.stats.delivered).toBeGreaterThan(0);
+    });
+  }
+
+  // The invariants tell the rotation order the docs gave before from the one they give now:
+  // the same schedules, in the old order, break exactly the promise that a tracked session's
+  // webhook is found (every result still arrives, by polling).
+  for (const [name, schedule] of Object.entries(TWO_STEP_ORDER)) {
+    it(`finds what the old order broke: ${name}`, async () => {
+      const report = await simulate(0, schedule);
+      expect(report.violations.length, explain(report)).toBeGreaterThan(0);
+      for (const violation of report.violations) {
+        expect(violation).toMatch(
+          /^not found: the webhook of \S+, a tracked session, was answered untracked/,
+        );
+      }
+      expect(report.stats.delivered).toBe(report.stats.sessions);
     });
   }
 });
