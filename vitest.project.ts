@@ -1,4 +1,10 @@
-import { defineProject, type UserWorkspaceConfig } from 'vitest/config';
+import { configDefaults, defineProject, type UserWorkspaceConfig } from 'vitest/config';
+
+/**
+ * Files named `*.deep.test.ts` run only in `pnpm test:deep` (FACEVERIFY_TEST_DEPTH=deep):
+ * tests that take too long for CI whatever their size (a real Sentinel failover).
+ */
+const DEEP_ONLY = process.env.FACEVERIFY_TEST_DEPTH === 'deep' ? [] : ['test/**/*.deep.test.ts'];
 
 /**
  * Project config shared by every package. A test imports the other workspace packages as an
@@ -23,6 +29,7 @@ export function faceverifyProject(
     test: {
       name,
       include: ['test/**/*.test.ts'],
+      exclude: [...configDefaults.exclude, ...DEEP_ONLY],
       testTimeout: 20_000,
       hookTimeout: 30_000,
       // A green run lists files, not every test slower than Vitest's 300 ms default: only
