@@ -116,9 +116,19 @@ export const TWO_STEP_ROTATIONS: readonly Rotation[] = [
   },
 ];
 
+/** A secret or key by its short name: S1, S2, K1, K2. */
+export function nameOf(value: string): string {
+  return value === SECRET_1
+    ? 'S1'
+    : value === SECRET_2
+      ? 'S2'
+      : value === TOKEN_KEY_1
+        ? 'K1'
+        : 'K2';
+}
+
 export function describeConfiguration(configuration: InstanceConfiguration): string {
-  const name = (value: string) =>
-    value === SECRET_1 ? 'S1' : value === SECRET_2 ? 'S2' : value === TOKEN_KEY_1 ? 'K1' : 'K2';
+  const name = nameOf;
   const secrets = configuration.secrets.map(name).join(',');
   return configuration.tokenKeys
     ? `secrets=${secrets} tokenKeys=${configuration.tokenKeys.map(name).join(',')}`

@@ -36,6 +36,8 @@ export class Ledger {
   /** Faults of the store that lose what it acknowledged; each must raise an alarm. */
   readonly storeLosses: Array<{
     at: number;
+    /** The first write lost: `-Infinity` when the store was emptied. */
+    since: number;
     kind: 'emptied' | 'rewound';
     /** What was lost: `everything`, `12 calls`, `3371 bytes of writes`. */
     lost: string;

@@ -123,7 +123,12 @@ async function run(
     const incarnation = ++instance.incarnation;
     const alive = () => instance.alive && instance.incarnation === incarnation;
     instance.alive = true;
-    const clock = instanceClock(scheduler, offsets[instance.id]!);
+    const clock = instanceClock(
+      scheduler,
+      offsets[instance.id]!,
+      schedule.clockDriftsPpm?.[instance.id] ?? 0,
+      T0,
+    );
     const { secrets, tokenKeys } = instance.configuration;
     const receiver = createReceiver({
       secret: secrets,
@@ -324,13 +329,21 @@ async function run(
         return;
       case 'store-empty':
         store.empty();
-        ledger.storeLosses.push({ at: scheduler.now(), kind: 'emptied', lost: 'everything' });
+        ledger.storeLosses.push({
+          at: scheduler.now(),
+          since: Number.NEGATIVE_INFINITY,
+          kind: 'emptied',
+          lost: 'everything',
+        });
         note('the store is emptied');
         return;
       case 'store-failover': {
         const count = await store.failOver(step.lagMs);
         const lost = `${count} ${store.failsOverForReal ? 'bytes of writes' : 'calls'}`;
-        if (count > 0) ledger.storeLosses.push({ at: scheduler.now(), kind: 'rewound', lost });
+        if (count > 0) {
+          const at = scheduler.now();
+          ledger.storeLosses.push({ at, since: at - step.lagMs, kind: 'rewound', lost });
+        }
         note(`the store fails over to a replica ${step.lagMs} ms behind (${lost} lost)`);
         return;
       }
