@@ -1,5 +1,11 @@
 import { fileURLToPath } from 'node:url';
-import { defineProject, type UserWorkspaceConfig } from 'vitest/config';
+import { configDefaults, defineProject, type UserWorkspaceConfig } from 'vitest/config';
+
+/**
+ * Files named `*.deep.test.ts` run only in `pnpm test:deep` (FACEVERIFY_TEST_DEPTH=deep):
+ * tests that take too long for CI whatever their size (a real Sentinel failover).
+ */
+const DEEP_ONLY = process.env.FACEVERIFY_TEST_DEPTH === 'deep' ? [] : ['test/**/*.deep.test.ts'];
 
 // Fails a test file in which two tests have the same full name.
 const UNIQUE_TITLES = fileURLToPath(new URL('./scripts/vitest-unique-titles.mjs', import.meta.url));
@@ -28,6 +34,7 @@ export function faceverifyProject(
     test: {
       name,
       include: ['test/**/*.test.ts'],
+      exclude: [...configDefaults.exclude, ...DEEP_ONLY],
       testTimeout: 20_000,
       hookTimeout: 30_000,
       // A green run lists files, not every test slower than Vitest's 300 ms default: only

@@ -3,7 +3,9 @@
 // (docs/releasing.md). Each step prints its time; the exit code is non-zero when one fails.
 //   1. `pnpm test` with FACEVERIFY_TEST_DEPTH=deep: the tests that search or load run at full
 //      size (`atDepth` in @faceverify/test-support): the crash test on PostgreSQL drives 1,000
-//      sessions through at least 20 SIGKILLs (CI: 120 sessions, at least 6), and so on.
+//      sessions through at least 20 SIGKILLs (CI: 120 sessions, at least 6), and so on; and
+//      the files named `*.deep.test.ts`, which CI leaves out (vitest.project.ts): a real
+//      Redis Sentinel failover.
 //   2. Every project on Node 24 (CI: the projects that touch Node's HTTP, streams, crypto and
 //      the drivers).
 //   3. Each package's and example's own tsc program (CI: four programs over all of them).

@@ -30,7 +30,7 @@ function list(value: string | undefined): string[] {
 export function receiverFromBindings(env: Bindings): Receiver {
   const pollScheduleMs = list(env.FACEVERIFY_POLL_SCHEDULE_MS).map(Number);
   return createReceiver({
-    // Several secrets, newest first, during a rotation.
+    // Several secrets during a rotation, in the order of its current step.
     secret: list(env.FACEVERIFY_WEBHOOK_SECRET),
     client: { apiKey: env.FACEVERIFY_API_KEY, baseUrl: env.FACEVERIFY_BASE_URL },
     // Requests and cron events run in many isolates: D1 is what they share, so the isolate

@@ -28,7 +28,7 @@ export function envValue(io: CliIO, name: string): string | undefined {
   return value ? value : undefined;
 }
 
-/** A comma-separated list of `name`, newest first, each trimmed; `[]` when unset. */
+/** A comma-separated list of `name`, in its order, each trimmed; `[]` when unset. */
 function envList(io: CliIO, name: string): string[] {
   return (envValue(io, name) ?? '')
     .split(',')
@@ -36,12 +36,12 @@ function envList(io: CliIO, name: string): string[] {
     .filter((item) => item !== '');
 }
 
-/** The signing secrets of `FACEVERIFY_WEBHOOK_SECRET`: comma-separated, newest first. */
+/** The signing secrets of `FACEVERIFY_WEBHOOK_SECRET`: comma-separated, in their order. */
 export function envSecrets(io: CliIO): string[] {
   return envList(io, 'FACEVERIFY_WEBHOOK_SECRET');
 }
 
-/** The receiver's token keys, `FACEVERIFY_TOKEN_KEYS`: comma-separated, newest first. */
+/** The receiver's token keys, `FACEVERIFY_TOKEN_KEYS`: comma-separated, the first keying new sessions. */
 export function envTokenKeys(io: CliIO): string[] {
   return envList(io, 'FACEVERIFY_TOKEN_KEYS');
 }

@@ -8,7 +8,7 @@ export const FIX_FOR_CODE: Record<ReceiverErrorCode, string> = {
   signature_missing:
     'No X-Webhook-Signature header arrived: a proxy in front of the receiver removed it.',
   signature_invalid:
-    "The receiver's FACEVERIFY_WEBHOOK_SECRET is not the one this command signed with (the service's Settings has the right one; during a rotation list both, newest first: new,old), or something between rewrote the body. `faceverify doctor --body FILE --signature HEX` on a captured request says which.",
+    "The receiver's FACEVERIFY_WEBHOOK_SECRET is not the one this command signed with (the service's Settings has the right one; during a rotation list both, in the order of the rotation's current step: docs/security.md, Rotation), or something between rewrote the body. `faceverify doctor --body FILE --signature HEX` on a captured request says which.",
   method_not_allowed: 'The URL answers, but not as a webhook route for POST: check the path.',
   payload_too_large: "The body is over the receiver's maxBodyBytes (default 256 KiB).",
   payload_invalid:

@@ -208,7 +208,7 @@ export async function diagnoseSignature(
     return {
       kind: 'valid',
       secretLabel: exact.label,
-      explanation: `The signature matches the body with ${exact.label} (the ${exact.index === 0 ? 'newest' : 'older'} secret).`,
+      explanation: `The signature matches the body with ${exact.label} (the ${exact.index === 0 ? 'first' : 'a later'} secret listed).`,
     };
   }
   for (const [change, bytes] of candidates(body)) {

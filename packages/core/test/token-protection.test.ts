@@ -209,6 +209,45 @@ describe('TokenProtectingStore over a MemoryStore', () => {
     ).toBe(true);
   });
 
+  // The documented rotation, rolled out one instance at a time: at every step, an instance
+  // of the step before and one of the step after find each other's sessions by token and by
+  // user (a webhook is matched by its user), and open their tokens. In the order the docs
+  // gave before (the new key first at once), the instance still without it found neither.
+  const A = 'tk_rotation_a_0123456789abcdefghijklmnop';
+  const B = 'tk_rotation_b_0123456789abcdefghijklmnop';
+  const neighbours = async (before: string[], after: string[]) => {
+    const memory = new MemoryStore();
+    const stores = [
+      new TokenProtectingStore(memory, before),
+      new TokenProtectingStore(memory, after),
+    ];
+    const found: boolean[] = [];
+    for (const [index, starter] of stores.entries()) {
+      const other = stores[1 - index]!;
+      const token = `tok_${index}`;
+      const user = `user_${index}`;
+      await starter.insert({ record: pending(token, user), now: T0 });
+      const byToken = await other.get({ key: token, now: T0 });
+      const byUser = await other.findByUser({ externalUserId: user, now: T0, limit: 5 });
+      found.push(byToken?.token === token, byUser.length === 1 && byUser[0]!.token === token);
+    }
+    return found;
+  };
+
+  it('rotation: at every documented step, the step before and the step after find each other by token and by user', async () => {
+    const steps = [[A], [A, B], [B, A], [B]];
+    for (let step = 1; step < steps.length; step++) {
+      expect(await neighbours(steps[step - 1]!, steps[step]!), `step ${step}`).toEqual([
+        true,
+        true,
+        true,
+        true,
+      ]);
+    }
+    // The old first step: the updated instance keys and hashes under B, the other lacks it.
+    expect(await neighbours([A], [B, A])).toEqual([true, true, false, false]);
+  });
+
   it('finds records written before tokens were protected, keyed by the token itself', async () => {
     const memory = new MemoryStore();
     await memory.insert({ record: pending('tok_legacy'), now: T0 });
@@ -265,6 +304,15 @@ describe('token keys configuration', () => {
     expect(make).toThrow(/openssl rand -base64 32/);
     // The value given is a secret: the message names its position, never the value.
     expect(make).not.toThrow(/hunter2/);
+  });
+
+  it('takes a signing secret listed among the token keys as it is, whatever its length', () => {
+    // The first step of setting tokenKeys: the signing secret first, the new key after it.
+    const short = 'whsec_short_1234';
+    const tokenKeys = [short, 'k'.repeat(32)];
+    expect(() => createReceiver({ ...base, secret: short, tokenKeys })).not.toThrow();
+    // Only as the signing secret: the same text that is not one is refused.
+    expect(() => createReceiver({ ...base, tokenKeys })).toThrow(/Token key #0/);
   });
 
   it('reads FACEVERIFY_TOKEN_KEYS when the option is absent', () => {

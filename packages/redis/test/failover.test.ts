@@ -13,7 +13,8 @@ import { alarmsOf, caughtUp, complete, deliverable, once, statesOf } from './sup
 // A failover to a replica that was behind: the application reaches Redis through a proxy
 // (a virtual IP), and the replica stops replicating at a chosen point before it becomes the
 // primary, so exactly the writes after that point are lost. The full Sentinel run, with a
-// replica held back and the primary killed, is in failover-sentinel.test.ts (test:deep).
+// replica held back behind a proxy, three sentinels and the primary killed, is in
+// failover-sentinel.deep.test.ts (pnpm test:deep).
 const started: { stop(): Promise<void> }[] = [];
 afterEach(async () => {
   for (const server of started.splice(0).reverse()) await server.stop();

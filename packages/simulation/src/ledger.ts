@@ -20,6 +20,13 @@ export class Ledger {
   readonly expired: Array<{ at: number; token: string; reason: string }> = [];
   readonly undeliverable: Array<{ at: number; token: string | undefined }> = [];
   readonly alerts: Array<{ at: number; instance: number; code: string }> = [];
+  /** When each tracked session's record was written: its lifetime counts from then. */
+  readonly tracked = new Map<string, number>();
+  /** What each webhook the service sent (not a replay) was answered, by its answer's name. */
+  readonly webhookAnswers: Array<{ at: number; instance: number; token: string; answer: string }> =
+    [];
+  /** Looks at a session that failed (the `error` handlers' `stage: 'poll'`), by `tokenId`. */
+  readonly pollErrors: Array<{ at: number; instance: number; tokenId: string }> = [];
   readonly unhandled: string[] = [];
   /**
    * Sessions whose handler may run again, as "Who may run twice" lists it: its process died
@@ -27,7 +34,14 @@ export class Ledger {
    */
   readonly mayRunTwice = new Set<string>();
   /** Faults of the store that lose what it acknowledged; each must raise an alarm. */
-  readonly storeLosses: Array<{ at: number; kind: 'emptied' | 'rewound'; lostCalls: number }> = [];
+  readonly storeLosses: Array<{
+    at: number;
+    /** The first write lost: `-Infinity` when the store was emptied. */
+    since: number;
+    kind: 'emptied' | 'rewound';
+    /** What was lost: `everything`, `12 calls`, `3371 bytes of writes`. */
+    lost: string;
+  }> = [];
   readonly trace: string[] = [];
 
   note(at: number, line: string): void {

@@ -1,4 +1,11 @@
-import { SECRET_1, SECRET_2, TOKEN_KEY_1 } from './configuration.js';
+import {
+  ROTATIONS,
+  type Rotation,
+  SECRET_1,
+  SECRET_2,
+  TOKEN_KEY_1,
+  TWO_STEP_ROTATIONS,
+} from './configuration.js';
 import type { Schedule, Step } from './schedule.js';
 
 const SECOND = 1_000;
@@ -15,55 +22,100 @@ function aliceCompletes(instance: number): Step[] {
 }
 
 /**
+ * One rotation rolled out over two instances, stopped half-way at each step: instance 1 runs
+ * the step, instance 0 still the one before. At each step a session is started on each
+ * instance and completed, and its webhook sent to the other one: the instance that did not
+ * start it must find it by its user (else the webhook is `untracked`, and only polling
+ * delivers the result), and open its token.
+ */
+export function halfRolledOut(rotation: Rotation): Schedule {
+  const users = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank'];
+  const steps: Step[] = [
+    { at: 0, kind: 'boot', instance: 0, configuration: rotation.initial },
+    { at: 0, kind: 'boot', instance: 1, configuration: rotation.initial },
+  ];
+  let at = 0;
+  let session = 0;
+  for (const step of rotation.steps) {
+    at += step.waitMs + MINUTE;
+    steps.push({ at, kind: 'restart', instance: 1, configuration: step.configuration });
+    for (const [starter, receiver] of [
+      [1, 0],
+      [0, 1],
+    ] as const) {
+      // Completed before its first poll (a minute after it starts): the webhook decides.
+      steps.push({
+        at: at + 10 * SECOND,
+        kind: 'start-session',
+        session,
+        instance: starter,
+        user: users[session % users.length]!,
+      });
+      steps.push({ at: at + 40 * SECOND, kind: 'complete', session });
+      steps.push({ at: at + 40 * SECOND + 200, kind: 'webhook', session, instance: receiver });
+      session += 1;
+    }
+    at += 2 * MINUTE;
+    steps.push({ at, kind: 'restart', instance: 0, configuration: step.configuration });
+    if (step.serviceSecret) {
+      at += 10 * SECOND;
+      steps.push({ at, kind: 'service-secret', secret: step.serviceSecret });
+    }
+  }
+  return {
+    clockOffsetsMs: [0, 0],
+    steps: steps.sort((a, b) => a.at - b.at),
+    handlers: [],
+    activeMs: at + 5 * MINUTE,
+    settleMs: SETTLE_MS,
+  };
+}
+
+/**
  * Schedules that replay what broke where parts meet, one per case found, written out so
  * that each reads as its story. Every one failed before its fix; `simulate(0, schedule)` runs
  * it with the same engine, invariants and report as a seed.
  */
 export const REGRESSIONS: Record<string, Schedule> = {
   /**
-   * A rolling change of configuration: instance 1 sets a token key first and starts alice's
-   * session; instance 0, still on the previous configuration, sweeps it. It could not open
-   * the token and closed the session, silently; the user's webhook then matched nothing.
+   * Each documented rotation, half rolled out at each step. In the order the docs gave before
+   * (the new key first at once), an instance still without it found no session an updated
+   * instance had keyed: the user's webhook was answered `untracked` (see TWO_STEP_ORDER).
    */
-  'rolling rotation: the previous step opens what the next one sealed': {
-    clockOffsetsMs: [0, 0],
+  ...Object.fromEntries(
+    ROTATIONS.filter((rotation) => rotation.steps.length > 0).map((rotation) => [
+      `every step of the rotation "${rotation.name}", half rolled out, finds the other half's sessions`,
+      halfRolledOut(rotation),
+    ]),
+  ),
+  /**
+   * Instance 1 lists only the new secret, instance 2 both, instance 0 only the old one (a
+   * configuration out of step: a key removed too soon). Alice's session is started on
+   * instance 1, so its token is sealed under the new secret alone. Her webhook reaches
+   * instance 2, which finds the session; the service rate-limits the confirming read, so the
+   * claim is kept with the session, sealed under both secrets. Instances 1 and 2 die. Instance
+   * 0 opens the claim but not the token: it delivered the claim as it was
+   * (`confirmed: false`); later, it closed the session it could not read. It must leave both
+   * to an instance that can: instance 1, back, confirms with the service and delivers.
+   */
+  'a kept claim is never delivered without the service, on any instance': {
+    clockOffsetsMs: [0, 0, 0],
     steps: [
       { at: 0, kind: 'boot', instance: 0, configuration: { secrets: [SECRET_1] } },
-      {
-        at: 0,
-        kind: 'boot',
-        instance: 1,
-        configuration: { secrets: [SECRET_1], tokenKeys: [TOKEN_KEY_1] },
-      },
+      { at: 0, kind: 'boot', instance: 1, configuration: { secrets: [SECRET_2] } },
+      { at: 0, kind: 'boot', instance: 2, configuration: { secrets: [SECRET_2, SECRET_1] } },
+      { at: 0, kind: 'service-secret', secret: SECRET_2 },
       { at: 10 * SECOND, kind: 'start-session', session: 0, instance: 1, user: 'alice' },
-      { at: 20 * SECOND, kind: 'kill', instance: 1 },
-      { at: 5 * MINUTE, kind: 'complete', session: 0 },
-      { at: 5 * MINUTE + 200, kind: 'webhook', session: 0, instance: 0 },
+      { at: 30 * SECOND, kind: 'poll-fault', fault: 'rate_limited' },
+      { at: 1 * MINUTE, kind: 'complete', session: 0 },
+      { at: 1 * MINUTE + 200, kind: 'webhook', session: 0, instance: 2 },
+      { at: 1 * MINUTE + 10 * SECOND, kind: 'kill', instance: 1 },
+      { at: 1 * MINUTE + 10 * SECOND, kind: 'kill', instance: 2 },
+      { at: 5 * MINUTE, kind: 'poll-fault', fault: null },
       { at: 10 * MINUTE, kind: 'restart', instance: 1 },
     ],
     handlers: [],
     activeMs: 15 * MINUTE,
-    settleMs: SETTLE_MS,
-  },
-  /**
-   * An old signed webhook of alice, replayed once its digest was forgotten, is matched by user
-   * to her new session; the service rate-limits the confirming read, so the claim is kept.
-   * Instance 0, which could not open the new session's token, delivered the claim as it was.
-   */
-  'a kept claim is never delivered without the service, on any instance': {
-    clockOffsetsMs: [0, 0],
-    steps: [
-      { at: 0, kind: 'boot', instance: 0, configuration: { secrets: [SECRET_1] } },
-      { at: 0, kind: 'boot', instance: 1, configuration: { secrets: [SECRET_2, SECRET_1] } },
-      ...aliceCompletes(0),
-      { at: 60 * MINUTE, kind: 'start-session', session: 1, instance: 1, user: 'alice' },
-      { at: 60 * MINUTE + 30 * SECOND, kind: 'poll-fault', fault: 'rate_limited' },
-      { at: 61 * MINUTE, kind: 'replay', session: 0, instance: 1 },
-      { at: 61 * MINUTE + 10 * SECOND, kind: 'kill', instance: 1 },
-      { at: 75 * MINUTE, kind: 'poll-fault', fault: null },
-    ],
-    handlers: [],
-    activeMs: 80 * MINUTE,
     settleMs: SETTLE_MS,
   },
   /**
@@ -109,22 +161,6 @@ export const REGRESSIONS: Record<string, Schedule> = {
     settleMs: SETTLE_MS,
   },
   /**
-   * The store fails over to a replica that lags: the last acknowledged successes are gone and
-   * their sessions are delivered again. That may happen (it is listed in "Who may run twice");
-   * silently, it may not.
-   */
-  'a failover that lost successes is told': {
-    clockOffsetsMs: [0],
-    steps: [
-      { at: 0, kind: 'boot', instance: 0, configuration: { secrets: [SECRET_1] } },
-      ...aliceCompletes(0),
-      { at: 1 * MINUTE + 2 * SECOND, kind: 'store-failover', lagMs: 5 * SECOND },
-    ],
-    handlers: [],
-    activeMs: 5 * MINUTE,
-    settleMs: SETTLE_MS,
-  },
-  /**
    * Webhooks are lost on the way and polling recovers the results; meanwhile a stranger posts
    * one request with a signature of their own. That alone raised `secret_mismatch` (failing):
    * one request per instance every 15 minutes could page an operator about a secret that is
@@ -161,6 +197,71 @@ export const REGRESSIONS: Record<string, Schedule> = {
     ],
     handlers: ['hang'],
     activeMs: 30 * MINUTE,
+    settleMs: SETTLE_MS,
+  },
+};
+
+/**
+ * Rotations in the order the docs gave before, the new key first at once: each breaks only the
+ * promise that a tracked session's webhook is never answered `untracked` (its result still
+ * comes, by polling). Replayed to show that the invariant tells the old order from the new.
+ */
+export const TWO_STEP_ORDER: Record<string, Schedule> = {
+  ...Object.fromEntries(
+    TWO_STEP_ROTATIONS.map((rotation) => [
+      `the rotation "${rotation.name}", half rolled out`,
+      halfRolledOut(rotation),
+    ]),
+  ),
+  /**
+   * A rolling change of configuration: instance 1 sets a token key first and starts alice's
+   * session; instance 0, still on the previous configuration, sweeps it. It could not open
+   * the token and closed the session, silently (fixed: tokens are sealed under every key, and
+   * what an instance cannot open it leaves). The user's webhook still matches nothing there:
+   * the new key hashed her id, which is why the docs now add a key last first.
+   */
+  'rolling rotation: the previous step opens what the next one sealed': {
+    clockOffsetsMs: [0, 0],
+    steps: [
+      { at: 0, kind: 'boot', instance: 0, configuration: { secrets: [SECRET_1] } },
+      {
+        at: 0,
+        kind: 'boot',
+        instance: 1,
+        configuration: { secrets: [SECRET_1], tokenKeys: [TOKEN_KEY_1] },
+      },
+      { at: 10 * SECOND, kind: 'start-session', session: 0, instance: 1, user: 'alice' },
+      { at: 20 * SECOND, kind: 'kill', instance: 1 },
+      { at: 5 * MINUTE, kind: 'complete', session: 0 },
+      { at: 5 * MINUTE + 200, kind: 'webhook', session: 0, instance: 0 },
+      { at: 10 * MINUTE, kind: 'restart', instance: 1 },
+    ],
+    handlers: [],
+    activeMs: 15 * MINUTE,
+    settleMs: SETTLE_MS,
+  },
+};
+
+/**
+ * Schedules whose promise only a real store keeps: run on real servers, with a replica to
+ * fail over to (test/real-stores.test.ts). Each failed before its fix there.
+ */
+export const REAL_STORE_REGRESSIONS: Record<string, Schedule> = {
+  /**
+   * The store fails over to a replica that lags: the last acknowledged successes are gone and
+   * their sessions are delivered again. That may happen (it is listed in "Who may run twice");
+   * silently, it may not. Only a real store can tell (the simulated one models the telling),
+   * so this runs on a real Redis primary and replica, where RedisStore's write count must.
+   */
+  'a failover that lost successes is told': {
+    clockOffsetsMs: [0],
+    steps: [
+      { at: 0, kind: 'boot', instance: 0, configuration: { secrets: [SECRET_1] } },
+      ...aliceCompletes(0),
+      { at: 1 * MINUTE + 2 * SECOND, kind: 'store-failover', lagMs: 5 * SECOND },
+    ],
+    handlers: [],
+    activeMs: 5 * MINUTE,
     settleMs: SETTLE_MS,
   },
 };

@@ -1,4 +1,10 @@
-import { describeConfiguration, type InstanceConfiguration, ROTATIONS } from './configuration.js';
+import {
+  describeConfiguration,
+  type InstanceConfiguration,
+  nameOf,
+  ROTATIONS,
+  type Rotation,
+} from './configuration.js';
 import type { Random } from './random.js';
 import type { PollFault } from './service-model.js';
 
@@ -28,8 +34,10 @@ export type Step =
 
 /** Everything a run is: its instances' clocks, its steps, and how handlers behave. */
 export interface Schedule {
-  /** Each instance's clock offset from true time, in ms. */
+  /** Each instance's clock offset from true time, in ms, at the start. */
   clockOffsetsMs: number[];
+  /** How fast each instance's clock runs off true time, in ppm (none: exact). */
+  clockDriftsPpm?: number[];
   steps: Step[];
   /** Handler runs in the order they happen; runs past the end of the list succeed. */
   handlers: HandlerBehaviour[];
@@ -141,14 +149,21 @@ export function generateSchedule(random: Random, { storeLoss = true } = {}): Sch
     });
   }
   rollOut(random, steps, rotation, instances, activeMs);
+  const handlers = Array.from({ length: 400 }, () =>
+    random.chance(0.85)
+      ? 'ok'
+      : random.pick(['throw', 'throw', 'slow', 'hang'] as const satisfies HandlerBehaviour[]),
+  );
+  // A clock without NTP drifts: up to 0.2% here (7 s an hour), far more than a real crystal,
+  // so that a run of a few hours moves it by as much as the offsets above.
+  const clockDriftsPpm = Array.from({ length: instances }, () =>
+    random.chance(0.3) ? random.int(-2_000, 2_000) : 0,
+  );
   return {
     clockOffsetsMs,
+    ...(clockDriftsPpm.some((drift) => drift !== 0) ? { clockDriftsPpm } : {}),
     steps: steps.sort((a, b) => a.at - b.at),
-    handlers: Array.from({ length: 400 }, () =>
-      random.chance(0.85)
-        ? 'ok'
-        : random.pick(['throw', 'throw', 'slow', 'hang'] as const satisfies HandlerBehaviour[]),
-    ),
+    handlers,
     activeMs,
     settleMs: 4 * 60 * MINUTE,
   };
@@ -173,17 +188,23 @@ function addWindows(
 function rollOut(
   random: Random,
   steps: Step[],
-  rotation: (typeof ROTATIONS)[number],
+  rotation: Rotation,
   instances: number,
   activeMs: number,
 ): void {
   let at = random.int(1, activeMs / 3);
   for (const step of rotation.steps) {
     at += step.waitMs;
-    if (step.serviceSecret) steps.push({ at, kind: 'service-secret', secret: step.serviceSecret });
     for (let instance = 0; instance < instances; instance++) {
-      at += random.int(10_000, 5 * MINUTE);
+      // An operator may take a while between instances: sessions started on one already
+      // updated complete, and their webhooks reach one that is not yet.
+      at += random.int(10_000, 20 * MINUTE);
       steps.push({ at, kind: 'restart', instance, configuration: step.configuration });
+    }
+    // The service's Settings change once every instance runs the step.
+    if (step.serviceSecret) {
+      at += random.int(1_000, MINUTE);
+      steps.push({ at, kind: 'service-secret', secret: step.serviceSecret });
     }
   }
 }
@@ -192,13 +213,27 @@ function rollOut(
 export function describeSchedule(schedule: Schedule): string[] {
   const time = (ms: number) => `${(ms / 1000).toFixed(1).padStart(8)} s`;
   const lines = [`clock offsets (ms): ${schedule.clockOffsetsMs.join(', ')}`];
+  if (schedule.clockDriftsPpm)
+    lines.push(`clock drifts (ppm): ${schedule.clockDriftsPpm.join(', ')}`);
+  // Handler runs are numbered in the order they happen; the rest succeed.
+  const handlers = schedule.handlers.flatMap((behaviour, run) =>
+    behaviour === 'ok' ? [] : [`${behaviour}@${run}`],
+  );
+  lines.push(`handler runs that do not succeed at once: ${handlers.join(' ') || 'none'}`);
+  if (schedule.receiver && Object.keys(schedule.receiver).length > 0) {
+    const options = Object.entries(schedule.receiver).map(([name, value]) => `${name}=${value}`);
+    lines.push(`receiver options: ${options.join(' ')}`);
+  }
+  lines.push(`active ${schedule.activeMs / 1000} s, then ${schedule.settleMs / 1000} s to settle`);
   for (const step of schedule.steps) {
     const { at, kind, ...rest } = step;
     const detail = Object.entries(rest)
       .map(([name, value]) =>
         name === 'configuration'
           ? describeConfiguration(value as InstanceConfiguration)
-          : `${name}=${String(value)}`,
+          : name === 'secret'
+            ? `secret=${nameOf(value as string)}`
+            : `${name}=${String(value)}`,
       )
       .join(' ');
     lines.push(`${time(at)}  ${kind} ${detail}`);

@@ -39,6 +39,8 @@ export class ServiceModel {
   readonly baseUrl = BASE_URL;
   readonly apiKey = API_KEY;
   readonly sessions = new Map<string, ServiceSession>();
+  /** Every `GET /v1/sessions/:token` the service was sent, when, and whether it faulted. */
+  readonly reads: Array<{ at: number; token: string; fault: PollFault | undefined }> = [];
   private pollFault: PollFault | undefined;
   private sequence = 0;
 
@@ -76,6 +78,11 @@ export class ServiceModel {
     headers: Headers,
     body: string | undefined,
   ): Response | 'unreachable' {
+    const read = method === 'GET' ? /^\/v1\/sessions\/([^/]+)$/.exec(path) : null;
+    const token = read ? decodeURIComponent(read[1]!) : undefined;
+    if (token !== undefined) {
+      this.reads.push({ at: this.scheduler.now(), token, fault: this.pollFault });
+    }
     if (this.pollFault === 'unreachable') return 'unreachable';
     if (headers.get('authorization') !== `Bearer ${API_KEY}`) {
       return json(401, { error: 'unauthorized', message: 'Bad API key.' });
@@ -91,8 +98,7 @@ export class ServiceModel {
         expires_at: new Date(session.expiresAt).toISOString(),
       });
     }
-    const match = /^\/v1\/sessions\/([^/]+)$/.exec(path);
-    if (method === 'GET' && match) {
+    if (token !== undefined) {
       if (this.pollFault === 'rate_limited') {
         const retryAfterMs = this.random.int(1_000, 20_000);
         return json(429, {
@@ -101,7 +107,7 @@ export class ServiceModel {
           retry_after_ms: retryAfterMs,
         });
       }
-      const session = this.sessions.get(decodeURIComponent(match[1]!));
+      const session = this.sessions.get(token);
       if (!session) return json(404, { error: 'session_not_found', message: 'No such session.' });
       return json(200, this.view(session));
     }
@@ -110,7 +116,9 @@ export class ServiceModel {
 
   private create(externalUserId: string): ServiceSession {
     const now = this.scheduler.now();
-    const token = `hst_${++this.sequence}_${Math.floor(this.random.float() * 1e9).toString(36)}`;
+    // Numbered in its first six characters, which error contexts carry (`tokenId`).
+    const number = (++this.sequence).toString(36).padStart(3, '0');
+    const token = `hst${number}_${Math.floor(this.random.float() * 1e9).toString(36)}`;
     const session = { token, externalUserId, createdAt: now, expiresAt: now + TOKEN_LIFETIME_MS };
     this.sessions.set(token, session);
     return session;

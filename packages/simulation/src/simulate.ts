@@ -9,7 +9,7 @@ import { seededRandom } from './random.js';
 import { describeSchedule, generateSchedule, type Schedule, type Step } from './schedule.js';
 import { Scheduler } from './scheduler.js';
 import { ServiceModel } from './service-model.js';
-import { SimulatedStore } from './simulated-store.js';
+import { type RealFailover, SimulatedStore } from './simulated-store.js';
 
 /** What one run came to. */
 export interface SimulationReport {
@@ -28,6 +28,7 @@ const MINUTE = 60_000;
 /** The Receiver options every simulated instance shares (a schedule may change some). */
 const RECEIVER_DEFAULTS = {
   leaseMs: MINUTE,
+  sessionLifetimeMs: 30 * MINUTE,
   // Short enough that replays after the window happen within a run.
   replayWindowMs: 20 * MINUTE,
   sweepIntervalMs: 5_000,
@@ -53,6 +54,8 @@ interface Captured {
 export interface SimulationOptions {
   /** A real store shared by every instance of the run (the slower mode). */
   store?: Store;
+  /** Its replica, for a schedule's `store-failover` on real servers. */
+  failover?: RealFailover;
 }
 
 /** Runs the system from a seed, or a hand-written schedule, and checks the promises. */
@@ -87,7 +90,7 @@ async function run(
 ): Promise<SimulationReport> {
   const scheduler = new Scheduler(T0);
   const service = new ServiceModel(scheduler, random.fork());
-  const store = new SimulatedStore(scheduler, options.store);
+  const store = new SimulatedStore(scheduler, options.store, options.failover);
   const receiverOptions = { ...RECEIVER_DEFAULTS, ...schedule.receiver };
   let serviceSecret = SECRET_1;
   let handlerRuns = 0;
@@ -120,7 +123,12 @@ async function run(
     const incarnation = ++instance.incarnation;
     const alive = () => instance.alive && instance.incarnation === incarnation;
     instance.alive = true;
-    const clock = instanceClock(scheduler, offsets[instance.id]!);
+    const clock = instanceClock(
+      scheduler,
+      offsets[instance.id]!,
+      schedule.clockDriftsPpm?.[instance.id] ?? 0,
+      T0,
+    );
     const { secrets, tokenKeys } = instance.configuration;
     const receiver = createReceiver({
       secret: secrets,
@@ -176,7 +184,15 @@ async function run(
       ledger.alerts.push({ at: scheduler.now(), instance: instance.id, code: alert.code });
       note(`instance ${instance.id} alert ${alert.code}`);
     });
-    receiver.on('error', () => undefined);
+    receiver.on('error', (_error, context) => {
+      if (context.stage === 'poll' && context.tokenId !== undefined) {
+        ledger.pollErrors.push({
+          at: scheduler.now(),
+          instance: instance.id,
+          tokenId: context.tokenId,
+        });
+      }
+    });
     instance.clock = clock;
     instance.receiver = receiver;
     // Token keys are derived once per process (Web Crypto, off the event loop): before the
@@ -193,17 +209,31 @@ async function run(
     return instances[preferred]!.alive ? instances[preferred]! : alive[preferred % alive.length]!;
   };
 
-  const send = async (instance: Instance | undefined, what: string, request: Captured) => {
+  const send = async (
+    instance: Instance | undefined,
+    what: string,
+    request: Captured,
+    token?: string,
+  ) => {
     if (!instance?.receiver) {
       note(`${what}: no instance is up; it is lost on the way`);
       return;
     }
     webhooks += 1;
+    const at = scheduler.now();
     const response = await instance.receiver.receive({
       method: 'POST',
       headers: { 'x-webhook-signature': request.signature, 'content-type': 'application/json' },
       body: request.body,
     });
+    if (token !== undefined) {
+      ledger.webhookAnswers.push({
+        at,
+        instance: instance.id,
+        token,
+        answer: answerName(response),
+      });
+    }
     note(`${what} → instance ${instance.id}: ${response.status} ${response.body}`);
   };
 
@@ -227,6 +257,7 @@ async function run(
           ({ token }) => {
             sessionTokens.set(index, token);
             tracked.add(token);
+            ledger.tracked.set(token, scheduler.now());
             note(`instance ${instance.id} started session #${index} ${token} for ${step.user}`);
           },
           (error: unknown) =>
@@ -248,7 +279,9 @@ async function run(
         const request = captured.get(step.session);
         if (!request) return;
         const what = `${step.kind} of #${step.session}`;
-        return send(living(step.instance), what, request);
+        // The service's own sending is checked; a replay may be of a result long closed.
+        const token = step.kind === 'webhook' ? sessionTokens.get(step.session) : undefined;
+        return send(living(step.instance), what, request, token);
       }
       case 'stranger': {
         // Anyone can reach the webhook route: unsigned, or with a signature of their own.
@@ -296,14 +329,22 @@ async function run(
         return;
       case 'store-empty':
         store.empty();
-        ledger.storeLosses.push({ at: scheduler.now(), kind: 'emptied', lostCalls: Number.NaN });
+        ledger.storeLosses.push({
+          at: scheduler.now(),
+          since: Number.NEGATIVE_INFINITY,
+          kind: 'emptied',
+          lost: 'everything',
+        });
         note('the store is emptied');
         return;
       case 'store-failover': {
-        const lost = await store.failOver(step.lagMs);
-        if (lost > 0)
-          ledger.storeLosses.push({ at: scheduler.now(), kind: 'rewound', lostCalls: lost });
-        note(`the store fails over to a replica ${step.lagMs} ms behind (${lost} calls lost)`);
+        const count = await store.failOver(step.lagMs);
+        const lost = `${count} ${store.failsOverForReal ? 'bytes of writes' : 'calls'}`;
+        if (count > 0) {
+          const at = scheduler.now();
+          ledger.storeLosses.push({ at, since: at - step.lagMs, kind: 'rewound', lost });
+        }
+        note(`the store fails over to a replica ${step.lagMs} ms behind (${lost} lost)`);
         return;
       }
     }
@@ -312,11 +353,22 @@ async function run(
   // Steps run as events, so that their order with everything else follows their times. A
   // boot holds time still until its process is up (see Scheduler.block).
   for (const step of schedule.steps) {
+    // On real servers the replica falls behind for real: it is detached `lagMs` before.
+    if (step.kind === 'store-failover' && store.failsOverForReal) {
+      scheduler.at(T0 + step.at - step.lagMs, () => {
+        store.detachReplica().then(
+          () => note('the replica stops following the primary'),
+          (error: unknown) => note(`the replica could not be detached: ${message(error)}`),
+        );
+      });
+    }
     scheduler.at(T0 + step.at, () => {
       const applying = apply(step).catch((error: unknown) =>
         note(`step failed: ${message(error)}`),
       );
-      if (step.kind === 'boot' || step.kind === 'restart') scheduler.block(applying);
+      if (step.kind === 'boot' || step.kind === 'restart' || step.kind === 'store-failover') {
+        scheduler.block(applying);
+      }
     });
   }
   // The end of faults: everything is up again, and the system is left to settle.
@@ -331,7 +383,9 @@ async function run(
   await scheduler.runUntil(T0 + schedule.activeMs + schedule.settleMs);
   for (const instance of instances) kill(instance);
   store.close();
-  const violations = checkInvariants(ledger, service, tracked);
+  const violations = checkInvariants(ledger, service, tracked, {
+    sessionLifetimeMs: receiverOptions.sessionLifetimeMs,
+  });
   return {
     seed,
     violations,
@@ -348,6 +402,19 @@ async function run(
 
 function sleep(clock: InstanceClock, ms: number): Promise<void> {
   return new Promise((resolve) => clock.setTimeout(resolve, ms));
+}
+
+/** The name of a webhook's answer: `untracked`, `duplicate`, `queued`…, or `delivered`. */
+function answerName(response: { status: number; body: string }): string {
+  try {
+    const body = JSON.parse(response.body) as Record<string, unknown>;
+    const flag = Object.keys(body).find((name) => name !== 'received' && body[name] === true);
+    if (flag) return flag;
+    if (typeof body.error === 'string') return body.error;
+  } catch {
+    // Not JSON: named by its status below.
+  }
+  return response.status === 200 ? 'delivered' : String(response.status);
 }
 
 function message(error: unknown): string {

@@ -33,13 +33,29 @@ interface LoggedCall {
 }
 
 /**
+ * A real store's replica, for a failover on real servers: the store's own detection
+ * (RedisStore's write count, PostgresStore's timeline) then says whether it lost writes.
+ */
+export interface RealFailover {
+  /** The replica stops receiving the primary's writes from now on (it falls behind). */
+  detach(): Promise<void>;
+  /**
+   * The primary is gone and the replica takes its place. Resolves with how much the replica
+   * lacked of what the primary had acknowledged, from the servers themselves (0: nothing).
+   */
+  promote(): Promise<number>;
+}
+
+/**
  * The one store every simulated instance shares, as a replicated server would be: a
  * MemoryStore as its primary, a log of every call it acknowledged (a replica is that log
  * replayed up to where it lags), its own clock (`readClock`, true time), and the faults of
  * the schedule: an outage, an emptied store, a failover to a replica that lags.
  *
  * Or a real store (RedisStore, PostgresStore), the slower mode: time stands still while it
- * answers, so a run still follows its schedule; it has no replica to fail over to.
+ * answers, so a run still follows its schedule. Its alarms are its own, and it fails over
+ * only with a `RealFailover`: the replica is detached `lagMs` before the failover, and what
+ * it lacked is lost.
  */
 export class SimulatedStore {
   private primary: Store;
@@ -48,6 +64,7 @@ export class SimulatedStore {
   private readonly alarms = new StoreAlarmListeners();
   private readonly closedListeners = new Set<ClosedRecordListener>();
   private unsubscribeClosed: () => void;
+  private readonly unsubscribeAlarms: () => void;
   private down = false;
   /** Calls acknowledged since the run began (a replica can lose the last of them). */
   acknowledged = 0;
@@ -55,10 +72,27 @@ export class SimulatedStore {
   constructor(
     private readonly scheduler: Scheduler,
     real?: Store,
+    private readonly realFailover?: RealFailover,
   ) {
     this.primary = real ?? new MemoryStore();
     this.real = real !== undefined;
     this.unsubscribeClosed = this.subscribeClosed();
+    // A real store says itself when it lost what it acknowledged.
+    this.unsubscribeAlarms =
+      real?.onAlarm?.((alarm) => this.alarms.raise(alarm.code, alarm.message)) ?? (() => undefined);
+  }
+
+  /** Whether a failover detaches a replica ahead of time (`detachReplica`), on real servers. */
+  get failsOverForReal(): boolean {
+    return this.realFailover !== undefined;
+  }
+
+  /** The real replica stops following the primary: what is written from now on, it lacks. */
+  detachReplica(): Promise<void> {
+    if (!this.realFailover) throw new Error('This store has no real replica to detach.');
+    const detaching = this.realFailover.detach();
+    this.scheduler.block(detaching);
+    return detaching;
   }
 
   /** The store as one process sees it: nothing reaches a process that died meanwhile. */
@@ -84,6 +118,7 @@ export class SimulatedStore {
   /** Ends the subscription to the store's closed-record notices (it holds a connection). */
   close(): void {
     this.unsubscribeClosed();
+    this.unsubscribeAlarms();
   }
 
   isDown(): boolean {
@@ -103,10 +138,17 @@ export class SimulatedStore {
   /**
    * The primary dies and a replica `lagMs` behind takes over: the calls of the last `lagMs`
    * are lost. Returns how many acknowledged calls were lost. As RedisStore and PostgresStore
-   * do (by the replication offset or timeline they remember), the store tells when it lost
-   * what it had acknowledged.
+   * do (by the write count or timeline they remember), the simulated store tells when it lost
+   * what it had acknowledged: a model of their detection. On real servers (`RealFailover`),
+   * the real store's own detection tells, or nothing does.
    */
   async failOver(lagMs: number): Promise<number> {
+    if (this.realFailover) {
+      // Detached `lagMs` ago (see detachReplica); the store's own detection is what is tested.
+      const promoting = this.realFailover.promote();
+      this.scheduler.block(promoting);
+      return promoting;
+    }
     const horizon = this.scheduler.now() - lagMs;
     const kept = this.log.filter((call) => call.at <= horizon);
     const replica = new MemoryStore();

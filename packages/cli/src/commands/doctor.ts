@@ -9,7 +9,7 @@ export const DOCTOR_HELP = `usage: faceverify doctor [--callback-url URL]
        faceverify doctor --body FILE --signature HEX
 
 Checks the environment a receiver runs with:
-  - FACEVERIFY_WEBHOOK_SECRET is set, and each secret in it (comma-separated, newest first)
+  - FACEVERIFY_WEBHOOK_SECRET is set, and each secret in it (comma-separated during a rotation)
     is long enough;
   - FACEVERIFY_API_KEY is accepted by the service at FACEVERIFY_BASE_URL (and does not look
     swapped with the secret: whsec_… is a secret's prefix, fv_… an API key's);

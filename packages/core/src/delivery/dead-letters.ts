@@ -59,9 +59,9 @@ export interface DeadLetterList {
  * (its `secret` and `tokenKeys`, or `FACEVERIFY_WEBHOOK_SECRET` and `FACEVERIFY_TOKEN_KEYS`).
  */
 export interface DeadLetterKeys {
-  /** The webhook signing secrets, newest first. */
+  /** The webhook signing secrets, in the Receiver's order. */
   secrets: readonly string[];
-  /** The dedicated token keys, newest first, when the Receiver has them. */
+  /** The dedicated token keys, in the Receiver's order, when it has them. */
   tokenKeys?: readonly string[];
 }
 

@@ -96,7 +96,7 @@ export const ALARM_RULES: readonly Rule[] = [
     // recovered was the service's (RefusedBodies).
     measure: (w) => (webhooksLost(w) ? badlySigned(w) : 0),
     message: (count, minutes) =>
-      `${counted(count, 'webhook')} failed ${inflected(count, 'its', 'their')} signature check in the last ${minutes} minutes while polling recovered ${inflected(count, 'its result', 'their results')}: the webhook secret (FACEVERIFY_WEBHOOK_SECRET or the secret option) does not match the signing secret in the service's Settings. Copy it from Settings; during a rotation list both, newest first. If the secret is right, something rewrites the body before verification.`,
+      `${counted(count, 'webhook')} failed ${inflected(count, 'its', 'their')} signature check in the last ${minutes} minutes while polling recovered ${inflected(count, 'its result', 'their results')}: the webhook secret (FACEVERIFY_WEBHOOK_SECRET or the secret option) does not match the signing secret in the service's Settings. Copy it from Settings; during a rotation list both, in the order of the rotation's current step (docs/security.md, Rotation). If the secret is right, something rewrites the body before verification.`,
   },
   {
     code: 'raw_body_unavailable',

@@ -25,8 +25,10 @@ const HOUR = 60 * MINUTE;
  */
 export interface ReceiverOptions {
   /**
-   * Webhook signing secret(s), newest first during a rotation. Labels show in logs and
-   * events. Default: `FACEVERIFY_WEBHOOK_SECRET`, comma-separated.
+   * Webhook signing secret(s): several during a rotation, every one verifies. Without
+   * `tokenKeys` the first also keys new sessions in the store, so a rotation adds a new one
+   * last, then moves it first (docs/security.md, Rotation). Labels show in logs and events.
+   * Default: `FACEVERIFY_WEBHOOK_SECRET`, comma-separated.
    */
   secret?: WebhookSecrets;
   /**
@@ -38,10 +40,13 @@ export interface ReceiverOptions {
   /** Tracking, dedup and retry state. Default: a new `MemoryStore` (lost on restart). */
   store?: Store;
   /**
-   * Dedicated keys that protect session tokens in the store, newest first (each at least 32
-   * characters, e.g. from `openssl rand -base64 32`). The store keys each record by an
-   * HMAC-SHA256 of its token and keeps the token sealed with AES-256-GCM until the session
-   * closes; the first key seals, every key (and every signing secret) is tried on lookup.
+   * Dedicated keys that protect session tokens in the store (each at least 32 characters,
+   * e.g. from `openssl rand -base64 32`). The store keys each record by an HMAC-SHA256 of its
+   * token and keeps the token sealed with AES-256-GCM until the session closes; the first key
+   * keys new sessions, every key seals, and every key (and every signing secret) is tried on
+   * lookup. A new key is added last, then moved first once every instance lists it, the old
+   * one removed a session lifetime later ("Session tokens at rest" in
+   * docs/polling-and-stores.md).
    * Default: `FACEVERIFY_TOKEN_KEYS`, comma-separated; without it the keys are derived
    * (HKDF) from the webhook signing secrets, which the store never holds.
    *

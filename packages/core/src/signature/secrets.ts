@@ -6,7 +6,7 @@ export interface LabeledSecret {
   label: string;
 }
 
-/** One secret, or several during a rotation (newest first). */
+/** One secret, or several during a rotation (in the order of its current step). */
 export type WebhookSecrets = string | ReadonlyArray<string | LabeledSecret>;
 
 /**
@@ -43,7 +43,7 @@ export function requireSecrets(
   const normalized = secrets === undefined ? [] : normalizeSecrets(secrets);
   if (normalized.length === 0) {
     throw new ConfigurationError(
-      `No webhook signing secret configured. Set ${source} (comma-separated for rotation, newest first) or pass \`secret\` to createReceiver(). The secret is in the service's Settings.`,
+      `No webhook signing secret configured. Set ${source} (comma-separated during a rotation) or pass \`secret\` to createReceiver(). The secret is in the service's Settings.`,
     );
   }
   return normalized;

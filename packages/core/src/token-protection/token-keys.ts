@@ -67,10 +67,12 @@ export async function recordKeyOf(key: TokenKey, token: string): Promise<string>
 }
 
 /**
- * The secrets token keys are derived from, newest first: the dedicated `tokenKeys` when
- * given, then the webhook signing secrets, which still open and find what they protected
- * before dedicated keys were configured. Dedicated keys shorter than
- * {@link MIN_TOKEN_KEY_LENGTH} are refused, with how to make one.
+ * The secrets token keys are derived from, in order (the first keys and hashes new sessions):
+ * the dedicated `tokenKeys` when given, then the webhook signing secrets, which still open and
+ * find what they protected before dedicated keys were configured. Dedicated keys shorter than
+ * {@link MIN_TOKEN_KEY_LENGTH} are refused, with how to make one; a signing secret listed
+ * among them is taken as it is (it is a key already: the first step of setting `tokenKeys`
+ * lists it first, so that sessions stay keyed under it until every instance has the new key).
  */
 export function tokenKeySecrets(
   dedicated: ReadonlyArray<string> | undefined,
@@ -79,9 +81,10 @@ export function tokenKeySecrets(
 ): string[] {
   const keys = (dedicated ?? []).filter((key) => key !== '');
   keys.forEach((key, index) => {
+    if (typeof key === 'string' && signingSecrets.includes(key)) return;
     if (typeof key !== 'string' || key.trim().length < MIN_TOKEN_KEY_LENGTH) {
       throw new ConfigurationError(
-        `Token key #${index} (${source}) is shorter than ${MIN_TOKEN_KEY_LENGTH} characters. Generate one with \`openssl rand -base64 32\`, newest first in the list, and keep older keys listed until sessions sealed with them have closed.`,
+        `Token key #${index} (${source}) is shorter than ${MIN_TOKEN_KEY_LENGTH} characters. Generate one with \`openssl rand -base64 32\` and add it as "Rotating a signing secret or a token key" in docs/polling-and-stores.md says (last, then first), keeping older keys listed until sessions sealed with them have closed.`,
       );
     }
   });

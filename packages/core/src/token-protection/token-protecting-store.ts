@@ -60,8 +60,8 @@ import { accountOfStoredUser, isHashedUser, userKeyOf } from './user-keys.js';
  * What the Receiver gets back has all of them opened: the token as the key, the user's id from
  * the sealed token, the result or the lookup that found it, and the result as it was given.
  *
- * Keys come from secrets the store never holds, newest first: the first keys new records and
- * every one is tried on lookup; a token is sealed under every key, so any instance that shares
+ * Keys come from secrets the store never holds: the first keys new records (and hashes user
+ * ids) and every one is tried on lookup; a token is sealed under every key, so any instance that shares
  * one key with this one opens it, whichever step of a rotation each instance runs.
  *
  * A record whose token no configured key opens (its keys were removed everywhere too soon, or
@@ -144,7 +144,7 @@ export class TokenProtectingStore implements Store {
 
   /**
    * @param inner The store that keeps the records.
-   * @param secrets Secrets the token keys are derived from, newest first.
+   * @param secrets Secrets the token keys are derived from; the first keys new records.
    * @param now The Receiver's clock, for how often a missing key is raised again.
    */
   constructor(
@@ -221,7 +221,7 @@ export class TokenProtectingStore implements Store {
   }
 
   /**
-   * The user's records under each configured key's hash of the id, newest key first, then
+   * The user's records under each configured key's hash of the id, in the keys' order, then
    * under the id as it is (written before ids were hashed), merged: the open ones first, then
    * the closed ones, at most `limit`. The lookups are independent, so a store across a network
    * answers them in one round trip's time.
@@ -362,8 +362,8 @@ export class TokenProtectingStore implements Store {
   }
 
   /**
-   * What a user's records may be stored under: each distinct key's hash of the id, newest
-   * first, then the id itself (records written before ids were hashed). A user of an account
+   * What a user's records may be stored under: each distinct key's hash of the id, in the
+   * keys' order, then the id itself (records written before ids were hashed). A user of an account
    * has only hashes scoped to it: no record of an account predates hashing, and a record of
    * no account is never one of an account's.
    */
