@@ -601,6 +601,74 @@ ${mdTable(
 }${tracker.goals ? `\n${goalLines(tracker.goals)}\n` : ''}`;
 }
 
+/** A webhook's answer time with a delay per store round trip (bench/latency.bench.mjs). */
+function latencySection(latency) {
+  if (!latency) {
+    return '## Latency under store delay\n\nNo results yet: run `pnpm bench:latency` (or `pnpm bench`).\n';
+  }
+  const v = latency.versions ?? {};
+  const servers = [
+    v.redis ? `Redis ${v.redis}` : null,
+    v.postgres ? `PostgreSQL ${v.postgres}` : null,
+  ].filter(Boolean);
+  const rows = latency.rows.map((r) => [
+    storeName(r.store),
+    int(r.delayMs),
+    r.ours.roundTripsRange[0] === r.ours.roundTripsRange[1]
+      ? int(r.ours.roundTrips)
+      : `${int(r.ours.roundTrips)} (${r.ours.roundTripsRange.join('–')})`,
+    fixed(r.ours.p50Ms, 1),
+    fixed(r.ours.p99Ms, 1),
+    fixed(r.handWritten.p50Ms, 1),
+    fixed(r.handWritten.p99Ms, 1),
+    fixed(r.ours.p50OverFloor),
+    fixed(r.handWritten.p50OverFloor),
+    fixed(r.ours.p50Ms / r.handWritten.p50Ms, 1),
+  ]);
+  return `## Latency under store delay (\`bench/latency.bench.mjs\`)
+
+${measured(latency)} ${servers.join(' and ')} on loopback, started by the benchmark, each
+reached through a TCP proxy on loopback that holds the first chunk of every request/response
+turn for the delay (requests in flight together share it; answers pass at once): a store
+${int(latency.settings.delaysMs[0])}${latency.settings.delaysMs.length > 1 ? ` or ${latency.settings.delaysMs.slice(1).join(' or ')}` : ''} ms of round trip away. ${int(latency.settings.webhooks)} webhooks per side and cell, one
+at a time, the two sides alternating.
+
+Ours: \`receiver.receive()\` (built dist, real clock) of a webhook naming its session, tracked
+beforehand (untimed), a handler that counts: the path of the round-trip table's first row. The
+round trips of every webhook are counted on the client while it is answered, with the meter the
+round-trip tests use; the tests pin ${latency.rows
+    .map((r) => r.store)
+    .filter((store, i, all) => all.indexOf(store) === i)
+    .map(
+      (store) =>
+        `${storeName(store)} at ${latency.rows.find((r) => r.store === store).pinnedRoundTrips}`,
+    )
+    .join(
+      ', ',
+    )}. Hand-written: \`createHmac\` + \`timingSafeEqual\`, \`JSON.parse\`, the delivery's record kept with one round trip (Redis \`SET ... NX EX\`, PostgreSQL
+\`INSERT ... ON CONFLICT DO NOTHING\`), the handler, the answer. "p50 / (round trips × delay)"
+is the median answer time over the wait the round trips alone explain: 1.00 means they are the
+whole wait, and what is above it is work on this side and the store's.
+
+${mdTable(
+  [
+    'store',
+    'delay ms',
+    'round trips, ours',
+    'p50 ms ours',
+    'p99 ms ours',
+    'p50 ms hand-written',
+    'p99 ms hand-written',
+    'p50 / (round trips × delay), ours',
+    'p50 / delay, hand-written',
+    'p50 ours / hand-written',
+  ],
+  rows,
+  ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+)}
+`;
+}
+
 /**
  * Not measured by a benchmark: counted exactly by the round-trip tests, which pin each figure
  * (packages/redis/test/round-trips.test.ts, packages/postgres/test/round-trips.test.ts).
@@ -720,12 +788,14 @@ export function writeReport(benchDir, rootDir) {
   const tracker = readJson(join(results, 'tracker.json'));
   const edge = readJson(join(results, 'edge.json'));
   const fuzz = readJson(join(results, 'fuzz.json'));
+  const latency = readJson(join(results, 'latency.json'));
   const svgFile = join(results, 'ratios.svg');
   writeWhole(svgFile, ratioChart(chartGroups({ verify, http })));
-  const latest = [verify, http, tracker]
+  const latest = [verify, http, tracker, latency]
     .filter(Boolean)
     .sort((a, b) => b.machine.date.localeCompare(a.machine.date))[0];
   const versions = {
+    ...latency?.versions,
     ...tracker?.versions,
     ...http?.versions,
     ...verify?.versions,
@@ -772,6 +842,7 @@ ${verifySection(verify)}
 ${httpSection(http)}
 ${trackerSection(tracker)}
 ${roundTripsSection()}
+${latencySection(latency)}
 ${edgeSection(edge)}
 ${fuzzSection(fuzz)}`;
   const mdFile = join(rootDir, 'BENCHMARKS.md');
