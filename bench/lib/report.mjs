@@ -669,6 +669,78 @@ ${mdTable(
 `;
 }
 
+/** Polls per second of 1, 2 and 4 instances sweeping one store (bench/sweeps.bench.mjs). */
+function sweepsSection(sweeps) {
+  if (!sweeps) {
+    return '## Sweeps across instances\n\nNo results yet: run `pnpm bench:sweeps` (or `pnpm bench`).\n';
+  }
+  const s = sweeps.settings;
+  const v = sweeps.versions ?? {};
+  const servers = [
+    v.redis ? `Redis ${v.redis}` : null,
+    v.postgres ? `PostgreSQL ${v.postgres}` : null,
+  ].filter(Boolean);
+  const rows = sweeps.summary.flatMap((store) =>
+    store.perCount.map((p) => {
+      const speedup = store.speedups[p.instances];
+      return [
+        storeName(store.store),
+        int(p.instances),
+        int(p.pollsPerSecond),
+        p.instances === 1
+          ? '1.00'
+          : speedup
+            ? `${fixed(speedup.speedup)} (${range(speedup.roundRange)})`
+            : '–',
+        fixed(p.emulatorCpuLoad),
+        fixed(p.machineBusy),
+        int(p.backlogAtEnd?.due),
+        typeof p.backlogAtEnd?.oldestDueAgeMs === 'number'
+          ? fixed(p.backlogAtEnd.oldestDueAgeMs / 1000, 1)
+          : '–',
+      ];
+    }),
+  );
+  const seeded = sweeps.summary
+    .map((store) => `${storeName(store.store)} in ${fixed(store.seedingSeconds, 1)} s`)
+    .join(', ');
+  return `## Sweeps across instances (\`bench/sweeps.bench.mjs\`)
+
+${measured(sweeps)} ${servers.join(' and ')} on loopback, started by the benchmark; the
+emulator (\`@faceverify/emulator\`) in a process of its own, no rate limit in the way.
+${int(s.sessions)} sessions created in the emulator (pending, never completed) and tracked once
+per store (${seeded}). Each Receiver instance is a process of its own (built dist,
+\`receiver.start()\`, sweepBatchSize ${s.sweepBatchSize}, sweepConcurrency
+${s.sweepConcurrency}, sweepIntervalMs ${s.sweepIntervalMs}, \`pollScheduleMs: [0]\`: a session
+polled and still pending is due again at once, so all ${int(s.sessions)} stay due). Each
+configuration is measured once every instance made ${int(s.warmupPolls)} polls, until they made
+${int(s.sessions)} together (about one poll of every session) or ${int(s.windowS)} s passed; polls
+are counted by each instance on its client. Median of ${s.rounds} round${s.rounds > 1 ? 's' : ''},
+the instance counts in alternating order${sweeps.loadAverage ? `; load average ${sweeps.loadAverage.map((x) => fixed(x)).join(' / ')} (1 / 5 / 15 min) at the end` : ''}.
+
+"speedup" is polls/s over one instance's (the range of the rounds' own ratios beside it).
+"emulator load" is the share of one core the emulator used, "machine busy" the share of all
+cores busy (every process, from \`/proc/stat\`): near 1.00 the machine, not the instances, set
+the pace. The backlog is instance 0's \`receiver.health().store.backlog\` at the end: sessions due
+and not leased, and how long the oldest of them had been due.
+
+${mdTable(
+  [
+    'store',
+    'instances',
+    'polls/s',
+    'speedup',
+    'emulator load',
+    'machine busy',
+    'backlog due at the end',
+    'oldest due age at the end, s',
+  ],
+  rows,
+  ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+)}
+${sweeps.goals ? `\n${goalLines(sweeps.goals)}\n` : ''}`;
+}
+
 /**
  * Not measured by a benchmark: counted exactly by the round-trip tests, which pin each figure
  * (packages/redis/test/round-trips.test.ts, packages/postgres/test/round-trips.test.ts).
@@ -789,12 +861,14 @@ export function writeReport(benchDir, rootDir) {
   const edge = readJson(join(results, 'edge.json'));
   const fuzz = readJson(join(results, 'fuzz.json'));
   const latency = readJson(join(results, 'latency.json'));
+  const sweeps = readJson(join(results, 'sweeps.json'));
   const svgFile = join(results, 'ratios.svg');
   writeWhole(svgFile, ratioChart(chartGroups({ verify, http })));
-  const latest = [verify, http, tracker, latency]
+  const latest = [verify, http, tracker, latency, sweeps]
     .filter(Boolean)
     .sort((a, b) => b.machine.date.localeCompare(a.machine.date))[0];
   const versions = {
+    ...sweeps?.versions,
     ...latency?.versions,
     ...tracker?.versions,
     ...http?.versions,
@@ -841,6 +915,7 @@ ${mdTable(['package', 'version'], [...faceverify, ...others])}
 ${verifySection(verify)}
 ${httpSection(http)}
 ${trackerSection(tracker)}
+${sweepsSection(sweeps)}
 ${roundTripsSection()}
 ${latencySection(latency)}
 ${edgeSection(edge)}
