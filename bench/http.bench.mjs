@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Requests per second and p99 latency of each adapter against a hand-written receiver in the
-// same framework, over loopback with autocannon; then the server's RSS over 100k requests.
+// same framework, over loopback with autocannon: a plain one, and one that keeps, written
+// plainly, the promises the Receiver keeps in process; then the server's RSS over 100k
+// requests, both sides with the same capped young generation (--max-semi-space-size).
 //
 // Every request carries a distinct, correctly signed ~2 KiB body, so the Receiver verifies,
 // parses, stores and hands each one to its handler (none is a cheap replay duplicate), and the
@@ -8,9 +10,10 @@
 // load generator never shares their CPU time or memory.
 //
 // usage: node bench/http.bench.mjs [--quick] [--rounds=N] [--duration-s=N] [--warmup-s=N]
-//                                  [--connections=N] [--rss-requests=N]
+//                                  [--connections=N] [--rss-requests=N] [--semi-space-mib=N]
 //                                  [--only=express,koa,hono,fastify,fetch,bun,octokit]
-//                                  [--bun=<path of the bun executable>] [--no-reject] [--no-rss]
+//                                  [--bun=<path of the bun executable>] [--no-reject]
+//                                  [--no-promises] [--no-layers] [--no-rss]
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -18,17 +21,20 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { machineInfo, median, packageVersions, table, writeResults } from './harness.mjs';
 import { startServer } from './lib/child-server.mjs';
+import { httpGoals, semiSpaceText, verdict } from './lib/http-goals.mjs';
 import { requestSource } from './lib/webhook-bodies.mjs';
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-// Goals of the speed issue: CPU per accepted webhook at >= 0.85 of the hand-written receiver
-// (and at least Octokit's reference ratio); a rejected request at most 1.05x its CPU; RSS
-// growth over the run within 20 MiB of the hand-written receiver's.
-const ACCEPT_GOAL = 0.85;
-const REJECT_GOAL = 1.05;
-const RSS_GOAL_MIB = 20;
+// The speed issue's goals (lib/http-goals.mjs): CPU per accepted webhook at >= 0.9 of a
+// hand-written receiver keeping the same promises; a rejected request at most 1.10x the plain
+// hand-written receiver's CPU; RSS growth within 20 MiB of the plain one's, past V8's
+// one-time young-generation step. The goals stated before are judged beside them.
 const MIB = 2 ** 20;
+// The young generation's cap of every RSS run (both sides): V8 doubles it once from 16 to 32
+// MiB when enough survives scavenges, and whichever side crosses that threshold first within
+// the run would decide the comparison (bench/README.md, "Where the RSS growth comes from").
+const SEMI_SPACE_MIB = 8;
 const REJECTIONS = [
   { signing: 'wrong', name: 'wrongly signed' },
   { signing: 'unsigned', name: 'unsigned' },
@@ -89,11 +95,13 @@ function options() {
       'warmup-s': { type: 'string' },
       connections: { type: 'string' },
       'rss-requests': { type: 'string' },
+      'semi-space-mib': { type: 'string' },
       only: { type: 'string' },
       bun: { type: 'string' },
       reject: { type: 'boolean', default: true },
       rss: { type: 'boolean', default: true },
       layers: { type: 'boolean', default: true },
+      promises: { type: 'boolean', default: true },
     },
     allowNegative: true,
     strict: false,
@@ -106,11 +114,14 @@ function options() {
     warmupS: number(values['warmup-s'], quick ? 0.5 : 1),
     connections: number(values.connections, 50),
     rssRequests: number(values['rss-requests'], quick ? 20_000 : 100_000),
+    // 0: V8's own sizing, as runs before this option measured.
+    semiSpaceMiB: number(values['semi-space-mib'], SEMI_SPACE_MIB),
     only: values.only ? String(values.only).split(',') : undefined,
     bun: values.bun === undefined ? 'bun' : String(values.bun),
     reject: values.reject !== false,
     rss: values.rss !== false,
     layers: values.layers !== false,
+    promises: values.promises !== false,
   };
 }
 
@@ -205,20 +216,26 @@ async function measure(framework, variant, settings, signing = 'valid') {
 
 const round1 = (value, digits = 1) => Number(value.toFixed(digits));
 
-async function comparePair(pair, settings, signing = 'valid') {
+/**
+ * One row: ours against a hand-written receiver in alternating rounds. `against` is the
+ * hand-written side: `plain` (the `baseline` server) or `promises` (the one keeping the same
+ * promises, accepted webhooks only).
+ */
+async function comparePair(pair, settings, signing = 'valid', against = 'plain') {
   const samples = { baseline: [], candidate: [] };
   const roundRatios = [];
+  const baselineVariant = against === 'promises' ? 'promises' : 'baseline';
   for (let round = 0; round < settings.rounds; round++) {
     const order = round % 2 === 0 ? ['baseline', 'candidate'] : ['candidate', 'baseline'];
     const result = {};
     for (const side of order) {
-      const variant = side === 'baseline' ? 'baseline' : pair.candidate;
+      const variant = side === 'baseline' ? baselineVariant : pair.candidate;
       result[side] = await measure(pair.framework, variant, settings, signing);
       samples[side].push(result[side]);
     }
     roundRatios.push(result.candidate.requestsPerSec / result.baseline.requestsPerSec);
     console.log(
-      `  ${pair.name}${signing === 'valid' ? '' : ` (${signing})`}, round ${round + 1}/${settings.rounds}: baseline ${Math.round(result.baseline.requestsPerSec)} req/s, ` +
+      `  ${pair.name}${signing === 'valid' ? '' : ` (${signing})`}, round ${round + 1}/${settings.rounds}: ${baselineVariant} ${Math.round(result.baseline.requestsPerSec)} req/s, ` +
         `${pair.candidate} ${Math.round(result.candidate.requestsPerSec)} req/s (${roundRatios.at(-1).toFixed(2)})`,
     );
   }
@@ -240,8 +257,9 @@ async function comparePair(pair, settings, signing = 'valid') {
   const ratio = med('candidate', 'requestsPerSec') / med('baseline', 'requestsPerSec');
   return {
     id: pair.id,
-    name: pair.name,
+    name: against === 'promises' ? `${pair.name}, against the same promises kept` : pair.name,
     signing,
+    against,
     reference: pair.reference === true,
     candidate: pair.candidate,
     baseline,
@@ -289,7 +307,11 @@ async function measureLayers(settings) {
 async function rssRun(framework, variant, label, settings, args = []) {
   const server = await startServer(framework, variant, {
     args,
-    execArgv: ['--expose-gc'],
+    // Bun takes no Node flags (runtimeOf drops them): its collector sizes its heap its own way.
+    execArgv: [
+      '--expose-gc',
+      ...(settings.semiSpaceMiB ? [`--max-semi-space-size=${settings.semiSpaceMiB}`] : []),
+    ],
     ...runtimeOf(framework, settings),
   });
   try {
@@ -377,6 +399,9 @@ async function main() {
   const comparisons = [];
   for (const pair of pairs) {
     comparisons.push(await comparePair(pair, settings));
+    if (settings.promises && !pair.reference) {
+      comparisons.push(await comparePair(pair, settings, 'valid', 'promises'));
+    }
     if (!settings.reject || pair.reference) continue;
     for (const { signing } of REJECTIONS) {
       comparisons.push(await comparePair(pair, settings, signing));
@@ -417,31 +442,6 @@ async function main() {
       ]),
     )}`,
   );
-  const accepted = comparisons.filter((c) => !c.reference && c.signing === 'valid');
-  const octokit = comparisons.find((c) => c.reference);
-  const acceptFloor = Math.max(ACCEPT_GOAL, octokit?.cpuPerRequestRatio ?? 0);
-  const rejected = comparisons.filter((c) => c.signing !== 'valid');
-  const goals = {
-    accept: {
-      description: `server CPU per accepted webhook at >= ${ACCEPT_GOAL} of the hand-written receiver's (baseline µs / ours µs), and at or above Octokit's reference ratio in the same run`,
-      ratio: ACCEPT_GOAL,
-      octokitRatio: octokit?.cpuPerRequestRatio,
-      measured: Object.fromEntries(accepted.map((c) => [c.id, c.cpuPerRequestRatio])),
-      met: accepted.every((c) => c.cpuPerRequestRatio >= acceptFloor),
-    },
-    reject: {
-      description: `server CPU per rejected request at most ${REJECT_GOAL}x the hand-written receiver's`,
-      factor: REJECT_GOAL,
-      measured: Object.fromEntries(
-        rejected.map((c) => [`${c.id}/${c.signing}`, round1(1 / c.cpuPerRequestRatio, 3)]),
-      ),
-      met: rejected.every((c) => 1 / c.cpuPerRequestRatio <= REJECT_GOAL),
-    },
-  };
-  for (const goal of Object.values(goals)) {
-    console.log(`goal: ${goal.description}: ${goal.met ? 'met' : 'NOT met'}`);
-  }
-
   let layers;
   if (settings.layers && (!settings.only || settings.only.includes('koa'))) {
     console.log('\nWhere the CPU of an accepted webhook goes: Koa, layer by layer');
@@ -461,10 +461,20 @@ async function main() {
   const rss = [];
   if (settings.rss) {
     console.log(
-      `\nRSS of the server process over ${settings.rssRequests.toLocaleString('en-US')} requests`,
+      `\nRSS of the server process over ${settings.rssRequests.toLocaleString('en-US')} requests (${semiSpaceText(settings)})`,
     );
     for (const pair of pairs.filter((p) => !p.reference)) {
       rss.push(await rssRun(pair.framework, 'baseline', 'baseline', settings));
+      if (settings.promises) {
+        rss.push(
+          await rssRun(
+            pair.framework,
+            'promises',
+            'hand-written keeping the same promises',
+            settings,
+          ),
+        );
+      }
       rss.push(
         await rssRun(pair.framework, 'library', 'library, default 24 h replay window', settings),
       );
@@ -496,25 +506,21 @@ async function main() {
         ]),
       )}`,
     );
-    const growthOver = (framework) => {
-      const of = (label) => rss.find((r) => r.framework === framework && r.label === label);
-      const ours = of('library, default 24 h replay window');
-      return round1(ours.rssGrowthMiB - of('baseline').rssGrowthMiB);
-    };
-    const frameworks = [...new Set(rss.map((r) => r.framework))];
-    goals.memory = {
-      description: `RSS growth with the default replay window within ${RSS_GOAL_MIB} MiB of the hand-written receiver's growth`,
-      mib: RSS_GOAL_MIB,
-      measured: Object.fromEntries(frameworks.map((f) => [f, growthOver(f)])),
-      met: frameworks.every((f) => growthOver(f) <= RSS_GOAL_MIB),
-    };
-    console.log(`goal: ${goals.memory.description}: ${goals.memory.met ? 'met' : 'NOT met'}`);
+  }
+  // Judged from the rows alone, as the report judges any results file.
+  const { issue, earlier } = httpGoals({ comparisons, rss, settings });
+  console.log('');
+  for (const goal of Object.values(issue)) {
+    console.log(`goal: ${goal.description}: ${verdict(goal)}`);
+  }
+  for (const goal of Object.values(earlier)) {
+    console.log(`earlier goal: ${goal.description}: ${verdict(goal)}`);
   }
 
   const file = writeResults(BENCH_DIR, 'http', {
     benchmark: 'http',
     description:
-      'server CPU per request, req/s and latency of each adapter (built dist, createReceiver with MemoryStore, client: false) vs a hand-written receiver in the same framework (raw body + createHmac + timingSafeEqual + JSON.parse), for accepted webhooks and for floods of wrongly signed and unsigned requests; autocannon on 127.0.0.1, servers in child processes, distinct 2 KiB bodies; medians of alternating rounds. Octokit createNodeMiddleware vs a node:http hand-written receiver as a reference.',
+      'server CPU per request, req/s and latency of each adapter (built dist, createReceiver with MemoryStore, client: false) vs a hand-written receiver in the same framework (raw body + createHmac + timingSafeEqual + JSON.parse), for accepted webhooks and for floods of wrongly signed and unsigned requests; for accepted webhooks also vs a hand-written receiver keeping the same promises (against: promises: a Map replay window, pending results retried after a throwing handler, a body deadline timer, a rejection log of one line a minute per kind); autocannon on 127.0.0.1, servers in child processes, distinct 2 KiB bodies; medians of alternating rounds. Octokit createNodeMiddleware vs a node:http hand-written receiver as a reference. RSS runs with --max-semi-space-size=settings.semiSpaceMiB on both sides (0: V8 defaults).',
     machine,
     versions: packageVersions(ROOT, [
       'express',
@@ -530,7 +536,8 @@ async function main() {
       : undefined,
     // The Bun executable's path is this machine's, not a setting of the run.
     settings: { ...settings, bun: undefined },
-    goals,
+    goals: issue,
+    earlierGoals: earlier,
     comparisons,
     layers,
     rss,

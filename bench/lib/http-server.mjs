@@ -4,11 +4,14 @@
 // and answers `stats`, `gc` and `stop` messages.
 //
 // usage (by http.bench.mjs): node http-server.mjs <express|koa|hono|fastify|fetch|node>
-//                                                  <baseline|library|octokit>
+//                                                  <baseline|promises|library|octokit>
 //                            node http-server.mjs koa <verify-parse|replay|record|receive>
 //                                                  [--replay-window-ms=N]
-//                            bun http-server.mjs bun <baseline|library> (Bun.serve)
-import { createHmac, timingSafeEqual } from 'node:crypto';
+//                            bun http-server.mjs bun <baseline|promises|library> (Bun.serve)
+//
+// `baseline` is the plain hand-written receiver; `promises` is the same receiver keeping,
+// written plainly, what the Receiver keeps in process (see `keptPromises`).
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -51,6 +54,118 @@ function handWritten(body, header) {
   return [200, { received: true }];
 }
 
+// ---- the hand-written receiver that keeps the same promises, written plainly ----------------
+//
+// What the Receiver keeps in process on its accept path, each done the obvious way:
+// - the replay window: a Map of body digest -> expiry, pruned from its oldest entry (every
+//   digest lives as long, so insertion order is expiry order);
+// - a record that survives a throwing handler: the result waits in a Map until its handler
+//   returned, and one that threw is retried later by a timer;
+// - the body deadline: a timer per request that aborts a body still arriving after 10 s
+//   (set by each framework's server below);
+// - the rate-limited rejection log: at most one line a minute per kind of rejection.
+const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
+const BODY_TIMEOUT_MS = 10_000;
+const RETRY_AFTER_MS = 30_000;
+const REJECTION_LOG_INTERVAL_MS = 60_000;
+
+/** Body digest (SHA-256, hex) -> when it may be accepted again. */
+const seenDigests = new Map();
+/** Body digest -> a result whose handler has not returned yet, or threw. */
+const pendingResults = new Map();
+/** Kind of rejection -> when it was last logged. */
+const rejectionLoggedAt = new Map();
+
+function logRejection(kind) {
+  const now = Date.now();
+  const last = rejectionLoggedAt.get(kind);
+  if (last !== undefined && now - last < REJECTION_LOG_INTERVAL_MS) return;
+  rejectionLoggedAt.set(kind, now);
+  console.warn(`webhook rejected: ${kind} (logged at most once a minute)`);
+}
+
+/** The application's handler, as in every other server here. */
+async function handleResult(_payload) {
+  handled++;
+}
+
+/** Runs the handler of one pending result; it stays pending, due again later, if it throws. */
+async function deliverPending(digest, pending) {
+  try {
+    await handleResult(pending.payload);
+    pendingResults.delete(digest);
+    return true;
+  } catch {
+    pending.attempts++;
+    pending.dueAt = Date.now() + RETRY_AFTER_MS;
+    return false;
+  }
+}
+
+// Results whose handler threw are retried by a timer; it never keeps the process alive.
+if (variant === 'promises') {
+  setInterval(() => {
+    const now = Date.now();
+    for (const [digest, pending] of pendingResults) {
+      if (pending.dueAt <= now) deliverPending(digest, pending);
+    }
+  }, 5_000).unref();
+}
+
+/**
+ * The hand-written receiver with the promises kept: verify, parse, the replay window, the
+ * pending record, the handler; returns [status, body].
+ * @param {Buffer} body
+ * @param {string | string[] | undefined} header
+ * @returns {Promise<[number, Record<string, unknown>]>}
+ */
+async function keptPromises(body, header) {
+  if (typeof header !== 'string') {
+    logRejection('signature_missing');
+    return [401, { error: 'signature_missing' }];
+  }
+  if (!signatureMatches(body, header)) {
+    logRejection('signature_invalid');
+    return [401, { error: 'signature_invalid' }];
+  }
+  let payload;
+  try {
+    payload = JSON.parse(body.toString('utf8'));
+  } catch {
+    logRejection('payload_invalid');
+    return [400, { error: 'payload_invalid' }];
+  }
+  const now = Date.now();
+  for (const [digest, expiresAt] of seenDigests) {
+    if (expiresAt > now) break;
+    seenDigests.delete(digest);
+  }
+  const digest = createHash('sha256').update(body).digest('hex');
+  if (seenDigests.has(digest)) return [200, { received: true, duplicate: true }];
+  seenDigests.set(digest, now + REPLAY_WINDOW_MS);
+  const pending = { payload, attempts: 1, dueAt: now + RETRY_AFTER_MS };
+  pendingResults.set(digest, pending);
+  if (await deliverPending(digest, pending)) return [200, { received: true }];
+  return [500, { error: 'handler_failed' }];
+}
+
+/**
+ * A Fetch body read within the deadline, as portable hand-written code races it: `null`
+ * when the body did not arrive in time.
+ * @param {() => Promise<ArrayBuffer>} read
+ */
+async function readWithinDeadline(read) {
+  let timer;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(null), BODY_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([read(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function libraryReceiver() {
   const { createReceiver, MemoryStore } = await import(packageEntry('core'));
   const replayWindowMs = values['replay-window-ms'];
@@ -74,6 +189,24 @@ async function expressServer() {
       const [status, body] = handWritten(req.body, req.get('x-webhook-signature'));
       res.status(status).json(body);
     });
+  } else if (variant === 'promises') {
+    const bodyTimers = new WeakMap();
+    app.post(
+      WEBHOOK_PATH,
+      (req, _res, next) => {
+        bodyTimers.set(
+          req,
+          setTimeout(() => req.destroy(), BODY_TIMEOUT_MS),
+        );
+        next();
+      },
+      express.raw({ type: () => true, limit: LIMIT }),
+      async (req, res) => {
+        clearTimeout(bodyTimers.get(req));
+        const [status, body] = await keptPromises(req.body, req.get('x-webhook-signature'));
+        res.status(status).json(body);
+      },
+    );
   } else {
     const { verificationWebhook } = await import(packageEntry('express'));
     app.post(WEBHOOK_PATH, verificationWebhook(await libraryReceiver()));
@@ -93,6 +226,24 @@ async function koaServer() {
         length: ctx.get('content-length') || undefined,
       });
       const [status, body] = handWritten(raw, ctx.get('x-webhook-signature') || undefined);
+      ctx.status = status;
+      ctx.body = body;
+    });
+  } else if (variant === 'promises') {
+    const { default: getRawBody } = await import('raw-body');
+    app.use(async (ctx, next) => {
+      if (ctx.path !== WEBHOOK_PATH || ctx.method !== 'POST') return next();
+      const timer = setTimeout(() => ctx.req.destroy(), BODY_TIMEOUT_MS);
+      let raw;
+      try {
+        raw = await getRawBody(ctx.req, {
+          limit: LIMIT,
+          length: ctx.get('content-length') || undefined,
+        });
+      } finally {
+        clearTimeout(timer);
+      }
+      const [status, body] = await keptPromises(raw, ctx.get('x-webhook-signature') || undefined);
       ctx.status = status;
       ctx.body = body;
     });
@@ -190,6 +341,16 @@ async function honoServer() {
       const [status, body] = handWritten(raw, c.req.header('x-webhook-signature'));
       return c.json(body, status);
     });
+  } else if (variant === 'promises') {
+    app.post(WEBHOOK_PATH, async (c) => {
+      const bytes = await readWithinDeadline(() => c.req.arrayBuffer());
+      if (bytes === null) return c.json({ error: 'body_timeout' }, 408);
+      const [status, body] = await keptPromises(
+        Buffer.from(bytes),
+        c.req.header('x-webhook-signature'),
+      );
+      return c.json(body, /** @type {200} */ (status));
+    });
   } else {
     const { verificationWebhook } = await import(packageEntry('hono'));
     app.post(WEBHOOK_PATH, verificationWebhook(await libraryReceiver()));
@@ -220,6 +381,28 @@ async function fastifyServer() {
         return body;
       });
     });
+  } else if (variant === 'promises') {
+    await app.register(async (scope) => {
+      const bodyTimers = new WeakMap();
+      scope.addHook('onRequest', (request, _reply, done) => {
+        bodyTimers.set(
+          request,
+          setTimeout(() => request.raw.destroy(), BODY_TIMEOUT_MS),
+        );
+        done();
+      });
+      scope.removeAllContentTypeParsers();
+      scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: LIMIT }, (_r, body, done) =>
+        done(null, body),
+      );
+      scope.post(WEBHOOK_PATH, async (request, reply) => {
+        clearTimeout(bodyTimers.get(request));
+        const raw = /** @type {Buffer} */ (request.body);
+        const [status, body] = await keptPromises(raw, request.headers['x-webhook-signature']);
+        reply.code(status);
+        return body;
+      });
+    });
   } else {
     const { verificationWebhook } = await import(packageEntry('fastify'));
     await app.register(verificationWebhook, {
@@ -238,6 +421,15 @@ async function fetchHandler() {
       const raw = Buffer.from(await request.arrayBuffer());
       const signature = request.headers.get('x-webhook-signature') ?? undefined;
       const [status, body] = handWritten(raw, signature);
+      return Response.json(body, { status });
+    };
+  }
+  if (variant === 'promises') {
+    return async (request) => {
+      const bytes = await readWithinDeadline(() => request.arrayBuffer());
+      if (bytes === null) return Response.json({ error: 'body_timeout' }, { status: 408 });
+      const signature = request.headers.get('x-webhook-signature') ?? undefined;
+      const [status, body] = await keptPromises(Buffer.from(bytes), signature);
       return Response.json(body, { status });
     };
   }
@@ -287,7 +479,8 @@ const builders = {
 };
 if (
   !(builders[framework] || framework === 'bun') ||
-  !['baseline', 'library', 'octokit', ...LAYERS].includes(variant)
+  !['baseline', 'promises', 'library', 'octokit', ...LAYERS].includes(variant) ||
+  (variant === 'promises' && framework === 'node')
 ) {
   console.error(`unknown server ${framework} ${variant}`);
   process.exit(2);
