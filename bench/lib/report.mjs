@@ -670,6 +670,33 @@ ${mdTable(
 }
 
 /** Polls per second of 1, 2 and 4 instances sweeping one store (bench/sweeps.bench.mjs). */
+function accountsSection(accounts) {
+  if (!accounts) {
+    return '## Several accounts on one Receiver (`bench/accounts.bench.mjs`)\n\nNo results yet: run `pnpm bench:accounts` (or `pnpm bench`).\n';
+  }
+  const { cpu, memory } = accounts.results;
+  const s = accounts.settings;
+  return `## Several accounts on one Receiver (\`bench/accounts.bench.mjs\`)
+
+${measured(accounts)} In process, as the telemetry bench: CPU time per \`receiver.receive()\` of a distinct, correctly signed 2 KiB
+webhook (delivered to a handler, MemoryStore), ${s.rounds} rotated rounds of ${int(s.callsPerSample)} calls; the
+webhooks of a Receiver of several accounts go to every account in turn, each signed with its
+account's secret. "ratio" is the CPU of a Receiver of one account over this one's.
+
+${mdTable(
+  ['Receiver', 'CPU µs/receive', 'ratio'],
+  cpu.map((r) => [r.variant, fixed(r.cpuMicrosPerReceive, 1), fixed(r.ratio)]),
+  ['left', 'right', 'right'],
+)}
+
+Memory: ${int(memory.accountsUsed)} accounts used once each through a resolver with a cache of
+${int(memory.cacheSize)}: ${int(memory.resolverCalls)} calls of \`resolve\` (one per account), and the Receiver held
+${fixed(memory.heapSeveralBytes / 1048576, 1)} MiB of heap after them against ${fixed(memory.heapOneAccountBytes / 1048576, 1)} MiB for a Receiver of one account after the
+same webhooks: **${int(memory.bytesPerCachedAccount)} B per cached account** (its secrets, its API client,
+its counts for \`health({ account })\`), bounded by \`cacheSize\` whatever the number of accounts.
+`;
+}
+
 function sweepsSection(sweeps) {
   if (!sweeps) {
     return '## Sweeps across instances\n\nNo results yet: run `pnpm bench:sweeps` (or `pnpm bench`).\n';
@@ -877,6 +904,7 @@ export function writeReport(benchDir, rootDir) {
   const fuzz = readJson(join(results, 'fuzz.json'));
   const latency = readJson(join(results, 'latency.json'));
   const sweeps = readJson(join(results, 'sweeps.json'));
+  const accounts = readJson(join(results, 'accounts.json'));
   const svgFile = join(results, 'ratios.svg');
   writeWhole(svgFile, ratioChart(chartGroups({ verify, http })));
   const latest = [verify, http, tracker, latency, sweeps]
@@ -933,6 +961,7 @@ ${trackerSection(tracker)}
 ${sweepsSection(sweeps)}
 ${roundTripsSection()}
 ${latencySection(latency)}
+${accountsSection(accounts)}
 ${edgeSection(edge)}
 ${fuzzSection(fuzz)}`;
   const mdFile = join(rootDir, 'BENCHMARKS.md');
