@@ -11,7 +11,10 @@ import type * as Hmac from './hmac.js';
 // Read from the namespace, not imported by name: a runtime without it must still load this.
 const oneShotHash = (nodeCrypto as { hash?: typeof nodeCrypto.hash }).hash;
 const keyCache = new Map<string, KeyObject>();
-const KEY_CACHE_LIMIT = 32;
+// Every secret of every account (a Receiver of several keeps up to 1,000 by default) and the
+// token keys: past this the cache starts over, so a few thousand accounts in turn do not each
+// import their key again at every webhook.
+const KEY_CACHE_LIMIT = 4096;
 const HEX_64 = /^[0-9a-fA-F]{64}$/;
 
 function keyFor(secret: string): KeyObject {

@@ -3,7 +3,10 @@ import type * as Hmac from './hmac.js';
 
 const encoder = new TextEncoder();
 const keyCache = new Map<string, Promise<CryptoKey>>();
-const KEY_CACHE_LIMIT = 32;
+// Every secret of every account (a Receiver of several keeps up to 1,000 by default) and the
+// token keys: past this the cache starts over, so a few thousand accounts in turn do not each
+// import their key again at every webhook.
+const KEY_CACHE_LIMIT = 4096;
 
 function importKey(secret: string): Promise<CryptoKey> {
   let key = keyCache.get(secret);
