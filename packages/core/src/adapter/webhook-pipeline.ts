@@ -199,10 +199,16 @@ export function createWebhookPipeline(
       body = read.kind === 'bytes' ? read.bytes : read;
     }
     const { method, headers, waitUntil } = exchange;
-    const request: WebhookRequest = { method, headers, body };
+    const request: WebhookRequest = {
+      method,
+      headers,
+      body,
+      // Read only by a Receiver of several accounts: a router's parameters are not free.
+      get account() {
+        return accountFor(exchange);
+      },
+    };
     if (waitUntil) request.waitUntil = waitUntil;
-    const account = accountFor(exchange);
-    if (account !== undefined) request.account = account;
     const answer = await receiver.receive(request);
     // Only a body read whole is delivered: its event is kept, and passed on when asked.
     if (answer.event) {

@@ -11,21 +11,32 @@ const contexts = new WeakMap<WebhookContext, WeakMap<Account, WebhookContext>>()
  * verified (none named, none found, none to be had now). Only a resolver's account is looked
  * up at a bounded pace: strangers posting to made-up ids spend the budget, not the resolver.
  */
-export async function accountContext(
+export function accountContext(
   context: WebhookContext,
   accounts: AccountDirectory,
   accountId: string | undefined,
-): Promise<WebhookContext | Happened> {
+): WebhookContext | Happened | Promise<WebhookContext | Happened> {
   if (accountId === undefined || accountId === '') return { outcome: 'no-account' };
-  let found: Awaited<ReturnType<typeof accounts.find>>;
+  let finding: ReturnType<AccountDirectory['find']>;
   try {
-    const finding = accounts.find(accountId);
-    found = finding instanceof Promise ? await finding : finding;
+    finding = accounts.find(accountId);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    context.handlers.reportError(error, { stage: 'account' });
-    return { outcome: 'resolver-failed', logFields: { error: message } };
+    return resolverFailed(context, error);
   }
+  // A cached account (every account of a map) is chosen without waiting a turn.
+  return finding instanceof Promise
+    ? finding.then(
+        (found) => chosen(context, found),
+        (error: unknown) => resolverFailed(context, error),
+      )
+    : chosen(context, finding);
+}
+
+/** What the directory found, as the context the request is decided in, or its refusal. */
+function chosen(
+  context: WebhookContext,
+  found: Awaited<ReturnType<AccountDirectory['find']>>,
+): WebhookContext | Happened {
   if (found === 'busy') return { outcome: 'busy', logFields: { budget: 'spent' } };
   if (!found) return { outcome: 'unknown-account' };
   let byAccount = contexts.get(context);
@@ -39,4 +50,10 @@ export async function accountContext(
     byAccount.set(found, scoped);
   }
   return scoped;
+}
+
+function resolverFailed(context: WebhookContext, error: unknown): Happened {
+  const message = error instanceof Error ? error.message : String(error);
+  context.handlers.reportError(error, { stage: 'account' });
+  return { outcome: 'resolver-failed', logFields: { error: message } };
 }

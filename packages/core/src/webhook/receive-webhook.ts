@@ -81,9 +81,10 @@ async function receive(
   if (request.method.toUpperCase() !== 'POST') return { outcome: 'not-post' };
   // On a Receiver of several accounts, the request is the account's its path names.
   const { accounts } = receiverContext;
-  const chosen = accounts
-    ? await accountContext(receiverContext, accounts, request.account)
+  const choosing = accounts
+    ? accountContext(receiverContext, accounts, request.account)
     : receiverContext;
+  const chosen = choosing instanceof Promise ? await choosing : choosing;
   if ('outcome' in chosen) return chosen;
   if (chosen.account === undefined) return receiveIn(chosen, request);
   const happened = await receiveIn(chosen, request);
