@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { onTestFinished } from 'vitest';
+import { expect, onTestFinished } from 'vitest';
+import { freePort } from './redis-server.js';
 
 /** How a command ended: its exit code and everything it printed, stdout and stderr. */
 export interface ExitedCommand {
@@ -40,4 +41,27 @@ export function runExampleMain(
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, output }));
   });
+}
+
+/**
+ * The case every Node example shares: `pnpm start` (its `src/main.ts`) while the emulator is
+ * not running says what failed and how to start the emulator, and exits 1 without a stack
+ * trace.
+ */
+export async function expectStartWithoutEmulator(exampleDir: string): Promise<void> {
+  const port = await freePort();
+  const { code, output } = await runExampleMain(exampleDir, {
+    PORT: String(port),
+    // Nothing listens there: the emulator is not running.
+    FACEVERIFY_BASE_URL: `http://127.0.0.1:${await freePort()}`,
+    FACEVERIFY_API_KEY: 'fv_test_main_without_the_emulator_01',
+    FACEVERIFY_WEBHOOK_SECRET: 'whsec_main_without_the_emulator_01',
+  });
+  expect(code, output).toBe(1);
+  expect(output).toMatch(/^GET \/v1\/sessions\/:token failed without a response \(.*ECONNREFUSED/);
+  expect(output).toContain('Is the emulator running? Start it in another terminal with');
+  expect(output).toContain(
+    `npx faceverify-emulator --callback-url http://127.0.0.1:${port}/webhooks/verification`,
+  );
+  expect(output).not.toMatch(/^\s+at /m);
 }

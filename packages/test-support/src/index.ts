@@ -1,6 +1,6 @@
 export { atDepth, TEST_DEPTH, type TestDepth } from './depth.js';
 export { type EventStreamReader, eventStreamReader } from './event-stream-reader.js';
-export { type ExitedCommand, runExampleMain } from './example-main.js';
+export { type ExitedCommand, expectStartWithoutEmulator, runExampleMain } from './example-main.js';
 export {
   bundleForWorkerd,
   type MigrationsConfig,

@@ -1,4 +1,5 @@
 import type { Client, ClientOptions } from '../client/index.js';
+import { isClient } from '../client/is-client.js';
 import type { Clock } from '../clock/clock.js';
 import { ConfigurationError } from '../errors.js';
 import type { Log } from '../logging/logger.js';
@@ -207,10 +208,6 @@ export class AccountDirectory {
 
 function isResolver(option: AccountsOption): option is AccountResolver {
   return typeof (option as Partial<AccountResolver>).resolve === 'function';
-}
-
-function isClient(value: Client | ClientOptions): value is Client {
-  return typeof (value as Client).getSession === 'function';
 }
 
 function sameClient(

@@ -2,6 +2,7 @@ import { AccountDirectory } from '../accounts/account-directory.js';
 import type { AccountsOption } from '../accounts/accounts-option.js';
 import type { Client, ClientOptions } from '../client/index.js';
 import { createClient } from '../client/index.js';
+import { isClient } from '../client/is-client.js';
 import { type Clock, systemClock } from '../clock/clock.js';
 import { ENV, readEnv } from '../config/env.js';
 import { assertKnownOptions } from '../config/known-options.js';
@@ -257,15 +258,6 @@ export interface ResolvedReceiverOptions {
   maxClockSkewMs: number;
   now: () => number;
   telemetry: ReceiverTelemetry | undefined;
-}
-
-function isClient(value: unknown): value is Client {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as Client).getSession === 'function' &&
-    typeof (value as Client).createSession === 'function'
-  );
 }
 
 function resolveClient(

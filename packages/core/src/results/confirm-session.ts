@@ -49,28 +49,32 @@ export function createConfirmSession(
   return async (token, options) => {
     if (!context.accounts) requireClient(context, 'confirm()');
     if (!isPathSegment(token)) return UNKNOWN;
-    // Of another account (or of none): unknown, as a token this Receiver does not track.
-    if (options?.account !== undefined) {
-      const record = await context.store.get({ key: token, now: context.now() });
-      if (record?.account !== options.account) return UNKNOWN;
-    }
-    const known = shared.get(token);
+    const account = options?.account;
+    // Calls scoped to an account share an answer only with calls scoped alike.
+    const key = account === undefined ? token : `${account}\u0000${token}`;
+    const known = shared.get(key);
     if (known) return known;
-    const answer = confirmOnce(context, token);
-    shared.set(token, answer);
+    const answer = confirmOnce(context, token, account);
+    shared.set(key, answer);
     const forget = () => {
-      context.clock.setTimeout(() => shared.delete(token), ANSWER_SHARED_MS);
+      context.clock.setTimeout(() => shared.delete(key), ANSWER_SHARED_MS);
     };
-    answer.then(forget, () => shared.delete(token));
+    answer.then(forget, () => shared.delete(key));
     return answer;
   };
 }
 
-async function confirmOnce(context: ConfirmContext, token: string): Promise<ConfirmedSession> {
+async function confirmOnce(
+  context: ConfirmContext,
+  token: string,
+  account: string | undefined,
+): Promise<ConfirmedSession> {
   const { store } = context;
   await context.clockReady();
   const record = await store.get({ key: token, now: context.now() });
   if (!record?.token) return UNKNOWN;
+  // Of another account (or of none): unknown, as a token this Receiver does not track.
+  if (account !== undefined && record.account !== account) return UNKNOWN;
   if (!isOpen(record.state)) {
     if (record.state === 'expired') return { status: 'expired' };
     if (record.result && isConfirmed(record.result)) {
