@@ -9,6 +9,8 @@ import type { ReceiverResponse } from '../webhook/answers.js';
  * return toFetchResponse(answer);
  */
 export function toFetchResponse(answer: ReceiverResponse, close = false): Response {
-  const headers = close ? { ...answer.headers, connection: 'close' } : answer.headers;
+  const headers = close
+    ? Object.assign({}, answer.headers, { connection: 'close' })
+    : answer.headers;
   return new Response(answer.body, { status: answer.status, headers });
 }

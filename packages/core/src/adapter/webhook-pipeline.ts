@@ -83,6 +83,32 @@ export interface WebhookExchange<Result> {
   fail?(error: unknown): void;
 }
 
+/**
+ * The request an exchange hands the Receiver. Its account is read only by a Receiver of
+ * several accounts (a router's parameters are not free), through a getter on the class: an
+ * object literal with a getter costs a closure and an accessor per request, which Node 20
+ * keeps until a full collection.
+ */
+class ExchangeRequest implements WebhookRequest {
+  readonly method: string;
+  readonly headers: HeadersLike;
+  readonly waitUntil: ((promise: Promise<unknown>) => void) | undefined;
+
+  constructor(
+    private readonly exchange: WebhookExchange<unknown>,
+    readonly body: WebhookRequest['body'],
+    private readonly accountFor: (exchange: WebhookExchange<unknown>) => string | undefined,
+  ) {
+    this.method = exchange.method;
+    this.headers = exchange.headers;
+    this.waitUntil = exchange.waitUntil;
+  }
+
+  get account(): string | undefined {
+    return this.accountFor(this.exchange);
+  }
+}
+
 /** The request flow every adapter shares, from path matching to the written answer. */
 export interface WebhookPipeline {
   /**
@@ -198,18 +224,7 @@ export function createWebhookPipeline(
       // A body not read is the Receiver's to answer too (413, 408, 400, 500).
       body = read.kind === 'bytes' ? read.bytes : read;
     }
-    const { method, headers, waitUntil } = exchange;
-    const request: WebhookRequest = {
-      method,
-      headers,
-      body,
-      // Read only by a Receiver of several accounts: a router's parameters are not free.
-      get account() {
-        return accountFor(exchange);
-      },
-    };
-    if (waitUntil) request.waitUntil = waitUntil;
-    const answer = await receiver.receive(request);
+    const answer = await receiver.receive(new ExchangeRequest(exchange, body, accountFor));
     // Only a body read whole is delivered: its event is kept, and passed on when asked.
     if (answer.event) {
       exchange.keep?.(answer.event);

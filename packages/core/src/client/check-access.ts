@@ -61,7 +61,12 @@ export async function checkAccess(
       `${where} answered GET ${new URL(transport.baseUrl + path).pathname} with ${withKey}, which the service's API does not: ${ENV.baseUrl} is likely not its address. ${BASE_URL_FIX}`,
     );
   }
-  const withoutKey = await statusOf(transport, { ...request, withoutKey: true }, timeoutMs, signal);
+  const withoutKey = await statusOf(
+    transport,
+    Object.assign({}, request, { withoutKey: true }),
+    timeoutMs,
+    signal,
+  );
   if (refused(withoutKey)) return;
   const requested = new URL(transport.baseUrl + path).pathname;
   throw new ConfigurationError(

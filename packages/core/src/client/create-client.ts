@@ -24,11 +24,12 @@ const GET_ENDPOINT = 'GET /v1/sessions/:token';
 function createSessionBody(params: CreateSessionParams): Record<string, unknown> {
   checkExternalUserId(params.externalUserId, 'createSession');
   // The named parameters win over `extra`, so `extra` cannot silently redirect a session.
-  return {
-    ...params.extra,
-    external_user_id: params.externalUserId,
-    ...(params.redirectUrl === undefined ? {} : { redirect_url: params.redirectUrl }),
-  };
+  return Object.assign(
+    {},
+    params.extra,
+    { external_user_id: params.externalUserId },
+    params.redirectUrl === undefined ? undefined : { redirect_url: params.redirectUrl },
+  );
 }
 
 /**

@@ -102,12 +102,13 @@ function readResult(
     }
   }
   try {
-    return validateVerificationPayload({
-      ...fields,
-      event: COMPLETED_EVENT,
-      status,
-      external_user_id: record.external_user_id ?? fields.external_user_id,
-    });
+    return validateVerificationPayload(
+      Object.assign({}, fields, {
+        event: COMPLETED_EVENT,
+        status,
+        external_user_id: record.external_user_id ?? fields.external_user_id,
+      }),
+    );
   } catch (error) {
     if (!(error instanceof WebhookPayloadError)) throw error;
     throw invalid(

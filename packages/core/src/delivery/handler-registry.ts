@@ -92,7 +92,7 @@ export class HandlerRegistry {
     },
   ): void {
     const reported: ReceiverErrorContext = context.event
-      ? { ...context, event: withoutCredentials(context.event) }
+      ? Object.assign({}, context, { event: withoutCredentials(context.event) })
       : (context as ReceiverErrorContext);
     for (const handler of this.mapFor('error').keys()) {
       try {

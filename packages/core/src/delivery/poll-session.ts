@@ -77,7 +77,7 @@ export function pollLeased(
     () => lookAt(context, session, owner, options),
     account === undefined
       ? describe
-      : (polled) => ({ ...describe(polled), [ACCOUNT_ATTRIBUTE]: account }),
+      : (polled) => Object.assign(describe(polled), { [ACCOUNT_ATTRIBUTE]: account }),
   );
 }
 
@@ -86,7 +86,7 @@ function describePoll(polled: PollOutcome): ReceiverSpanAttributes {
 }
 
 function describePollWithStatus(polled: PollOutcome): ReceiverSpanAttributes {
-  return { ...describePoll(polled), 'faceverify.session.status': polled.status };
+  return { 'faceverify.poll.result': polled.outcome, 'faceverify.session.status': polled.status };
 }
 
 async function lookAt(
@@ -189,7 +189,7 @@ async function lookAt(
             state: 'delivering',
             dueAt: now + wait,
             attempts: session.attempts,
-            result: { ...claim, awaitingConfirmation: true },
+            result: Object.assign({}, claim, { awaitingConfirmation: true }),
           }
         : { state: 'pending', dueAt: now + wait, attempts: session.attempts },
       now,
@@ -206,14 +206,14 @@ async function lookAt(
   if (snapshot.result) {
     if (claimed && sameOutcome(claimed.payload, snapshot.result)) {
       const { awaitingConfirmation: _, ...agreed } = claimed;
-      const confirmed = { ...agreed, confirmed: true };
+      const confirmed = Object.assign(agreed, { confirmed: true });
       return deliver(context, session, owner, confirmed, snapshot.status, options);
     }
     const isContradicted = claimed !== undefined;
     if (isContradicted) contradicted(context, session, `the service says ${snapshot.status}`);
     const result: StoredResult = { payload: snapshot.result, source: 'poll', receivedAt: now };
     const polled = await deliver(context, session, owner, result, snapshot.status, options);
-    return { ...polled, contradicted: isContradicted };
+    return Object.assign({}, polled, { contradicted: isContradicted });
   }
   if (claimed) contradicted(context, session, `the service says ${snapshot.status}`);
   if (snapshot.status === 'expired' || now >= session.expiresAt) {
@@ -245,7 +245,8 @@ async function leave(
 ): Promise<PollOutcome> {
   const now = context.now();
   const delay = context.sweepIntervalMs * (1 + Math.random());
-  const result = session.result ?? (claim && { ...claim, awaitingConfirmation: true });
+  const result =
+    session.result ?? (claim && Object.assign({}, claim, { awaitingConfirmation: true }));
   await context.store.settle({
     key: session.key,
     owner,

@@ -91,7 +91,7 @@ function accountSets(): (base: Attributes, account: string) => Attributes {
     }
     let attributes = byAccount.get(account);
     if (!attributes) {
-      attributes = { ...base, [ACCOUNT_ATTRIBUTE]: account };
+      attributes = Object.assign({}, base, { [ACCOUNT_ATTRIBUTE]: account });
       byAccount.set(account, attributes);
     }
     return attributes;

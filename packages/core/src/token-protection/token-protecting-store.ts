@@ -182,7 +182,8 @@ export class TokenProtectingStore implements Store {
         );
         if (!outcome.leased) return outcome;
         this.learn(outcome.leased);
-        return { ...outcome, leased: await this.revealFound(options.key, outcome.leased) };
+        const leased = await this.revealFound(options.key, outcome.leased);
+        return Object.assign({}, outcome, { leased });
       };
     }
   }
@@ -236,7 +237,7 @@ export class TokenProtectingStore implements Store {
         const { keys: _theirs, ...rest } = options;
         const keys = this.recordsOfUser.get(externalUserId);
         const records = await this.inner.findByUser(
-          keys ? { ...rest, externalUserId, keys } : { ...rest, externalUserId },
+          keys ? Object.assign({}, rest, { externalUserId, keys }) : { ...rest, externalUserId },
         );
         this.learnUser(externalUserId, records);
         return records;
@@ -431,7 +432,11 @@ export class TokenProtectingStore implements Store {
     if (record.token === undefined && !isStoredKey(key)) {
       const revealed = isConcealed(record) ? await this.reveal(record) : record;
       if (revealed.unreadableToken) return revealed;
-      return { ...revealed, key, token: key, storedKey: record.key } as RevealedSession;
+      return Object.assign({}, revealed, {
+        key,
+        token: key,
+        storedKey: record.key,
+      }) satisfies RevealedSession;
     }
     return isConcealed(record) ? this.reveal(record) : record;
   }
@@ -511,7 +516,7 @@ export class TokenProtectingStore implements Store {
 
   private async sealUpdate(update: SettleUpdate, storedKey: string): Promise<SettleUpdate> {
     return update.result
-      ? { ...update, result: await this.seal(update.result, storedKey) }
+      ? Object.assign({}, update, { result: await this.seal(update.result, storedKey) })
       : update;
   }
 
@@ -589,13 +594,11 @@ export class TokenProtectingStore implements Store {
       this.raiseMissing(missing);
       // What this instance cannot open it hands over without it: the Receiver leaves the
       // record alone, and knows a result is stored, so it does not ask for one to be delivered.
-      return {
-        ...rest,
+      return Object.assign(rest, {
         unreadableToken: { keyIds: missing, ...(record.result ? { hasResult: true } : {}) },
-      };
+      });
     }
-    const revealed: TrackedSession = {
-      ...rest,
+    const revealed: TrackedSession = Object.assign(rest, {
       externalUserId: isHashedUser(record.externalUserId)
         ? (externalUserId ??
           opened?.externalUserId ??
@@ -603,16 +606,15 @@ export class TokenProtectingStore implements Store {
           // Closed without a result: its token and the id with it are gone, by design.
           record.externalUserId)
         : record.externalUserId,
-    };
+    });
     if (result) revealed.result = result;
     if (opened) {
       cacheEntry(this.foundUnder, opened.token, record.key);
-      return {
-        ...revealed,
+      return Object.assign(revealed, {
         key: opened.token,
         token: opened.token,
         storedKey: record.key,
-      } as RevealedSession;
+      }) satisfies RevealedSession;
     }
     // A clear token (written before tokens were protected), or none (closed, or unmatched).
     if (record.token !== undefined) revealed.token = record.token;

@@ -46,7 +46,11 @@ function chosen(
   }
   let scoped = byAccount.get(found);
   if (!scoped) {
-    scoped = { ...context, secrets: [...found.secrets], client: found.client, account: found.id };
+    scoped = Object.assign({}, context, {
+      secrets: [...found.secrets],
+      client: found.client,
+      account: found.id,
+    });
     byAccount.set(found, scoped);
   }
   return scoped;

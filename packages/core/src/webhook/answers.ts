@@ -470,7 +470,7 @@ export interface Decided extends Happened {
 
 /** The answer to what happened: its row, by {@link OUTCOME_ROWS}. */
 export function decided(happened: Happened): Decided {
-  return { ...happened, name: OUTCOME_ROWS[happened.outcome] };
+  return { name: OUTCOME_ROWS[happened.outcome], ...happened };
 }
 
 // A row without `{detail}` is serialized once: floods of unsigned or wrongly signed
@@ -485,13 +485,14 @@ for (const [name, row] of Object.entries(WEBHOOK_ANSWERS) as [AnswerName, Answer
 export function responseOf({ name, detail, event }: Decided): ReceiverResponse {
   const row: AnswerRow = WEBHOOK_ANSWERS[name];
   // A fresh object each time: adapters and frameworks may add to it.
-  const headers = { ...JSON_HEADERS, ...row.headers };
+  const headers = Object.assign({}, JSON_HEADERS, row.headers);
   const body =
     FIXED_BODIES.get(name) ??
-    JSON.stringify({
-      ...row.body,
-      message: String(row.body.message).replace('{detail}', () => detail ?? ''),
-    });
+    JSON.stringify(
+      Object.assign({}, row.body, {
+        message: String(row.body.message).replace('{detail}', () => detail ?? ''),
+      }),
+    );
   const answer: ReceiverResponse = { status: row.status, headers, body };
   if (event) answer.event = event;
   return answer;

@@ -41,7 +41,7 @@ export interface WebhookRequest {
    * Keeps background work alive after the response on platforms that end a request's
    * work with its response (Cloudflare Workers' `ctx.waitUntil`).
    */
-  waitUntil?: (promise: Promise<unknown>) => void;
+  waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
 }
 
 // Closed records of a user looked at to recognise a late duplicate: the most recent ones.
@@ -173,7 +173,7 @@ async function handleVerified(
   if (by === 'user' && context.confirmWebhooks) {
     return confirmAndDeliver(context, request, key, result);
   }
-  const attached = by === 'token' ? { ...result, confirmed: true } : result;
+  const attached = by === 'token' ? Object.assign({}, result, { confirmed: true }) : result;
   return attachAndDeliver(context, request, key, attached, digest);
 }
 
