@@ -18,10 +18,10 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import { machineInfo, median, packageVersions, table, writeResults } from './harness.mjs';
 import { startServer } from './lib/child-server.mjs';
 import { httpGoals, semiSpaceText, verdict } from './lib/http-goals.mjs';
+import { load, measure, runtimeOf } from './lib/measure-server.mjs';
 import { requestSource } from './lib/webhook-bodies.mjs';
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
@@ -123,95 +123,6 @@ function options() {
     layers: values.layers !== false,
     promises: values.promises !== false,
   };
-}
-
-/**
- * @param {string} url
- * @param {ReturnType<typeof import('./lib/webhook-bodies.mjs').requestSource>} source
- * @param {{ connections: number, duration?: number, amount?: number }} settings
- */
-function load(url, source, { connections, duration, amount }) {
-  return autocannon({
-    url,
-    connections,
-    pipelining: 1,
-    timeout: 10,
-    ...(amount ? { amount } : { duration }),
-    requests: source.requests,
-  });
-}
-
-/** How a server of `framework` is started: Bun's row runs under the Bun executable. */
-const runtimeOf = (framework, settings) => (framework === 'bun' ? { execPath: settings.bun } : {});
-
-/**
- * One measurement: a fresh server, a warm-up, then `durationS` of load. `signing` other than
- * `valid` floods the server with requests it must reject (401), none reaching a handler.
- */
-async function measure(framework, variant, settings, signing = 'valid') {
-  const server = await startServer(framework, variant, runtimeOf(framework, settings));
-  try {
-    // Same tag, same sequence: the baseline and the candidate see identical bodies.
-    const source = requestSource({ tag: 'h', signing });
-    await load(server.url, source, {
-      connections: settings.connections,
-      duration: settings.warmupS,
-    });
-    const before = await server.stats();
-    const result = await load(server.url, source, {
-      connections: settings.connections,
-      duration: settings.durationS,
-    });
-    const after = await server.stats();
-    const handled = after.handled - before.handled;
-    const seconds = result.duration || settings.durationS;
-    if (result.errors > 0 || result.timeouts > 0) {
-      throw new Error(
-        `${framework}/${variant}: ${result.errors} errors, ${result.timeouts} timeouts`,
-      );
-    }
-    if (signing !== 'valid') {
-      // Every request refused, none handled: a rejection row measures rejections only.
-      const refused = result['4xx'];
-      if (result['2xx'] > 0 || result['5xx'] > 0) {
-        throw new Error(`${framework}/${variant}: ${result['2xx']} 2xx, ${result['5xx']} 5xx`);
-      }
-      if (handled !== 0) throw new Error(`${framework}/${variant}: ${handled} were handled`);
-      return {
-        requestsPerSec: refused / seconds,
-        p50Ms: result.latency.p50,
-        p99Ms: result.latency.p99,
-        requests: refused,
-        handled,
-        serverCpuMicrosPerRequest: (after.cpuMicros - before.cpuMicros) / Math.max(1, refused),
-        serverCpuLoad: (after.cpuMicros - before.cpuMicros) / (seconds * 1e6),
-      };
-    }
-    const ok = result['2xx'];
-    if (result.non2xx > 0) {
-      throw new Error(
-        `${framework}/${variant}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`,
-      );
-    }
-    // Each accepted request must have reached the handler: nothing was a cheap duplicate.
-    // Up to one request per connection may be in flight at each end of the measurement
-    // (handled but answered outside it, or the other way round), hence twice the connections.
-    if (Math.abs(handled - ok) > 2 * settings.connections) {
-      throw new Error(`${framework}/${variant}: ${ok} answered 2xx but ${handled} were handled`);
-    }
-    return {
-      requestsPerSec: ok / seconds,
-      p50Ms: result.latency.p50,
-      p99Ms: result.latency.p99,
-      requests: ok,
-      handled,
-      serverCpuMicrosPerRequest: (after.cpuMicros - before.cpuMicros) / Math.max(1, handled),
-      // Share of one core the server used: well below 1, the load generator set the pace.
-      serverCpuLoad: (after.cpuMicros - before.cpuMicros) / (seconds * 1e6),
-    };
-  } finally {
-    await server.stop();
-  }
 }
 
 const round1 = (value, digits = 1) => Number(value.toFixed(digits));

@@ -13,13 +13,18 @@ const SERVER = fileURLToPath(new URL('./http-server.mjs', import.meta.url));
 /**
  * @param {string} framework
  * @param {string} variant
- * @param {{ args?: string[], execArgv?: string[], execPath?: string }} [options] `execPath`
- *   runs the server with another runtime (Bun)
+ * @param {{ args?: string[], execArgv?: string[], execPath?: string, server?: string }} [options]
+ *   `execPath` runs the server with another runtime (Bun); `server` is another checkout's
+ *   http-server.mjs (revisions.bench.mjs)
  * @returns {Promise<{ pid: number, url: string, stats(): Promise<ServerStats>, gc(): Promise<ServerStats>,
  *   stop(): Promise<void> }>}
  */
-export function startServer(framework, variant, { args = [], execArgv = [], execPath } = {}) {
-  const child = fork(SERVER, [framework, variant, ...args], {
+export function startServer(
+  framework,
+  variant,
+  { args = [], execArgv = [], execPath, server = SERVER } = {},
+) {
+  const child = fork(server, [framework, variant, ...args], {
     // Another runtime (Bun) speaks Node's IPC too; it takes no Node flags.
     ...(execPath ? { execPath, execArgv: [] } : { execArgv }),
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

@@ -670,6 +670,55 @@ ${mdTable(
 }
 
 /** Polls per second of 1, 2 and 4 instances sweeping one store (bench/sweeps.bench.mjs). */
+const SIGNINGS = { valid: 'accepted', wrong: 'wrongly signed', unsigned: 'unsigned' };
+
+function revisionsSection(revisions) {
+  const title = '## Before and after a change (`bench/revisions.bench.mjs`)';
+  if (!revisions)
+    return `${title}\n\nNo results yet: run \`pnpm bench:revisions --against=<revision>\`.\n`;
+  const { against, settings, rows, tolerance } = revisions;
+  const dropped = rows.filter((r) => r.dropped);
+  return `${title}
+
+${measured(revisions)} The library at \`${against.sha.slice(0, 7)}\` ("before", \`--against=${against.revision}\`) and at
+\`${revisions.machine.commit}\` ("after"), each adapter beside its plain hand-written receiver in ${settings.rounds} rotating rounds of
+${settings.durationS} s in one run. "ratio" is the hand-written receiver's server CPU per request over ours;
+"before/after" the median over rounds of the two revisions' CPU per request (above 1: cheaper after).
+
+${mdTable(
+  [
+    'adapter',
+    'requests',
+    'hand-written µs',
+    'before µs',
+    'after µs',
+    'ratio before',
+    'ratio after',
+    'before/after',
+    'rounds',
+  ],
+  rows.map((r) => [
+    r.name,
+    SIGNINGS[r.signing],
+    fixed(r.cpuMicrosPerRequest.plain, 0),
+    fixed(r.cpuMicrosPerRequest.before, 0),
+    fixed(r.cpuMicrosPerRequest.after, 0),
+    fixed(r.ratioBefore),
+    fixed(r.ratioAfter),
+    fixed(r.change),
+    r.changeRange.map((c) => fixed(c)).join('–'),
+  ]),
+  ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+)}
+
+${
+  dropped.length === 0
+    ? `No row is more than ${tolerance * 100}% dearer after than before.`
+    : `More than ${tolerance * 100}% dearer after: ${dropped.map((r) => `${r.name}, ${SIGNINGS[r.signing]}`).join('; ')}.`
+}
+`;
+}
+
 function accountsSection(accounts) {
   if (!accounts) {
     return '## Several accounts on one Receiver (`bench/accounts.bench.mjs`)\n\nNo results yet: run `pnpm bench:accounts` (or `pnpm bench`).\n';
@@ -905,6 +954,7 @@ export function writeReport(benchDir, rootDir) {
   const latency = readJson(join(results, 'latency.json'));
   const sweeps = readJson(join(results, 'sweeps.json'));
   const accounts = readJson(join(results, 'accounts.json'));
+  const revisions = readJson(join(results, 'revisions.json'));
   const svgFile = join(results, 'ratios.svg');
   writeWhole(svgFile, ratioChart(chartGroups({ verify, http })));
   const latest = [verify, http, tracker, latency, sweeps]
@@ -957,6 +1007,7 @@ ${mdTable(['package', 'version'], [...faceverify, ...others])}
 
 ${verifySection(verify)}
 ${httpSection(http)}
+${revisionsSection(revisions)}
 ${trackerSection(tracker)}
 ${sweepsSection(sweeps)}
 ${roundTripsSection()}

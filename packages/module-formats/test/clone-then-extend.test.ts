@@ -50,7 +50,13 @@ function requiredNames(checker: ts.TypeChecker, type: ts.Type): Set<string> {
 function namesOf(checker: ts.TypeChecker, member: ts.ObjectLiteralElementLike): string[] {
   if (ts.isSpreadAssignment(member)) {
     const type = checker.getTypeAtLocation(member.expression);
-    return checker.getPropertiesOfType(type).map((symbol) => symbol.name);
+    // Each branch of `...(cond ? {} : { user })` may add its own.
+    const branches = type.isUnion() ? type.types : [type];
+    // A generic's properties are not known here: it may add any.
+    if (branches.some((t) => t.flags & ts.TypeFlags.Instantiable)) {
+      return [`...${member.expression.getText()}`];
+    }
+    return [...new Set(branches.flatMap((t) => checker.getPropertiesOfType(t).map((s) => s.name)))];
   }
   const symbol = checker.getSymbolAtLocation(member.name ?? member);
   return [symbol?.name ?? member.getText()];
@@ -109,6 +115,12 @@ it('finds a copy given a property its source may lack, and nothing else', () => 
     'packages/module-formats/sample.ts:1 adds y',
   ]);
   expect(findIn(`${declarations} export const c = { ...a, ...b };`)).toHaveLength(1);
+  expect(findIn(`${declarations} export const c = { ...a, ...(b.z ? {} : { w: 1 }) };`)).toEqual([
+    'packages/module-formats/sample.ts:1 adds w',
+  ]);
+  expect(
+    findIn(`${declarations} export const f = <E extends object>(e?: E) => ({ ...a, ...e });`),
+  ).toEqual(['packages/module-formats/sample.ts:1 adds ...e']);
   expect(findIn(`${declarations} export const c = { ...a, x: 2 };`)).toEqual([]);
   expect(findIn(`${declarations} export const c = { z: 1, ...a };`)).toEqual([]);
   expect(findIn(`${declarations} export const c = Object.assign({}, a, b);`)).toEqual([]);

@@ -13,10 +13,10 @@ export function readRateLimitInfo(headers: Headers): RateLimitInfo | undefined {
   const limit = headerCount(headers, 'x-ratelimit-limit');
   const remaining = headerCount(headers, 'x-ratelimit-remaining');
   if (limit === undefined && remaining === undefined) return undefined;
-  return {
-    ...(limit === undefined ? {} : { limit }),
-    ...(remaining === undefined ? {} : { remaining }),
-  };
+  const info: RateLimitInfo = {};
+  if (limit !== undefined) info.limit = limit;
+  if (remaining !== undefined) info.remaining = remaining;
+  return info;
 }
 
 function bodyRetryAfterMs(body: unknown): number | undefined {

@@ -453,12 +453,12 @@ export class TokenProtectingStore implements Store {
   ): O & E {
     const { user: _theirs, ...rest } = options;
     const user = this.userOfRecord.get(storedKey);
-    return {
-      ...rest,
-      ...extra,
-      key: storedKey,
-      ...(user === undefined ? {} : { user }),
-    } as O & E;
+    return Object.assign(
+      rest,
+      extra,
+      { key: storedKey },
+      user === undefined ? undefined : { user },
+    ) as unknown as O & E;
   }
 
   /** Notes the user id a record the inner store handed over or was given is held under. */

@@ -1,0 +1,177 @@
+#!/usr/bin/env node
+// Before and after a change, in the same run: each adapter's server CPU per request at another
+// revision of this repository (`--against`, checked out and built beside it, its own bench
+// server running its library with its own frameworks) and at this checkout, each beside the
+// plain hand-written receiver of this checkout's framework, in rotating rounds,
+// for accepted webhooks and for floods of wrongly signed and unsigned requests. A ratio to the
+// hand-written receiver that is lower after than before is a change that made the library
+// dearer; both are measured under the same load, so a busy machine moves them alike.
+//
+// usage: node bench/revisions.bench.mjs --against=<revision> [--rounds=N] [--duration-s=N]
+//                                       [--warmup-s=N] [--connections=N]
+//                                       [--only=express,koa,hono,fastify,fetch]
+//                                       [--signing=valid,wrong,unsigned] [--keep-checkout]
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { machineInfo, median, table, writeResults } from './harness.mjs';
+import { measure } from './lib/measure-server.mjs';
+import { builtRevision } from './lib/revision-checkout.mjs';
+
+const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+// A row whose CPU per request is more than this much dearer after than before (median of the
+// rounds' own before/after ratios) counts as dropped: below it, rounds of one run disagree.
+const TOLERANCE = 0.05;
+const FRAMEWORKS = [
+  { id: 'express', name: 'Express 5' },
+  { id: 'koa', name: 'Koa 3' },
+  { id: 'hono', name: 'Hono (@hono/node-server 2)' },
+  { id: 'fastify', name: 'Fastify 5' },
+  { id: 'fetch', name: 'Fetch handler (@hono/node-server 2)' },
+];
+const SIGNINGS = { valid: 'accepted', wrong: 'wrongly signed', unsigned: 'unsigned' };
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      against: { type: 'string' },
+      rounds: { type: 'string', default: '3' },
+      'duration-s': { type: 'string', default: '4' },
+      'warmup-s': { type: 'string', default: '1' },
+      connections: { type: 'string', default: '50' },
+      only: { type: 'string' },
+      signing: { type: 'string', default: Object.keys(SIGNINGS).join(',') },
+      'keep-checkout': { type: 'boolean', default: false },
+    },
+  });
+  if (!values.against) {
+    console.error(
+      'Name the revision to compare with: --against=<revision> (main, HEAD~1, a commit).',
+    );
+    process.exit(2);
+  }
+  return {
+    against: values.against,
+    rounds: Number(values.rounds),
+    durationS: Number(values['duration-s']),
+    warmupS: Number(values['warmup-s']),
+    connections: Number(values.connections),
+    only: values.only?.split(','),
+    signings: values.signing.split(','),
+    keepCheckout: values['keep-checkout'],
+  };
+}
+
+const round = (value, digits = 2) => Number(value.toFixed(digits));
+
+/** One framework and kind of request: the three servers in rotating rounds. */
+async function compare(framework, signing, settings, serverBefore) {
+  const sides = [
+    { side: 'plain', variant: 'baseline' },
+    { side: 'before', variant: 'library', server: serverBefore },
+    { side: 'after', variant: 'library' },
+  ];
+  const cpu = { plain: [], before: [], after: [] };
+  const changes = [];
+  for (let r = 0; r < settings.rounds; r++) {
+    const order = [...sides.slice(r % 3), ...sides.slice(0, r % 3)];
+    for (const { side, variant, server } of order) {
+      const result = await measure(framework.id, variant, settings, signing, server);
+      cpu[side].push(result.serverCpuMicrosPerRequest);
+    }
+    changes.push(cpu.before.at(-1) / cpu.after.at(-1));
+    console.log(
+      `  ${framework.name}, ${SIGNINGS[signing]}, round ${r + 1}/${settings.rounds}: CPU µs/request ` +
+        `plain ${cpu.plain.at(-1).toFixed(0)}, before ${cpu.before.at(-1).toFixed(0)}, after ${cpu.after.at(-1).toFixed(0)}`,
+    );
+  }
+  const plain = median(cpu.plain);
+  const before = median(cpu.before);
+  const after = median(cpu.after);
+  const change = median(changes);
+  return {
+    id: framework.id,
+    name: framework.name,
+    signing,
+    cpuMicrosPerRequest: {
+      plain: round(plain, 1),
+      before: round(before, 1),
+      after: round(after, 1),
+    },
+    ratioBefore: round(plain / before, 3),
+    ratioAfter: round(plain / after, 3),
+    change: round(change, 3),
+    changeRange: [round(Math.min(...changes), 3), round(Math.max(...changes), 3)],
+    dropped: change < 1 - TOLERANCE,
+    samples: cpu,
+  };
+}
+
+async function main() {
+  const settings = options();
+  const checkout = builtRevision(ROOT, settings.against);
+  const machine = machineInfo(ROOT);
+  const here = machine.commit ?? 'this checkout';
+  console.log(
+    `revisions: ${settings.against} (${checkout.sha.slice(0, 12)}) against ${here}, each adapter beside ` +
+      `its plain hand-written receiver\n${machine.cpu} x${machine.cpuCount}, Node ${machine.node}; ` +
+      `${settings.rounds} rotating rounds of ${settings.durationS} s after ${settings.warmupS} s warm-up\n`,
+  );
+  const rows = [];
+  try {
+    for (const framework of FRAMEWORKS.filter(
+      (f) => !settings.only || settings.only.includes(f.id),
+    )) {
+      for (const signing of settings.signings) {
+        rows.push(await compare(framework, signing, settings, checkout.server));
+      }
+    }
+  } finally {
+    if (!settings.keepCheckout) checkout.remove();
+  }
+  console.log(
+    `\n${table(
+      [
+        'framework',
+        'requests',
+        'plain µs',
+        'before µs',
+        'after µs',
+        'ratio before',
+        'ratio after',
+        'before/after',
+        'rounds',
+      ],
+      rows.map((r) => [
+        r.name,
+        SIGNINGS[r.signing],
+        r.cpuMicrosPerRequest.plain.toFixed(0),
+        r.cpuMicrosPerRequest.before.toFixed(0),
+        r.cpuMicrosPerRequest.after.toFixed(0),
+        r.ratioBefore.toFixed(2),
+        r.ratioAfter.toFixed(2),
+        r.change.toFixed(2),
+        r.changeRange.map((c) => c.toFixed(2)).join('–'),
+      ]),
+    )}`,
+  );
+  const dropped = rows.filter((r) => r.dropped);
+  console.log(
+    dropped.length === 0
+      ? `\nNo ratio dropped by more than ${TOLERANCE * 100}%.`
+      : `\nDropped by more than ${TOLERANCE * 100}%: ${dropped.map((r) => `${r.name} ${SIGNINGS[r.signing]}`).join('; ')}.`,
+  );
+  const file = writeResults(BENCH_DIR, 'revisions', {
+    benchmark: 'revisions',
+    description:
+      "server CPU per request of each adapter at two revisions (before: --against, checked out and built in a git worktree; after: this checkout), each beside the framework's plain hand-written receiver, in rotating rounds of one run; ratio = plain CPU / ours; before/after = median over rounds of before CPU / after CPU (above 1: cheaper after)",
+    machine,
+    against: { revision: settings.against, sha: checkout.sha },
+    settings: { ...settings, keepCheckout: undefined },
+    tolerance: TOLERANCE,
+    rows,
+  });
+  console.log(`results: ${file.slice(ROOT.length)}`);
+}
+
+await main();
