@@ -99,6 +99,22 @@ const MAX_KEYS_PER_USER = 32;
 /** How often one missing key is raised again while it stays missing: the alarms' window. */
 const MISSING_KEY_WINDOW_MS = 15 * 60_000;
 
+/** What a sealed text stored under a key opened to. */
+interface Opened<T> {
+  sealed: string;
+  value: T;
+}
+
+/** What `sealed`, stored under `storedKey`, opened to before, if this cache holds it. */
+function openedFrom<T>(
+  cache: Map<string, Opened<T>>,
+  storedKey: string,
+  sealed: string,
+): T | undefined {
+  const entry = cache.get(storedKey);
+  return entry?.sealed === sealed ? entry.value : undefined;
+}
+
 function cacheEntry<K, V>(cache: Map<K, V>, key: K, value: V): V {
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(key, value);
@@ -112,11 +128,14 @@ export class TokenProtectingStore implements Store {
   // this process already holds while it works on the session, and nothing a store dump reveals.
   private readonly recordKeys = new Map<string, string[]>();
   private readonly userKeys = new Map<string, string[]>();
-  private readonly opened = new Map<string, OpenedToken>();
+  // Both caches below are keyed by the stored key, and hold the sealed text they opened: a
+  // sealed result is kilobytes long, and hashing it for a key at every read cost more than
+  // comparing it with the one held.
+  private readonly opened = new Map<string, Opened<OpenedToken>>();
   // Each webhook's lookup by user reads the user's recent records again, each with its sealed
   // result: opened once per process, not at every lookup. Results this process delivers or
   // compares, kept only while the cache has room.
-  private readonly openedResults = new Map<string, StoredResult>();
+  private readonly openedResults = new Map<string, Opened<StoredResult>>();
   // A result this wrapper sealed or opened, with its sealed form: the same result given back
   // (a delivery settles with the result it leased; a webhook settles with the one it attached)
   // is not sealed again for nothing, as a store keeps the first result anyway.
@@ -511,7 +530,7 @@ export class TokenProtectingStore implements Store {
    */
   private rememberOpened(storedKey: string, sealed: StoredResult, result: StoredResult): void {
     const text = (sealed as unknown as SealedResult).sealed;
-    cacheEntry(this.openedResults, `${storedKey}\n${text}`, { ...result });
+    cacheEntry(this.openedResults, storedKey, { sealed: text, value: { ...result } });
   }
 
   private async sealUpdate(update: SettleUpdate, storedKey: string): Promise<SettleUpdate> {
@@ -527,11 +546,11 @@ export class TokenProtectingStore implements Store {
     const unmatched = isUnmatchedKey(record.key);
     const key = unmatched ? record.key : await recordKeyOf(keys[0]!, record.key);
     const { token, result, account, ...rest } = record;
-    const concealed: TrackedSession = {
-      ...rest,
+    const concealed: TrackedSession = Object.assign(rest, {
       key,
-      externalUserId: await userKeyOf(keys[0]!, record.externalUserId, account),
-    };
+      // The first key's hash, as `findByUser` of the same webhook already computed it.
+      externalUserId: (await this.storedUsers(record.externalUserId, account))[0]!,
+    });
     if (token !== undefined) {
       concealed.token = await sealToken(sealing, token, key, record.externalUserId);
     }
@@ -568,19 +587,20 @@ export class TokenProtectingStore implements Store {
     let opened: OpenedToken | undefined;
     let missing: string[] | undefined;
     if (record.token !== undefined && isSealed(record.token)) {
-      const cacheKey = `${record.key}\n${record.token}`;
-      opened = this.opened.get(cacheKey) ?? (await openSealedToken(keys, record.token, record.key));
-      if (opened) cacheEntry(this.opened, cacheKey, opened);
+      opened =
+        openedFrom(this.opened, record.key, record.token) ??
+        (await openSealedToken(keys, record.token, record.key));
+      if (opened) cacheEntry(this.opened, record.key, { sealed: record.token, value: opened });
       else missing = sealedKeyIds(record.token);
     }
     let result = record.result;
     if (result !== undefined && isSealedResult(result)) {
-      const cacheKey = `${record.key}\n${(result as unknown as SealedResult).sealed}`;
-      const cached = this.openedResults.get(cacheKey);
+      const sealed = (result as unknown as SealedResult).sealed;
+      const cached = openedFrom(this.openedResults, record.key, sealed);
       result = cached ?? (await openResult(keys, result, record.key));
       if (!result) missing ??= sealedResultKeyIds(record.result!);
       else {
-        if (!cached) cacheEntry(this.openedResults, cacheKey, result);
+        if (!cached) cacheEntry(this.openedResults, record.key, { sealed, value: result });
         // A copy, as a store hands out: what a caller changes stays out of the cache.
         result = { ...result };
         this.sealedForms.set(result, { storedKey: record.key, sealed: record.result! });
