@@ -17,7 +17,7 @@ export function statements(names: TableNames) {
   const s = sessionColumns('s');
   // A lease `$4` may take at `$3`: none, passed, or its own (the row as it was before).
   const free = `(t.lease_owner IS NULL OR t.lease_until <= $3::bigint OR t.lease_owner = $4::text)`;
-  // Built once per store, not per request (clone-then-extend.test.ts).
+  // Built once per store, not per request (per-request-literals.test.ts).
   return {
     ...sharedStatements(postgresDialect(names)),
     /** Serialises inserts of one user for the rest of the transaction (an advisory lock). */

@@ -235,6 +235,7 @@ export function createWebhookPipeline(
     return exchange.respond(answer, leftOnConnection);
   }
 
+  // Built once per middleware, not per request (per-request-literals.test.ts).
   return {
     get receiver() {
       return deferred.get();

@@ -300,7 +300,7 @@ export function createReceiver<S extends Store = Store>(
     alarms.check(now);
     if (account !== undefined) accountAlarms.of(account).check(now);
   });
-  // Built once per Receiver, not per request (clone-then-extend.test.ts).
+  // Built once per Receiver, not per request (per-request-literals.test.ts).
   const context: ReceiverContext = {
     ...resolved,
     now: storeTime ? storeTime.now : resolved.now,

@@ -281,7 +281,7 @@ function resolveClient(
     }
   }
   // A client built here runs on the Receiver's clock, so a test clock drives polls too.
-  // Built once per Receiver, not per request (clone-then-extend.test.ts).
+  // Built once per Receiver, not per request (per-request-literals.test.ts).
   return createClient({ ...(logger === undefined ? {} : { logger }), clock, ...option });
 }
 
@@ -464,7 +464,7 @@ function resolveAccounts(options: ReceiverOptions, log: Log, clock: Clock) {
   }
   const accounts = new AccountDirectory(
     options.accounts!,
-    // Built once per account, not per request (clone-then-extend.test.ts).
+    // Built once per account, not per request (per-request-literals.test.ts).
     (clientOptions) =>
       createClient({
         ...(options.logger === undefined ? {} : { logger: options.logger }),

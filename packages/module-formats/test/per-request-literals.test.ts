@@ -12,8 +12,9 @@ import { expect, it } from 'vitest';
 // third more CPU per request over HTTP); Node 22 does not do it. A property the source
 // always has (`{ ...payload, frontImageUrl: '' }`) costs nothing, nor does a literal whose
 // own properties come first (`{ name, ...happened }`), nor `Object.assign({}, a, b)`.
-// So the packages that run per request have no literal that can add a property to a copy,
-// but where a comment says it is built once, "not per request" (a Receiver's context).
+// An object literal with a getter (`{ get account() { … } }`) does the same with its accessor.
+// So the packages that run per request have neither literal, but where a comment says it is
+// built once, "not per request" (a Receiver's context, an adapter's middleware).
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const RUNTIME_PACKAGES = [
   'core',
@@ -74,18 +75,29 @@ function builtOnce(node: ts.Node, text: string): boolean {
   return false;
 }
 
-/** Literals of `file` that start with a spread and may add a property its source lacks. */
-function cloneThenExtend(checker: ts.TypeChecker, file: ts.SourceFile): string[] {
+/**
+ * Literals of `file` that start with a spread and may add a property its source lacks, or
+ * that have a getter.
+ */
+function oldGenerationLiterals(checker: ts.TypeChecker, file: ts.SourceFile): string[] {
   const found: string[] = [];
+  const where = (node: ts.Node) =>
+    `${relative(ROOT, file.fileName)}:${file.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
   const visit = (node: ts.Node): void => {
+    if (
+      ts.isObjectLiteralExpression(node) &&
+      node.properties.some(ts.isGetAccessorDeclaration) &&
+      !builtOnce(node, file.text)
+    ) {
+      found.push(`${where(node)} has a getter`);
+    }
     if (ts.isObjectLiteralExpression(node) && node.properties.length > 1) {
       const [first, ...rest] = node.properties;
       if (first && ts.isSpreadAssignment(first)) {
         const has = requiredNames(checker, checker.getTypeAtLocation(first.expression));
         const added = rest.flatMap((member) => namesOf(checker, member)).filter((n) => !has.has(n));
         if (added.length > 0 && !builtOnce(node, file.text)) {
-          const { line } = file.getLineAndCharacterOfPosition(node.getStart());
-          found.push(`${relative(ROOT, file.fileName)}:${line + 1} adds ${added.join(', ')}`);
+          found.push(`${where(node)} adds ${added.join(', ')}`);
         }
       }
     }
@@ -105,10 +117,10 @@ function findIn(source: string): string[] {
       ? ts.createSourceFile(file, source, ts.ScriptTarget.ES2022, true)
       : read(file, ...rest);
   const program = ts.createProgram([name], { strict: true, noEmit: true, types: [] }, host);
-  return cloneThenExtend(program.getTypeChecker(), program.getSourceFile(name)!);
+  return oldGenerationLiterals(program.getTypeChecker(), program.getSourceFile(name)!);
 }
 
-it('finds a copy given a property its source may lack, and nothing else', () => {
+it('finds a copy given a property its source may lack, and a getter in a literal, and nothing else', () => {
   const declarations =
     'declare const a: { x: number; y?: number }; declare const b: { z: number };';
   expect(findIn(`${declarations} export const c = { ...a, y: 1 };`)).toEqual([
@@ -124,12 +136,16 @@ it('finds a copy given a property its source may lack, and nothing else', () => 
   expect(findIn(`${declarations} export const c = { ...a, x: 2 };`)).toEqual([]);
   expect(findIn(`${declarations} export const c = { z: 1, ...a };`)).toEqual([]);
   expect(findIn(`${declarations} export const c = Object.assign({}, a, b);`)).toEqual([]);
+  expect(findIn(`${declarations} export const c = { x: 1, get y() { return 2; } };`)).toEqual([
+    'packages/module-formats/sample.ts:1 has a getter',
+  ]);
+  expect(findIn(`${declarations} export class C { get y() { return 2; } }`)).toEqual([]);
   expect(
     findIn(`${declarations}\n// Built once, not per request.\nexport const c = { ...a, ...b };`),
   ).toEqual([]);
 });
 
-it('no literal run per request copies an object by spread and then adds a property to the copy', () => {
+it('no literal run per request copies an object by spread and then adds a property, or has a getter', () => {
   const files = RUNTIME_PACKAGES.flatMap((name) => sources(join(ROOT, 'packages', name, 'src')));
   expect(files.length).toBeGreaterThan(100);
   const program = ts.createProgram(files, {
@@ -143,7 +159,9 @@ it('no literal run per request copies an object by spread and then adds a proper
     types: ['node'],
   });
   const checker = program.getTypeChecker();
-  const found = files.flatMap((path) => cloneThenExtend(checker, program.getSourceFile(path)!));
+  const found = files.flatMap((path) =>
+    oldGenerationLiterals(checker, program.getSourceFile(path)!),
+  );
   expect(
     found,
     'write the added properties first, or use Object.assign({}, source, added)',
