@@ -5,12 +5,15 @@
 // plain hand-written receiver of this checkout's framework, in rotating rounds,
 // for accepted webhooks and for floods of wrongly signed and unsigned requests. A ratio to the
 // hand-written receiver that is lower after than before is a change that made the library
-// dearer; both are measured under the same load, so a busy machine moves them alike.
+// dearer; both are measured under the same load, so a busy machine moves them alike. First,
+// `receiver.receive()` alone at each revision, in process (bench/lib/receive-loop.mjs): the
+// library's own work, without the network and load generator that make HTTP rounds noisy.
 //
 // usage: node bench/revisions.bench.mjs --against=<revision> [--rounds=N] [--duration-s=N]
 //                                       [--warmup-s=N] [--connections=N]
 //                                       [--only=express,koa,hono,fastify,fetch]
 //                                       [--signing=valid,wrong,unsigned] [--keep-checkout]
+import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { machineInfo, median, table, writeResults } from './harness.mjs';
@@ -18,6 +21,10 @@ import { measure } from './lib/measure-server.mjs';
 import { builtRevision } from './lib/revision-checkout.mjs';
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
+const RECEIVE_LOOP = fileURLToPath(new URL('./lib/receive-loop.mjs', import.meta.url));
+const PACKAGES = fileURLToPath(new URL('../packages/', import.meta.url));
+// Calls of receive() per in-process measurement.
+const LOOP_CALLS = 20_000;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // A row whose CPU per request is more than this much dearer after than before (median of the
 // rounds' own before/after ratios) counts as dropped: below it, rounds of one run disagree.
@@ -107,6 +114,49 @@ async function compare(framework, signing, settings, serverBefore) {
   };
 }
 
+/**
+ * `receiver.receive()` alone, in process, at both revisions: a fresh process per measurement,
+ * the two in turn for `rounds` × 2 measurements. No network and no load generator share the
+ * CPU, so this is the steadier measure of the library's own work.
+ */
+function compareInProcess(signing, settings, packagesBefore) {
+  const cpu = { before: [], after: [] };
+  const changes = [];
+  for (let r = 0; r < settings.rounds * 2; r++) {
+    const order = r % 2 === 0 ? ['before', 'after'] : ['after', 'before'];
+    for (const side of order) {
+      const packages = side === 'before' ? packagesBefore : PACKAGES;
+      const output = execFileSync(
+        process.execPath,
+        [RECEIVE_LOOP, packages, signing, String(LOOP_CALLS)],
+        { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
+      );
+      const { cpuMicrosPerReceive, statuses } = JSON.parse(output);
+      const expected = signing === 'valid' ? 200 : 401;
+      if (statuses.length !== 1 || statuses[0] !== expected) {
+        throw new Error(`receive() at ${side} answered ${statuses.join(', ')}, not ${expected}`);
+      }
+      cpu[side].push(cpuMicrosPerReceive);
+    }
+    changes.push(cpu.before.at(-1) / cpu.after.at(-1));
+  }
+  const change = median(changes);
+  console.log(
+    `  receive() in process, ${SIGNINGS[signing]}: before ${median(cpu.before).toFixed(1)} µs, after ${median(cpu.after).toFixed(1)} µs`,
+  );
+  return {
+    signing,
+    cpuMicrosPerReceive: {
+      before: round(median(cpu.before), 1),
+      after: round(median(cpu.after), 1),
+    },
+    change: round(change, 3),
+    changeRange: [round(Math.min(...changes), 3), round(Math.max(...changes), 3)],
+    dropped: change < 1 - TOLERANCE,
+    samples: cpu,
+  };
+}
+
 async function main() {
   const settings = options();
   const checkout = builtRevision(ROOT, settings.against);
@@ -118,7 +168,11 @@ async function main() {
       `${settings.rounds} rotating rounds of ${settings.durationS} s after ${settings.warmupS} s warm-up\n`,
   );
   const rows = [];
+  const inProcess = [];
   try {
+    for (const signing of settings.signings) {
+      inProcess.push(compareInProcess(signing, settings, checkout.packages));
+    }
     for (const framework of FRAMEWORKS.filter(
       (f) => !settings.only || settings.only.includes(f.id),
     )) {
@@ -155,7 +209,22 @@ async function main() {
       ]),
     )}`,
   );
-  const dropped = rows.filter((r) => r.dropped);
+  console.log(
+    `\n${table(
+      ['receive() in process', 'before µs', 'after µs', 'before/after', 'rounds'],
+      inProcess.map((r) => [
+        SIGNINGS[r.signing],
+        r.cpuMicrosPerReceive.before.toFixed(1),
+        r.cpuMicrosPerReceive.after.toFixed(1),
+        r.change.toFixed(2),
+        r.changeRange.map((c) => c.toFixed(2)).join('–'),
+      ]),
+    )}`,
+  );
+  const dropped = [
+    ...inProcess.map((r) => ({ ...r, name: 'receive() in process' })),
+    ...rows,
+  ].filter((r) => r.dropped);
   console.log(
     dropped.length === 0
       ? `\nNo ratio dropped by more than ${TOLERANCE * 100}%.`
@@ -164,11 +233,13 @@ async function main() {
   const file = writeResults(BENCH_DIR, 'revisions', {
     benchmark: 'revisions',
     description:
-      "server CPU per request of each adapter at two revisions (before: --against, checked out and built in a git worktree; after: this checkout), each beside the framework's plain hand-written receiver, in rotating rounds of one run; ratio = plain CPU / ours; before/after = median over rounds of before CPU / after CPU (above 1: cheaper after)",
+      "CPU per receiver.receive() in process (a fresh process per measurement, MemoryStore, distinct 2 KiB bodies, the revisions in turn), and server CPU per request of each adapter, at two revisions (before: --against, checked out and built in a git worktree, its own bench server; after: this checkout), each adapter beside the framework's plain hand-written receiver, in rotating rounds of one run; ratio = plain CPU / ours; before/after = median over rounds of before CPU / after CPU (above 1: cheaper after)",
     machine,
     against: { revision: settings.against, sha: checkout.sha },
     settings: { ...settings, keepCheckout: undefined },
     tolerance: TOLERANCE,
+    loopCalls: LOOP_CALLS,
+    inProcess,
     rows,
   });
   console.log(`results: ${file.slice(ROOT.length)}`);

@@ -676,15 +676,38 @@ function revisionsSection(revisions) {
   const title = '## Before and after a change (`bench/revisions.bench.mjs`)';
   if (!revisions)
     return `${title}\n\nNo results yet: run \`pnpm bench:revisions --against=<revision>\`.\n`;
-  const { against, settings, rows, tolerance } = revisions;
-  const dropped = rows.filter((r) => r.dropped);
+  const { against, settings, rows, tolerance, inProcess = [] } = revisions;
+  const dropped = [
+    ...inProcess.map((r) => ({ ...r, name: 'receive() in process' })),
+    ...rows,
+  ].filter((r) => r.dropped);
+  const inProcessTable =
+    inProcess.length === 0
+      ? ''
+      : `\n\`receiver.receive()\` alone, in process (MemoryStore, a fresh process per measurement of
+${int(revisions.loopCalls)} calls, the revisions in turn, ${settings.rounds * 2} each): the library's own work.
+
+${mdTable(
+  ['requests', 'before µs/receive', 'after µs/receive', 'before/after', 'rounds'],
+  inProcess.map((r) => [
+    SIGNINGS[r.signing],
+    fixed(r.cpuMicrosPerReceive.before, 1),
+    fixed(r.cpuMicrosPerReceive.after, 1),
+    fixed(r.change),
+    r.changeRange.map((c) => fixed(c)).join('–'),
+  ]),
+  ['left', 'right', 'right', 'right', 'right'],
+)}
+
+Over HTTP, each adapter:
+`;
   return `${title}
 
 ${measured(revisions)} The library at \`${against.sha.slice(0, 7)}\` ("before", \`--against=${against.revision}\`) and at
 \`${revisions.machine.commit}\` ("after"), each adapter beside its plain hand-written receiver in ${settings.rounds} rotating rounds of
 ${settings.durationS} s in one run. "ratio" is the hand-written receiver's server CPU per request over ours;
 "before/after" the median over rounds of the two revisions' CPU per request (above 1: cheaper after).
-
+${inProcessTable}
 ${mdTable(
   [
     'adapter',

@@ -27,7 +27,8 @@ function pnpm() {
  * Checks `revision` out and builds it; resolves where its packages are.
  * @param {string} root this repository's folder
  * @param {string} revision any git revision (`main`, `HEAD~3`, a commit)
- * @returns {{ sha: string, server: string, remove(): void }} `server`: its bench server
+ * @returns {{ sha: string, packages: string, server: string, remove(): void }} `packages`: its
+ *   packages' folder; `server`: its bench server
  */
 export function builtRevision(root, revision) {
   const parsed = spawnSync('git', ['rev-parse', '--verify', `${revision}^{commit}`], {
@@ -53,6 +54,7 @@ export function builtRevision(root, revision) {
   }
   return {
     sha,
+    packages: join(dir, 'packages'),
     server: join(dir, 'bench', 'lib', 'http-server.mjs'),
     remove: () => run('git worktree remove', 'git', ['worktree', 'remove', '--force', dir], root),
   };
