@@ -86,7 +86,7 @@ function describePoll(polled: PollOutcome): ReceiverSpanAttributes {
 }
 
 function describePollWithStatus(polled: PollOutcome): ReceiverSpanAttributes {
-  return { 'faceverify.poll.result': polled.outcome, 'faceverify.session.status': polled.status };
+  return Object.assign(describePoll(polled), { 'faceverify.session.status': polled.status });
 }
 
 async function lookAt(

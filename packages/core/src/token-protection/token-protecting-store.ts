@@ -256,7 +256,7 @@ export class TokenProtectingStore implements Store {
         const { keys: _theirs, ...rest } = options;
         const keys = this.recordsOfUser.get(externalUserId);
         const records = await this.inner.findByUser(
-          keys ? Object.assign({}, rest, { externalUserId, keys }) : { ...rest, externalUserId },
+          Object.assign(rest, { externalUserId }, keys ? { keys } : undefined),
         );
         this.learnUser(externalUserId, records);
         return records;
