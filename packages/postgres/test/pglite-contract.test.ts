@@ -1,15 +1,18 @@
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { createReceiver, type VerificationCompletedEvent } from '@faceverify/core';
 import { storeContractCases } from '@faceverify/core/store';
 import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
+import { startPGlite } from '@faceverify/test-support/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PGliteStore } from '../src/pglite.js';
 import { uniquePrefix } from './support/pools.js';
 
-const db = new PGlite();
+let db: PGlite;
 // Starting PGlite (its WebAssembly build) takes seconds on a busy machine: not a test's time.
-beforeAll(() => db.waitReady, 60_000);
-afterAll(() => db.close());
+beforeAll(async () => {
+  db = await startPGlite();
+}, 60_000);
+afterAll(() => db?.close());
 
 describe('PGliteStore keeps the Store contract', () => {
   const cases = storeContractCases(async () => {

@@ -1,4 +1,4 @@
-import { PGlite, type Transaction } from '@electric-sql/pglite';
+import type { PGlite, Transaction } from '@electric-sql/pglite';
 import { type Client, createReceiver, type VerificationPayload } from '@faceverify/core';
 import { createTestClock, fixturePayload, signedDelivery } from '@faceverify/core/testing';
 import {
@@ -9,6 +9,7 @@ import {
   startPgBouncer,
   tallyPaths,
 } from '@faceverify/test-support';
+import { startPGlite } from '@faceverify/test-support/pglite';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PostgresStore } from '../src/index.js';
@@ -187,9 +188,11 @@ describe('store round trips of a Receiver on PostgreSQL, counted on the driver',
 });
 
 describe('store round trips of a Receiver on PGlite, counted on its calls', () => {
-  const db = new PGlite();
-  beforeAll(() => db.waitReady, 60_000);
-  afterAll(() => db.close());
+  let db: PGlite;
+  beforeAll(async () => {
+    db = await startPGlite();
+  }, 60_000);
+  afterAll(() => db?.close());
 
   it('PGlite: no clock reading, no timeline check; each call runs alone', async () => {
     const meter = new RoundTripMeter();

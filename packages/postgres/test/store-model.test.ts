@@ -1,6 +1,7 @@
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { checkStoreAgainstModel } from '@faceverify/core/testing';
 import { atDepth } from '@faceverify/test-support';
+import { startPGlite } from '@faceverify/test-support/pglite';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { PostgresStore } from '../src/index.js';
 import { PGliteStore } from '../src/pglite.js';
@@ -9,10 +10,12 @@ import { connect, uniquePrefix } from './support/pools.js';
 // The model shipped in @faceverify/core/testing: random sequences of operations, run on the
 // SQL stores and on the reference MemoryStore with one virtual clock, answer by answer.
 const RUNS = atDepth({ standard: 20, deep: 200 });
-const db = new PGlite();
+let db: PGlite;
 // Starting PGlite (its WebAssembly build) takes seconds on a busy machine: not a test's time.
-beforeAll(() => db.waitReady, 60_000);
-afterAll(() => db.close());
+beforeAll(async () => {
+  db = await startPGlite();
+}, 60_000);
+afterAll(() => db?.close());
 
 describe('the SQL stores against the reference MemoryStore', () => {
   const pool = connect();

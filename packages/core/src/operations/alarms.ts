@@ -1,5 +1,5 @@
 import type { StoreAlarmCode } from '../store/store-alarm.js';
-import type { ActivityWindow } from './activity-window.js';
+import type { ActivityKind, ActivityWindow } from './activity-window.js';
 import { counted, inflected } from './counted.js';
 
 /** Stable codes of the Receiver's alarms; each message says what to fix. */
@@ -50,6 +50,11 @@ interface Rule {
   code: AlarmCode;
   /** Failing: results cannot arrive as they should. Degraded: they do, with help or late. */
   severity: 'failing' | 'degraded';
+  /**
+   * The kinds whose counting can start the situation (`measure` from 0 to more); a count of
+   * any other kind only keeps it away, or is not read.
+   */
+  raisedBy: readonly ActivityKind[];
   /** How often the situation happened in the window, or 0 when it is not happening. */
   measure(window: ActivityWindow): number;
   message(count: number, minutes: number, window: ActivityWindow): string;
@@ -92,6 +97,7 @@ export const ALARM_RULES: readonly Rule[] = [
   {
     code: 'secret_mismatch',
     severity: 'failing',
+    raisedBy: ['signature_invalid', 'signature_invalid_recovered', 'delivered_by_poll'],
     // A bad signature anyone can send; one on a body naming a user whose result polling then
     // recovered was the service's (RefusedBodies).
     measure: (w) => (webhooksLost(w) ? badlySigned(w) : 0),
@@ -101,6 +107,13 @@ export const ALARM_RULES: readonly Rule[] = [
   {
     code: 'raw_body_unavailable',
     severity: 'failing',
+    raisedBy: [
+      'raw_body_unavailable',
+      'raw_body_unverified',
+      'raw_body_unkept',
+      'raw_body_unverified_recovered',
+      'delivered_by_poll',
+    ],
     measure: rawBodiesRefused,
     // The adapter that saw it knows the framework, so its hint names the concrete fix.
     message: (count, minutes, window) =>
@@ -109,6 +122,9 @@ export const ALARM_RULES: readonly Rule[] = [
   {
     code: 'webhooks_missing',
     severity: 'degraded',
+    // A recovered body the parser kept tells the unkept ones were not the service's: they no
+    // longer explain the polling (rawBodiesRefused).
+    raisedBy: ['delivered_by_poll', 'raw_body_unverified_recovered'],
     // Refused webhooks that may be the service's are the alarms above, with their own fix;
     // requests without a signature, anyone's, never hide this one.
     measure: (w) => {
@@ -122,6 +138,7 @@ export const ALARM_RULES: readonly Rule[] = [
   {
     code: 'handler_failing',
     severity: 'degraded',
+    raisedBy: ['handler_failed'],
     measure: (w) => {
       const failed = w.count('handler_failed');
       return failed >= FAILING_HANDLER_AFTER ? failed : 0;
@@ -132,6 +149,7 @@ export const ALARM_RULES: readonly Rule[] = [
   {
     code: 'store_unavailable',
     severity: 'failing',
+    raisedBy: ['store_unavailable'],
     measure: (w) => w.count('store_unavailable'),
     message: (count, minutes) =>
       `The store failed ${counted(count, 'time')} in the last ${minutes} minutes: webhooks are answered 503 and polling stalls. Check the store's connection (the Redis or PostgreSQL URL, the pool, the server).`,
@@ -139,6 +157,7 @@ export const ALARM_RULES: readonly Rule[] = [
   {
     code: 'results_undeliverable',
     severity: 'degraded',
+    raisedBy: ['undeliverable'],
     measure: (w) => w.count('undeliverable'),
     message: (count, minutes) =>
       `${counted(count, 'result')} ${inflected(count, 'was', 'were')} given up as undeliverable in the last ${minutes} minutes after maxDeliveryAttempts failed handler runs; ${inflected(count, 'it was', 'they were')} passed to verification.undeliverable handlers. Fix the handler, then deliver ${inflected(count, 'it', 'them')} again with receiver.deadLetters.redeliver(key) or 'faceverify dead-letters redeliver KEY' (list them with receiver.deadLetters.list()).`,
@@ -146,6 +165,7 @@ export const ALARM_RULES: readonly Rule[] = [
   {
     code: 'store_slow',
     severity: 'degraded',
+    raisedBy: ['store_slow'],
     measure: (w) => w.count('store_slow'),
     message: (count, minutes, window) =>
       `The store was slow to answer ${counted(count, 'time')} in the last ${minutes} minutes (${window.detailOf('store_slow') ?? 'a call waited'}): webhooks wait on it, and their senders may give up. Check the store's server (its load, slow commands, memory, persistence) and the network to it.`,
@@ -153,6 +173,7 @@ export const ALARM_RULES: readonly Rule[] = [
   {
     code: 'account_missing',
     severity: 'degraded',
+    raisedBy: ['account_missing'],
     measure: (w) => w.count('account_missing'),
     message: (count, minutes, window) =>
       `${counted(count, 'session')} in the last ${minutes} minutes belonged to an account this receiver does not have (${window.detailOf('account_missing') ?? 'an account'}): they are left open and unpolled, as no other account's key may ask for them. Give the account back to the accounts option (or the resolver) until its sessions have ended, or erase them (receiver.forgetUser for each user of the account).`,
@@ -160,11 +181,21 @@ export const ALARM_RULES: readonly Rule[] = [
   {
     code: 'backlog_growing',
     severity: 'degraded',
+    raisedBy: ['backlog_growing'],
     measure: (w) => w.count('backlog_growing'),
     message: (count, minutes, window) =>
       `Results and polls waited too long for a sweep ${counted(count, 'time')} in the last ${minutes} minutes (${window.detailOf('backlog_growing') ?? 'records are due'}): sweeps do not keep up, or do not run. Raise sweepBatchSize or sweepConcurrency, sweep more often or from more instances, and check receiver.health().store.backlog.`,
   },
 ];
+
+/**
+ * The kinds after whose counting the alarms are checked. A request without a signature, or
+ * with a payload that is not the service's, raises none (anyone can send one) and costs no
+ * check; nor does an accepted webhook, which can only end a situation.
+ */
+export const ALARM_KINDS: ReadonlySet<ActivityKind> = new Set(
+  ALARM_RULES.flatMap((rule) => rule.raisedBy),
+);
 
 /** Raises each alarm whose situation is happening, at most once per window. */
 export class Alarms {

@@ -31,8 +31,8 @@ import type {
 } from '../delivery/events.js';
 import { type HandlerOptions, HandlerRegistry } from '../delivery/handler-registry.js';
 import { requireClient } from '../delivery/require-client.js';
-import { type ActivityKind, ActivityWindow } from '../operations/activity-window.js';
-import { AccountAlarms, Alarms, type ReceiverAlert } from '../operations/alarms.js';
+import { ActivityWindow } from '../operations/activity-window.js';
+import { AccountAlarms, ALARM_KINDS, Alarms, type ReceiverAlert } from '../operations/alarms.js';
 import { BACKLOG_CHECK_EVERY_MS, checkBacklog } from '../operations/backlog-check.js';
 import { type ForgetUserScope, type ForgottenUser, forgetUser } from '../operations/forget-user.js';
 import { type ReceiverHealth, readHealth } from '../operations/health.js';
@@ -261,8 +261,6 @@ function reportSkew(
 
 // Counts and alarms cover this long: long enough to tell a pattern from one lost webhook.
 const HEALTH_WINDOW_MS = 15 * 60_000;
-// What happens when all is well never raises an alarm; only the rest is checked.
-const CALM_KINDS: ReadonlySet<ActivityKind> = new Set(['webhook_accepted', 'delivered_by_webhook']);
 
 /**
  * Creates a Receiver. With no options it reads `FACEVERIFY_WEBHOOK_SECRET` (required),
@@ -295,7 +293,8 @@ export function createReceiver<S extends Store = Store>(
       })
     : undefined;
   const activity = new ActivityWindow(resolved.clock, HEALTH_WINDOW_MS, (kind, account) => {
-    if (CALM_KINDS.has(kind)) return;
+    // Only what can start a situation is checked: what all is well does, or anyone can do, never is.
+    if (!ALARM_KINDS.has(kind)) return;
     const now = resolved.clock.now();
     alarms.check(now);
     if (account !== undefined) accountAlarms.of(account).check(now);

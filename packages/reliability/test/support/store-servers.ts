@@ -1,10 +1,11 @@
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import {
   type PostgresServer,
   type RedisServer,
   startPostgresServer,
   startRedisServer,
 } from '@faceverify/test-support';
+import { startPGlite } from '@faceverify/test-support/pglite';
 
 /** A redis-server, a PostgreSQL cluster and an in-process PGlite, for one test file's stores. */
 export interface StoreServers {
@@ -16,11 +17,10 @@ export interface StoreServers {
 
 export async function startStoreServers(): Promise<StoreServers> {
   // PGlite's WebAssembly start takes seconds on a busy machine: a hook's time, not a test's.
-  const pglite = new PGlite();
-  const [redis, postgres] = await Promise.all([
+  const [redis, postgres, pglite] = await Promise.all([
     startRedisServer(),
     startPostgresServer(),
-    pglite.waitReady,
+    startPGlite(),
   ]);
   return {
     redis,
