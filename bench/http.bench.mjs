@@ -20,7 +20,6 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { machineInfo, median, packageVersions, table, writeResults } from './harness.mjs';
 import { startServer } from './lib/child-server.mjs';
-import { pinning } from './lib/cpu-pinning.mjs';
 import { httpGoals, semiSpaceText, verdict } from './lib/http-goals.mjs';
 import { load, measure, runtimeOf } from './lib/measure-server.mjs';
 import { requestSource } from './lib/webhook-bodies.mjs';
@@ -448,7 +447,6 @@ async function main() {
       : undefined,
     // The Bun executable's path is this machine's, not a setting of the run.
     settings: { ...settings, bun: undefined },
-    pinned: pinning,
     goals: issue,
     earlierGoals: earlier,
     comparisons,

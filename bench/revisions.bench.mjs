@@ -17,7 +17,6 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { machineInfo, median, table, writeResults } from './harness.mjs';
-import { pinning } from './lib/cpu-pinning.mjs';
 import { measure } from './lib/measure-server.mjs';
 import { builtRevision } from './lib/revision-checkout.mjs';
 
@@ -238,7 +237,6 @@ async function main() {
     machine,
     against: { revision: settings.against, sha: checkout.sha },
     settings: { ...settings, keepCheckout: undefined },
-    pinned: pinning,
     tolerance: TOLERANCE,
     loopCalls: LOOP_CALLS,
     inProcess,

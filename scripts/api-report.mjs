@@ -11,7 +11,12 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Extractor, ExtractorConfig, ExtractorLogLevel } from '@microsoft/api-extractor';
+import {
+  CompilerState,
+  Extractor,
+  ExtractorConfig,
+  ExtractorLogLevel,
+} from '@microsoft/api-extractor';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { values } = parseArgs({ options: { check: { type: 'boolean', default: false } } });
@@ -99,13 +104,19 @@ for (const pkg of PACKAGES) {
   const packageDir = join(ROOT, pkg.dir);
   if (!existsSync(join(packageDir, 'package.json'))) continue;
   mkdirSync(join(packageDir, 'api'), { recursive: true });
+  const missing = pkg.entries.filter((entry) => !existsSync(join(packageDir, entry.dts)));
+  for (const entry of missing) {
+    console.error(`${pkg.dir}/${entry.dts} is missing: run pnpm build first.`);
+    failed = true;
+  }
+  if (missing.length > 0) continue;
+  // One TypeScript program for all of a package's entries (core has five), not one each.
+  const compilerState = CompilerState.create(configFor(packageDir, pkg.entries[0], tempDir), {
+    additionalEntryPoints: pkg.entries.map((entry) => join(packageDir, entry.dts)),
+  });
   for (const entry of pkg.entries) {
-    if (!existsSync(join(packageDir, entry.dts))) {
-      console.error(`${pkg.dir}/${entry.dts} is missing: run pnpm build first.`);
-      failed = true;
-      continue;
-    }
     const result = Extractor.invoke(configFor(packageDir, entry, tempDir), {
+      compilerState,
       localBuild: !values.check,
       showVerboseMessages: false,
       messageCallback: (message) => {

@@ -3,7 +3,6 @@
 // request. Shared by http.bench.mjs and revisions.bench.mjs.
 import autocannon from 'autocannon';
 import { startServer } from './child-server.mjs';
-import { pinMeasurement } from './cpu-pinning.mjs';
 import { requestSource } from './webhook-bodies.mjs';
 
 /**
@@ -37,7 +36,6 @@ export async function measure(framework, variant, settings, signing = 'valid', s
     ...(serverPath ? { server: serverPath } : {}),
     ...runtimeOf(framework, settings),
   });
-  pinMeasurement(server.pid);
   try {
     // Same tag, same sequence: the baseline and the candidate see identical bodies.
     const source = requestSource({ tag: 'h', signing });

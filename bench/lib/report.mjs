@@ -251,7 +251,7 @@ function httpSection(http) {
   return `## HTTP: adapters under load (\`bench/http.bench.mjs\`)
 
 ${measured(http)} autocannon on 127.0.0.1, ${s.connections} connections, ${s.rounds} rounds of
-${s.durationS} s (after ${s.warmupS} s of warm-up) per side, alternating which side goes first${pinnedText(http)};
+${s.durationS} s (after ${s.warmupS} s of warm-up) per side, alternating which side goes first;
 each server in its own child process, started fresh for each measurement. Every request is a
 distinct, correctly signed 2 KiB \`verification.completed\` body (so none is a replay the
 Receiver could skip), the same sequence for both sides; every answer was checked to be 2xx and
@@ -672,14 +672,6 @@ ${mdTable(
 /** Polls per second of 1, 2 and 4 instances sweeping one store (bench/sweeps.bench.mjs). */
 const SIGNINGS = { valid: 'accepted', wrong: 'wrongly signed', unsigned: 'unsigned' };
 
-/** How a run's HTTP measurements shared the cores (bench/lib/cpu-pinning.mjs). */
-const pinnedText = (results) =>
-  results.pinned
-    ? ', the server pinned to one core and the load generator to another'
-    : results.pinned === false
-      ? ', server and load generator left to share the cores (no `taskset`, or one core)'
-      : '';
-
 function revisionsSection(revisions) {
   const title = '## Before and after a change (`bench/revisions.bench.mjs`)';
   if (!revisions)
@@ -713,7 +705,7 @@ Over HTTP, each adapter:
 
 ${measured(revisions)} The library at \`${against.sha.slice(0, 7)}\` ("before", \`--against=${against.revision}\`) and at
 \`${revisions.machine.commit}\` ("after"), each adapter beside its plain hand-written receiver in ${settings.rounds} rotating rounds of
-${settings.durationS} s in one run${pinnedText(revisions)}. "ratio" is the hand-written receiver's server CPU per request over ours;
+${settings.durationS} s in one run. "ratio" is the hand-written receiver's server CPU per request over ours;
 "before/after" the median over rounds of the two revisions' CPU per request (above 1: cheaper after).
 ${inProcessTable}
 ${mdTable(
