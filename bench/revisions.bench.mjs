@@ -19,6 +19,14 @@ import { parseArgs } from 'node:util';
 import { machineInfo, median, table, writeResults } from './harness.mjs';
 import { measure } from './lib/measure-server.mjs';
 import { builtRevision } from './lib/revision-checkout.mjs';
+import {
+  droppedRows,
+  HTTP_COLUMNS,
+  httpCells,
+  IN_PROCESS_COLUMNS,
+  inProcessCells,
+  SIGNINGS,
+} from './lib/revision-tables.mjs';
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 const RECEIVE_LOOP = fileURLToPath(new URL('./lib/receive-loop.mjs', import.meta.url));
@@ -36,7 +44,6 @@ const FRAMEWORKS = [
   { id: 'fastify', name: 'Fastify 5' },
   { id: 'fetch', name: 'Fetch handler (@hono/node-server 2)' },
 ];
-const SIGNINGS = { valid: 'accepted', wrong: 'wrongly signed', unsigned: 'unsigned' };
 
 function options() {
   const { values } = parseArgs({
@@ -183,48 +190,9 @@ async function main() {
   } finally {
     if (!settings.keepCheckout) checkout.remove();
   }
-  console.log(
-    `\n${table(
-      [
-        'framework',
-        'requests',
-        'plain µs',
-        'before µs',
-        'after µs',
-        'ratio before',
-        'ratio after',
-        'before/after',
-        'rounds',
-      ],
-      rows.map((r) => [
-        r.name,
-        SIGNINGS[r.signing],
-        r.cpuMicrosPerRequest.plain.toFixed(0),
-        r.cpuMicrosPerRequest.before.toFixed(0),
-        r.cpuMicrosPerRequest.after.toFixed(0),
-        r.ratioBefore.toFixed(2),
-        r.ratioAfter.toFixed(2),
-        r.change.toFixed(2),
-        r.changeRange.map((c) => c.toFixed(2)).join('–'),
-      ]),
-    )}`,
-  );
-  console.log(
-    `\n${table(
-      ['receive() in process', 'before µs', 'after µs', 'before/after', 'rounds'],
-      inProcess.map((r) => [
-        SIGNINGS[r.signing],
-        r.cpuMicrosPerReceive.before.toFixed(1),
-        r.cpuMicrosPerReceive.after.toFixed(1),
-        r.change.toFixed(2),
-        r.changeRange.map((c) => c.toFixed(2)).join('–'),
-      ]),
-    )}`,
-  );
-  const dropped = [
-    ...inProcess.map((r) => ({ ...r, name: 'receive() in process' })),
-    ...rows,
-  ].filter((r) => r.dropped);
+  console.log(`\n${table(HTTP_COLUMNS, rows.map(httpCells))}`);
+  console.log(`\n${table(IN_PROCESS_COLUMNS, inProcess.map(inProcessCells))}`);
+  const dropped = droppedRows(inProcess, rows);
   console.log(
     dropped.length === 0
       ? `\nNo ratio dropped by more than ${TOLERANCE * 100}%.`

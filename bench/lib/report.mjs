@@ -9,6 +9,14 @@ import {
   SAME_PROMISES_ACCEPT_GOAL,
   verdict,
 } from './http-goals.mjs';
+import {
+  droppedRows,
+  HTTP_COLUMNS,
+  httpCells,
+  IN_PROCESS_COLUMNS,
+  inProcessCells,
+  SIGNINGS,
+} from './revision-tables.mjs';
 
 const readJson = (file) => (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : null);
 
@@ -669,35 +677,19 @@ ${mdTable(
 `;
 }
 
-/** Polls per second of 1, 2 and 4 instances sweeping one store (bench/sweeps.bench.mjs). */
-const SIGNINGS = { valid: 'accepted', wrong: 'wrongly signed', unsigned: 'unsigned' };
-
 function revisionsSection(revisions) {
   const title = '## Before and after a change (`bench/revisions.bench.mjs`)';
   if (!revisions)
     return `${title}\n\nNo results yet: run \`pnpm bench:revisions --against=<revision>\`.\n`;
   const { against, settings, rows, tolerance, inProcess = [] } = revisions;
-  const dropped = [
-    ...inProcess.map((r) => ({ ...r, name: 'receive() in process' })),
-    ...rows,
-  ].filter((r) => r.dropped);
+  const dropped = droppedRows(inProcess, rows);
   const inProcessTable =
     inProcess.length === 0
       ? ''
       : `\n\`receiver.receive()\` alone, in process (MemoryStore, a fresh process per measurement of
 ${int(revisions.loopCalls)} calls, the revisions in turn, ${settings.rounds * 2} each): the library's own work.
 
-${mdTable(
-  ['requests', 'before µs/receive', 'after µs/receive', 'before/after', 'rounds'],
-  inProcess.map((r) => [
-    SIGNINGS[r.signing],
-    fixed(r.cpuMicrosPerReceive.before, 1),
-    fixed(r.cpuMicrosPerReceive.after, 1),
-    fixed(r.change),
-    r.changeRange.map((c) => fixed(c)).join('–'),
-  ]),
-  ['left', 'right', 'right', 'right', 'right'],
-)}
+${mdTable(IN_PROCESS_COLUMNS, inProcess.map(inProcessCells), ['left', 'right', 'right', 'right', 'right'])}
 
 Over HTTP, each adapter:
 `;
@@ -708,31 +700,17 @@ ${measured(revisions)} The library at \`${against.sha.slice(0, 7)}\` ("before", 
 ${settings.durationS} s in one run. "ratio" is the hand-written receiver's server CPU per request over ours;
 "before/after" the median over rounds of the two revisions' CPU per request (above 1: cheaper after).
 ${inProcessTable}
-${mdTable(
-  [
-    'adapter',
-    'requests',
-    'hand-written µs',
-    'before µs',
-    'after µs',
-    'ratio before',
-    'ratio after',
-    'before/after',
-    'rounds',
-  ],
-  rows.map((r) => [
-    r.name,
-    SIGNINGS[r.signing],
-    fixed(r.cpuMicrosPerRequest.plain, 0),
-    fixed(r.cpuMicrosPerRequest.before, 0),
-    fixed(r.cpuMicrosPerRequest.after, 0),
-    fixed(r.ratioBefore),
-    fixed(r.ratioAfter),
-    fixed(r.change),
-    r.changeRange.map((c) => fixed(c)).join('–'),
-  ]),
-  ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
-)}
+${mdTable(HTTP_COLUMNS, rows.map(httpCells), [
+  'left',
+  'left',
+  'right',
+  'right',
+  'right',
+  'right',
+  'right',
+  'right',
+  'right',
+])}
 
 ${
   dropped.length === 0
