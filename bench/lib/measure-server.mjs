@@ -56,44 +56,40 @@ export async function measure(framework, variant, settings, signing = 'valid', s
         `${framework}/${variant}: ${result.errors} errors, ${result.timeouts} timeouts`,
       );
     }
-    if (signing !== 'valid') {
+    const refusals = signing !== 'valid';
+    const answered = refusals ? result['4xx'] : result['2xx'];
+    if (refusals) {
       // Every request refused, none handled: a rejection row measures rejections only.
-      const refused = result['4xx'];
       if (result['2xx'] > 0 || result['5xx'] > 0) {
         throw new Error(`${framework}/${variant}: ${result['2xx']} 2xx, ${result['5xx']} 5xx`);
       }
       if (handled !== 0) throw new Error(`${framework}/${variant}: ${handled} were handled`);
-      return {
-        requestsPerSec: refused / seconds,
-        p50Ms: result.latency.p50,
-        p99Ms: result.latency.p99,
-        requests: refused,
-        handled,
-        serverCpuMicrosPerRequest: (after.cpuMicros - before.cpuMicros) / Math.max(1, refused),
-        serverCpuLoad: (after.cpuMicros - before.cpuMicros) / (seconds * 1e6),
-      };
+    } else {
+      if (result.non2xx > 0) {
+        throw new Error(
+          `${framework}/${variant}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`,
+        );
+      }
+      // Each accepted request must have reached the handler: nothing was a cheap duplicate.
+      // Up to one request per connection may be in flight at each end of the measurement
+      // (handled but answered outside it, or the other way round), hence twice the connections.
+      if (Math.abs(handled - answered) > 2 * settings.connections) {
+        throw new Error(
+          `${framework}/${variant}: ${answered} answered 2xx but ${handled} were handled`,
+        );
+      }
     }
-    const ok = result['2xx'];
-    if (result.non2xx > 0) {
-      throw new Error(
-        `${framework}/${variant}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`,
-      );
-    }
-    // Each accepted request must have reached the handler: nothing was a cheap duplicate.
-    // Up to one request per connection may be in flight at each end of the measurement
-    // (handled but answered outside it, or the other way round), hence twice the connections.
-    if (Math.abs(handled - ok) > 2 * settings.connections) {
-      throw new Error(`${framework}/${variant}: ${ok} answered 2xx but ${handled} were handled`);
-    }
+    const cpuMicros = after.cpuMicros - before.cpuMicros;
     return {
-      requestsPerSec: ok / seconds,
+      requestsPerSec: answered / seconds,
       p50Ms: result.latency.p50,
       p99Ms: result.latency.p99,
-      requests: ok,
+      requests: answered,
       handled,
-      serverCpuMicrosPerRequest: (after.cpuMicros - before.cpuMicros) / Math.max(1, handled),
+      // Per refusal; per accepted webhook, per one that reached the handler.
+      serverCpuMicrosPerRequest: cpuMicros / Math.max(1, refusals ? answered : handled),
       // Share of one core the server used: well below 1, the load generator set the pace.
-      serverCpuLoad: (after.cpuMicros - before.cpuMicros) / (seconds * 1e6),
+      serverCpuLoad: cpuMicros / (seconds * 1e6),
     };
   } finally {
     await server.stop();
