@@ -7,6 +7,7 @@ import { atDepth, freePort, startPostgresServer, waitFor } from '@faceverify/tes
 import pg from 'pg';
 import { expect, it } from 'vitest';
 import {
+  crashesOf,
   POSTGRES_SCRIPT,
   type ReceiverProcess,
   startReceiverProcess,
@@ -83,14 +84,24 @@ it(`a transactional handler writes each result exactly once across ${SESSIONS} d
   const starter = createReceiver({ secret, client, store, pollScheduleMs: POLL_SCHEDULE_MS });
   const lastStarter = createReceiver({ secret, client, store });
   emulator.setCallbackUrl(`http://127.0.0.1:${port}/webhooks/verification`);
-  const written = async () =>
-    Number((await pool.query(`SELECT count(*) AS n FROM ${users}`)).rows[0].n);
-
   let receiver: ReceiverProcess | undefined;
+  // Every process started: one that ended before its kill (a crash) fails the run at the next
+  // count of the rows written, instead of leaving the run waiting for rows, and again at the end.
+  const started: ReceiverProcess[] = [];
+  const startReceiver = async () => {
+    const child = await startReceiverProcess(env, POSTGRES_SCRIPT);
+    started.push(child);
+    return child;
+  };
+  const written = async () => {
+    const crashes = crashesOf(started);
+    if (crashes.length > 0) throw new Error(`a receiver process died: ${crashes.join(', ')}`);
+    return Number((await pool.query(`SELECT count(*) AS n FROM ${users}`)).rows[0].n);
+  };
   let kills = 0;
   try {
     const tokens = await startSessions(starter, 'crash_user_', KILLED_SESSIONS);
-    receiver = await startReceiverProcess(env, POSTGRES_SCRIPT);
+    receiver = await startReceiver();
     // Results arrive all along while receivers are killed and restarted: a batch at a
     // time, each once most of the earlier ones are written, so webhooks meet live
     // processes as well as dead ones.
@@ -103,9 +114,13 @@ it(`a transactional handler writes each result exactly once across ${SESSIONS} d
       }
     })();
     let completed = false;
-    void completing.then(() => {
-      completed = true;
-    });
+    // Its failure (a receiver that died) is thrown where it is awaited, below.
+    void completing.then(
+      () => {
+        completed = true;
+      },
+      () => undefined,
+    );
     // Each process is killed once a seeded number of further rows has been written: at
     // points spread over its work (mid-handler, mid-commit, mid-poll, between requests).
     while ((await written()) < KILLED_SESSIONS) {
@@ -117,7 +132,7 @@ it(`a transactional handler writes each result exactly once across ${SESSIONS} d
       if (target >= KILLED_SESSIONS && completed) break;
       await receiver.kill('SIGKILL');
       kills += 1;
-      receiver = await startReceiverProcess(env, POSTGRES_SCRIPT);
+      receiver = await startReceiver();
     }
     await completing;
     // With polls this fast, most webhooks above meet a process being restarted, or lose the
@@ -153,6 +168,7 @@ it(`a transactional handler writes each result exactly once across ${SESSIONS} d
     const sources = rows.flatMap((row) => row.sources);
     const byWebhook = sources.filter((source) => source === 'webhook').length;
     const byPoll = sources.filter((source) => source === 'poll').length;
+    expect(crashesOf(started)).toEqual([]);
     expect(kills).toBeGreaterThanOrEqual(MIN_KILLS);
     // At least the last sessions' results came by webhook: none was due for a poll yet.
     expect(byWebhook).toBeGreaterThanOrEqual(LAST_SESSIONS);
