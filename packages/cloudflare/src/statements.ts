@@ -1,4 +1,4 @@
-import { SESSION_COLUMNS, sharedStatements } from '@faceverify/shared-sql';
+import { SESSION_COLUMNS, type SharedStatements, sharedStatements } from '@faceverify/shared-sql';
 import { D1_DIALECT } from './dialect.js';
 
 // The SQL of D1Store. D1 has no interactive transactions, so every decision a Store method
@@ -7,7 +7,7 @@ import { D1_DIALECT } from './dialect.js';
 // runs as one transaction. Parameters are numbered (?1, ?2, ...), as D1 supports them.
 
 /** The statements D1 runs as PostgreSQL does (`@faceverify/shared-sql`). */
-export const SHARED = sharedStatements(D1_DIALECT);
+export const SHARED: SharedStatements = sharedStatements(D1_DIALECT);
 
 // The statements below are D1's own: each is part of a batch that stands in for what
 // PostgreSQL does in a transaction or with a row lock.
@@ -30,10 +30,10 @@ LIMIT MAX(0, (SELECT COUNT(*) FROM ${RECORDS}
  * The user's oldest open records beyond the bound, as they are before being displaced. Not
  * shared: read before the insert in one batch, where PostgreSQL locks them after it.
  */
-export const SELECT_DISPLACED = DISPLACED(COLUMNS);
+export const SELECT_DISPLACED: string = DISPLACED(COLUMNS);
 
 /** ?1..?4 as SELECT_DISPLACED, ?5 how long a displaced record is kept. Same rows, closed. */
-export const DISPLACE = `UPDATE ${RECORDS}
+export const DISPLACE: string = `UPDATE ${RECORDS}
 SET state = 'expired', lease_owner = NULL, lease_until = NULL, token = NULL, purge_at = ?2 + ?5
 WHERE key IN (${DISPLACED('key')})`;
 
@@ -45,7 +45,7 @@ const ATTACH_DUE = 'CASE WHEN lease_owner IS NOT NULL AND lease_until > ?3 THEN 
  * ?1 key, ?2 result, ?3 now. Stores the first result of a live open record. Not shared:
  * PostgreSQL's locks the row NOWAIT and reports why it refused in the same statement.
  */
-export const ATTACH = `UPDATE ${RECORDS} SET
+export const ATTACH: string = `UPDATE ${RECORDS} SET
   result = ?2,
   attempts = CASE WHEN state = 'pending' THEN 0 ELSE attempts END,
   state = 'delivering',
@@ -55,7 +55,7 @@ WHERE key = ?1 AND purge_at > ?3 AND ${OPEN} AND result IS NULL
 RETURNING key`;
 
 /** ?1 key, ?2 now. What the record was when ATTACH did not apply, read in the same batch. */
-export const ATTACH_REFUSAL = `SELECT state, result IS NOT NULL AS has_result FROM ${RECORDS}
+export const ATTACH_REFUSAL: string = `SELECT state, result IS NOT NULL AS has_result FROM ${RECORDS}
 WHERE key = ?1 AND purge_at > ?2`;
 
 /**
@@ -63,7 +63,7 @@ WHERE key = ?1 AND purge_at > ?2`;
  * lease is free, passed, or already the caller's; it becomes due at the lease end. Not
  * shared: PostgreSQL's skips a record locked by a transactional handler (SKIP LOCKED).
  */
-export const LEASE = `UPDATE ${RECORDS}
+export const LEASE: string = `UPDATE ${RECORDS}
 SET lease_owner = ?2, lease_until = ?4, due_at = ?4, purge_at = ${openPurgeAt('?4')}
 WHERE key = ?1 AND purge_at > ?3 AND ${OPEN}
   AND (lease_owner IS NULL OR lease_until <= ?3 OR lease_owner = ?2)
@@ -79,10 +79,10 @@ ORDER BY due_at LIMIT ?2`;
  * The due records, earliest first: read in the batch before LEASE_DUE to order its result.
  * Not shared: PostgreSQL's takes them in one statement with SKIP LOCKED.
  */
-export const SELECT_DUE = DUE('key, due_at');
+export const SELECT_DUE: string = DUE('key, due_at');
 
 /** ?1 now, ?2 limit, ?3 owner, ?4 lease end. Leases the same rows SELECT_DUE read. */
-export const LEASE_DUE = `UPDATE ${RECORDS}
+export const LEASE_DUE: string = `UPDATE ${RECORDS}
 SET lease_owner = ?3, lease_until = ?4, due_at = ?4, purge_at = ${openPurgeAt('?4')}
 WHERE key IN (${DUE('key')})
 RETURNING ${COLUMNS}`;
@@ -91,9 +91,9 @@ RETURNING ${COLUMNS}`;
  * ?1 now, ?2 at most this many. Deletes records past their purge time, oldest first. Not
  * shared: PostgreSQL's prunes both tables in one statement, skipping rows others hold.
  */
-export const PURGE_RECORDS = `DELETE FROM ${RECORDS} WHERE key IN (
+export const PURGE_RECORDS: string = `DELETE FROM ${RECORDS} WHERE key IN (
   SELECT key FROM ${RECORDS} WHERE purge_at <= ?1 ORDER BY purge_at LIMIT ?2)`;
 
 /** ?1 now, ?2 at most this many. Deletes digests past their time. */
-export const PURGE_DIGESTS = `DELETE FROM ${D1_DIALECT.digests} WHERE digest IN (
+export const PURGE_DIGESTS: string = `DELETE FROM ${D1_DIALECT.digests} WHERE digest IN (
   SELECT digest FROM ${D1_DIALECT.digests} WHERE until <= ?1 ORDER BY until LIMIT ?2)`;

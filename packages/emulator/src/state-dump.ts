@@ -4,7 +4,10 @@
  * and repeated references are left out. It shows everything the emulator holds, not a curated
  * summary, so a check over it (say, that no plain token is kept) covers the real state.
  */
-export function dumpToPlainData(value: unknown, seen = new WeakSet<object>()): unknown {
+export function dumpToPlainData(
+  value: unknown,
+  seen: WeakSet<object> = new WeakSet<object>(),
+): unknown {
   if (value === null || typeof value !== 'object') {
     return typeof value === 'function' || typeof value === 'symbol' ? undefined : value;
   }

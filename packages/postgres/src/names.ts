@@ -19,7 +19,10 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 export const DEFAULT_SCHEMA = 'public';
 export const DEFAULT_PREFIX = 'faceverify_';
 
-export function tableNames(schema = DEFAULT_SCHEMA, prefix = DEFAULT_PREFIX): TableNames {
+export function tableNames(
+  schema: string = DEFAULT_SCHEMA,
+  prefix: string = DEFAULT_PREFIX,
+): TableNames {
   if (!IDENTIFIER.test(schema) || schema.length > 63) {
     throw new ConfigurationError(
       `The store's \`schema\` must be a plain lower-case SQL identifier of at most 63 characters (letters, digits, _, not starting with a digit), e.g. 'public' or 'faceverify'; the value given is not one.`,

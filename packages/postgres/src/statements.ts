@@ -1,18 +1,24 @@
-import { sessionColumns, sharedStatements } from '@faceverify/shared-sql';
+import { type SharedStatements, sessionColumns, sharedStatements } from '@faceverify/shared-sql';
 import { postgresDialect } from './dialect.js';
 import type { TableNames } from './names.js';
 
 const OPEN = `('pending', 'delivering')`;
 
 /** Every statement of the store, built once per table names. */
-export type Statements = ReturnType<typeof statements>;
+export type Statements = SharedStatements &
+  Readonly<
+    Record<
+      'lockUser' | 'displace' | 'attachResult' | 'attachAndLease' | 'lease' | 'leaseDue' | 'prune',
+      string
+    >
+  >;
 
 /**
  * The shared statements (`@faceverify/shared-sql`) and those only PostgreSQL runs: each of
  * these takes a row lock (FOR UPDATE, NOWAIT, SKIP LOCKED) or an advisory lock, which D1 has
  * no equivalent of.
  */
-export function statements(names: TableNames) {
+export function statements(names: TableNames): Statements {
   const { sessions, digests } = names;
   const s = sessionColumns('s');
   // A lease `$4` may take at `$3`: none, passed, or its own (the row as it was before).

@@ -4,7 +4,24 @@ import { SESSION_COLUMNS, sessionColumns } from './session-row.js';
 const OPEN = `('pending', 'delivering')`;
 
 /** The statements PostgreSQL and D1 run alike, as `sharedStatements` builds them. */
-export type SharedStatements = ReturnType<typeof sharedStatements>;
+export type SharedStatements = Readonly<
+  Record<
+    | 'insert'
+    | 'get'
+    | 'findByUser'
+    | 'remember'
+    | 'forget'
+    | 'settleOpen'
+    | 'settleClosed'
+    | 'listDeadLetters'
+    | 'redeliverDeadLetter'
+    | 'discardDeadLetter'
+    | 'forgetUser'
+    | 'dueSummary'
+    | 'counts',
+    string
+  >
+>;
 
 /**
  * The statements whose text is the same on PostgreSQL and D1 but for the dialect's names,
@@ -13,7 +30,7 @@ export type SharedStatements = ReturnType<typeof sharedStatements>;
  * re-check its conditions, and D1 runs one statement at a time. The statements that differ
  * (row and advisory locks on PostgreSQL, batches on D1) stay with each store.
  */
-export function sharedStatements(dialect: SqlDialect) {
+export function sharedStatements(dialect: SqlDialect): SharedStatements {
   const { sessions, digests, liveUntil } = dialect;
   const sql = (text: string) => dialect.placeholders(text);
   const s = sessionColumns('s');

@@ -56,11 +56,11 @@ const defaultLogger: Logger = {
  * and errors to the console. `false` silences everything. Fields are passed only when there
  * are some, so `console` as a logger prints no stray `{}`.
  */
-export function createLog(option: Logger | false | undefined) {
+export function createLog(option: Logger | false | undefined): Log {
   const logger = option === undefined ? defaultLogger : option === false ? undefined : option;
   const write =
-    (level: keyof Logger) =>
-    (message: string, fields?: Record<string, unknown>): void => {
+    (level: keyof Logger): Write =>
+    (message, fields) => {
       const write = logger?.[level];
       // Without a logger for this level, the fields are not even redacted.
       if (!write) return;
@@ -77,4 +77,14 @@ export function createLog(option: Logger | false | undefined) {
   };
 }
 
-export type Log = ReturnType<typeof createLog>;
+type Write = (message: string, fields?: Record<string, unknown>) => void;
+
+/** A logger's levels with every field set redacted (see `createLog`). */
+export interface Log {
+  debug: Write;
+  info: Write;
+  warn: Write;
+  error: Write;
+  /** Whether `level` is written at all: hot paths skip building fields nobody reads. */
+  enabled: (level: keyof Logger) => boolean;
+}

@@ -1,7 +1,7 @@
 import type { VerificationPayload } from './types.js';
 
 /** The service's signed image links expire 15 minutes after they are issued. */
-export const IMAGE_URL_LIFETIME_MS = 15 * 60 * 1000;
+export const IMAGE_URL_LIFETIME_MS: number = 15 * 60 * 1000;
 
 /**
  * Whether an event's `data.frontImageUrl` can still be fetched:

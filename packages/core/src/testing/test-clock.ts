@@ -30,7 +30,7 @@ const turn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
  * const receiver = createReceiver({ clock, leaseMs: 1000 });
  * await clock.advance(1000); // every lease granted before has now passed
  */
-export function createTestClock(start = Date.UTC(2030, 0, 1)): TestClock {
+export function createTestClock(start: number = Date.UTC(2030, 0, 1)): TestClock {
   let now = start;
   let nextId = 0;
   const timers: Timer[] = [];

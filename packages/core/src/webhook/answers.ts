@@ -272,7 +272,7 @@ export const WEBHOOK_ANSWERS = {
   signature_missing: {
     status: 401,
     stage: 'before the signature',
-    body: { error: 'signature_missing', message: SIGNATURE_REFUSALS.signature_missing },
+    body: { error: 'signature_missing', message: SIGNATURE_REFUSALS.signature_missing as string },
     log: {
       level: 'warn',
       message: 'Webhook rejected: no X-Webhook-Signature header.',
@@ -286,7 +286,7 @@ export const WEBHOOK_ANSWERS = {
   signature_invalid: {
     status: 401,
     stage: 'before the signature',
-    body: { error: 'signature_invalid', message: SIGNATURE_REFUSALS.signature_invalid },
+    body: { error: 'signature_invalid', message: SIGNATURE_REFUSALS.signature_invalid as string },
     log: {
       level: 'warn',
       message:

@@ -3,7 +3,7 @@ import type { AppEnv } from './app-env.js';
 import { errorResponse } from './error-response.js';
 
 /** The hosted page's completion call, the one endpoint a browser calls, maybe cross-origin. */
-export const COMPLETE_PATH = /^\/v1\/sessions\/[^/]+\/complete$/;
+export const COMPLETE_PATH: RegExp = /^\/v1\/sessions\/[^/]+\/complete$/;
 
 function pathPattern(path: string): RegExp {
   const escaped = path

@@ -9,7 +9,7 @@ import { sendSessionWebhook } from '../webhook/send-session-webhook.js';
 import { CONTROL_PREFIX } from './control.js';
 
 /** The inspector page's own path: it is served without the control token (it holds no data). */
-export const INSPECTOR_PATH = `${CONTROL_PREFIX}/inspector`;
+export const INSPECTOR_PATH: string = `${CONTROL_PREFIX}/inspector`;
 
 /**
  * The inspector: a page (`/__emulator/inspector`) and the control endpoints it reads, the

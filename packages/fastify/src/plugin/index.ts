@@ -97,7 +97,10 @@ const plugin: FastifyPluginAsync<VerificationWebhookOptions> = async (fastify, o
  * });
  * await app.listen({ port: 3000 });
  */
-export const verificationWebhook = fastifyPlugin(plugin, {
-  fastify: '5.x',
-  name: '@faceverify/fastify',
-});
+export const verificationWebhook: FastifyPluginAsync<VerificationWebhookOptions> = fastifyPlugin(
+  plugin,
+  {
+    fastify: '5.x',
+    name: '@faceverify/fastify',
+  },
+);

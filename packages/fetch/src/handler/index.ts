@@ -4,6 +4,7 @@ import {
   nodeIncomingOf,
   readFetchBody,
   toFetchResponse,
+  type VerificationWebhookFactory,
   webhookMiddleware,
 } from '@faceverify/core/adapter';
 import { BODY_CONSUMED_HINT } from './hints.js';
@@ -38,29 +39,31 @@ import type { VerificationWebhookHandler } from './types.js';
  * const webhook = verificationWebhook(receiver);
  * Bun.serve({ routes: { '/webhooks/verification': webhook } });
  */
-export const verificationWebhook = webhookMiddleware<
+export const verificationWebhook: VerificationWebhookFactory<
   VerificationWebhookHandler,
   VerificationWebhookOptions
->((_self, request, context) => {
-  // On @hono/node-server, Node's request under `request`: its headers are read as Node parsed
-  // them, where `request.headers` would build Fetch Headers for every webhook.
-  const incoming = nodeIncomingOf(context);
-  return {
-    method: request.method,
-    headers: incoming?.headers ?? request.headers,
-    request,
-    // Node's parser, or Bun.serve's, held the body to its Content-Length: read it whole.
-    readBody: (limit, signal) =>
-      readFetchBody(
-        request,
-        limit,
-        signal,
-        BODY_CONSUMED_HINT,
-        incoming ?? bunServedOf(context, request),
-      ),
-    waitUntil: lazyWaitUntil(() => context),
-    // No path, no `next`: the handler is mounted on the webhook's route, and nothing runs
-    // after it.
-    respond: (answer, close) => toFetchResponse(answer, close),
-  };
-});
+> = webhookMiddleware<VerificationWebhookHandler, VerificationWebhookOptions>(
+  (_self, request, context) => {
+    // On @hono/node-server, Node's request under `request`: its headers are read as Node parsed
+    // them, where `request.headers` would build Fetch Headers for every webhook.
+    const incoming = nodeIncomingOf(context);
+    return {
+      method: request.method,
+      headers: incoming?.headers ?? request.headers,
+      request,
+      // Node's parser, or Bun.serve's, held the body to its Content-Length: read it whole.
+      readBody: (limit, signal) =>
+        readFetchBody(
+          request,
+          limit,
+          signal,
+          BODY_CONSUMED_HINT,
+          incoming ?? bunServedOf(context, request),
+        ),
+      waitUntil: lazyWaitUntil(() => context),
+      // No path, no `next`: the handler is mounted on the webhook's route, and nothing runs
+      // after it.
+      respond: (answer, close) => toFetchResponse(answer, close),
+    };
+  },
+);

@@ -2,6 +2,7 @@ import {
   lazyWaitUntil,
   nodeIncomingOf,
   toFetchResponse,
+  type VerificationWebhookFactory,
   webhookMiddleware,
 } from '@faceverify/core/adapter';
 import { readWebhookBody } from '../body/read-webhook-body.js';
@@ -37,23 +38,25 @@ import type { VerificationWebhookMiddleware } from './types.js';
  * // As app-level middleware: listens on `path` (default /webhooks/verification).
  * app.use(verificationWebhook(receiver));
  */
-export const verificationWebhook = webhookMiddleware<
+export const verificationWebhook: VerificationWebhookFactory<
   VerificationWebhookMiddleware,
   VerificationWebhookOptions
->((_self, c, next) => ({
-  method: c.req.method,
-  // On @hono/node-server, Node's headers as parsed: `c.req.raw.headers` would build Fetch
-  // Headers for every webhook.
-  headers: nodeIncomingOf(c.env)?.headers ?? c.req.raw.headers,
-  request: c,
-  routeParam: (name) => c.req.param(name),
-  isRouted: () => isRouteHandler(c),
-  path: () => c.req.path,
-  readBody: (limit, signal) => readWebhookBody(c, limit, signal),
-  // Read only when work outlives the response: Hono throws (building an Error) on every
-  // read where the runtime has no execution context (Node, Bun, Deno).
-  waitUntil: lazyWaitUntil(() => c.executionCtx),
-  keep: (event) => c.set('verification', event),
-  next,
-  respond: (answer, close) => toFetchResponse(answer, close),
-}));
+> = webhookMiddleware<VerificationWebhookMiddleware, VerificationWebhookOptions>(
+  (_self, c, next) => ({
+    method: c.req.method,
+    // On @hono/node-server, Node's headers as parsed: `c.req.raw.headers` would build Fetch
+    // Headers for every webhook.
+    headers: nodeIncomingOf(c.env)?.headers ?? c.req.raw.headers,
+    request: c,
+    routeParam: (name) => c.req.param(name),
+    isRouted: () => isRouteHandler(c),
+    path: () => c.req.path,
+    readBody: (limit, signal) => readWebhookBody(c, limit, signal),
+    // Read only when work outlives the response: Hono throws (building an Error) on every
+    // read where the runtime has no execution context (Node, Bun, Deno).
+    waitUntil: lazyWaitUntil(() => c.executionCtx),
+    keep: (event) => c.set('verification', event),
+    next,
+    respond: (answer, close) => toFetchResponse(answer, close),
+  }),
+);

@@ -1,4 +1,4 @@
-import { webhookMiddleware } from '@faceverify/core/adapter';
+import { type VerificationWebhookFactory, webhookMiddleware } from '@faceverify/core/adapter';
 import { readWebhookBody } from '../raw-body/read-webhook-body.js';
 import { writeAnswer } from '../response/write-answer.js';
 import { isRouteHandler } from './mounting.js';
@@ -33,20 +33,22 @@ import type { VerificationWebhookMiddleware } from './types.js';
  * // Without a router: listens on `path` (default /webhooks/verification).
  * app.use(verificationWebhook(receiver));
  */
-export const verificationWebhook = webhookMiddleware<
+export const verificationWebhook: VerificationWebhookFactory<
   VerificationWebhookMiddleware,
   VerificationWebhookOptions
->((self, ctx, next) => ({
-  method: ctx.method,
-  headers: ctx.req.headers,
-  request: ctx,
-  // @koa/router's parameters of the route it matched.
-  routeParam: (name) => (ctx as { params?: Record<string, string> }).params?.[name],
-  isRouted: () => isRouteHandler(ctx, self),
-  // Koa throws on a request line it cannot parse as a URL; the pipeline passes it on.
-  path: () => ctx.path,
-  readBody: (limit, signal) => readWebhookBody(ctx, limit, signal),
-  keep: (event) => Object.assign(ctx.state, { verification: event }),
-  next,
-  respond: (answer, close) => writeAnswer(ctx, answer, close),
-}));
+> = webhookMiddleware<VerificationWebhookMiddleware, VerificationWebhookOptions>(
+  (self, ctx, next) => ({
+    method: ctx.method,
+    headers: ctx.req.headers,
+    request: ctx,
+    // @koa/router's parameters of the route it matched.
+    routeParam: (name) => (ctx as { params?: Record<string, string> }).params?.[name],
+    isRouted: () => isRouteHandler(ctx, self),
+    // Koa throws on a request line it cannot parse as a URL; the pipeline passes it on.
+    path: () => ctx.path,
+    readBody: (limit, signal) => readWebhookBody(ctx, limit, signal),
+    keep: (event) => Object.assign(ctx.state, { verification: event }),
+    next,
+    respond: (answer, close) => writeAnswer(ctx, answer, close),
+  }),
+);

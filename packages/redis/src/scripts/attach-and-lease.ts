@@ -1,3 +1,4 @@
+import type { LuaScript } from '../lua-script.js';
 import { ATTACH_LUA } from './attach-result.js';
 import { GRANT_LUA } from './grant.js';
 import { LEASE_LUA } from './lease.js';
@@ -10,7 +11,7 @@ import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
  * `attachResult`, then, when it attached, `lease`, in one script: returns `{ outcome }`, or
  * `{ 'attached', fields }` with the leased record's fields (as HGETALL returns them).
  */
-export const ATTACH_AND_LEASE =
+export const ATTACH_AND_LEASE: LuaScript =
   storeScript(`${RECORD_LIFETIME_LUA}${GRANT_LUA}${ATTACH_LUA}${LEASE_LUA}
 local key, now = ARGV[2], tonumber(ARGV[4])
 if not declaredRecord(key) then return needsKeys() end

@@ -1,3 +1,4 @@
+import type { LuaScript } from '../lua-script.js';
 import { storeScript } from './marker.js';
 import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
 
@@ -7,7 +8,7 @@ import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
  * due at `now`, unless a live lease keeps it with its owner. `nowText` is `now` as given.
  * Returns the AttachOutcome. A closed record whose retention passed at `now` is missing.
  */
-export const ATTACH_LUA = `
+export const ATTACH_LUA: string = `
 local function attach(key, result, now, nowText)
   local rk = recordKey(key)
   local record = redis.call('HMGET', rk, 'state', 'leaseUntil')
@@ -36,7 +37,7 @@ end
  * KEYS: marker, due, state sets, record, its user's indexes. ARGV: prefix, key, result JSON, now.
  * Returns the AttachOutcome.
  */
-export const ATTACH_RESULT = storeScript(`${RECORD_LIFETIME_LUA}${ATTACH_LUA}
+export const ATTACH_RESULT: LuaScript = storeScript(`${RECORD_LIFETIME_LUA}${ATTACH_LUA}
 local key = ARGV[2]
 if not declaredRecord(key) then return needsKeys() end
 return attach(key, ARGV[3], tonumber(ARGV[4]), ARGV[4])

@@ -1,3 +1,4 @@
+import type { LuaScript } from '../lua-script.js';
 import { storeScript } from './marker.js';
 import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
 
@@ -9,7 +10,7 @@ import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
  * purge time, an open record's drop time of contract rule 8). The members past `now` are
  * trimmed, the rest counted: O(log N) plus what is trimmed, and no call scans the records.
  */
-export const COUNTS = storeScript(`${RECORD_LIFETIME_LUA}
+export const COUNTS: LuaScript = storeScript(`${RECORD_LIFETIME_LUA}
 local counts = {}
 for i, state in ipairs({ 'pending', 'delivering', 'completed', 'expired', 'failed' }) do
   redis.call('ZREMRANGEBYSCORE', stateSet(state), '-inf', ARGV[2])

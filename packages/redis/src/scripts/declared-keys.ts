@@ -13,7 +13,7 @@ export const NEEDS_KEYS = 'faceverify:needs-keys';
  * declared keys; `declared` notes the ones missing, and when there are any the script returns
  * `needsKeys()` before its first write, and the store runs it again with them.
  */
-export const DECLARED_KEYS_LUA = `
+export const DECLARED_KEYS_LUA: string = `
 local DECLARED, UNDECLARED = {}, {}
 for _, k in ipairs(KEYS) do DECLARED[k] = true end
 

@@ -1,3 +1,4 @@
+import type { LuaScript } from '../lua-script.js';
 import { storeScript } from './marker.js';
 import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
 
@@ -11,7 +12,7 @@ import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
  * script reads bounded ranges of them: its cost follows `limit`, not the number of records
  * the user has accumulated. Entries whose record is gone are dropped on the way.
  */
-export const FIND_BY_USER = storeScript(`${RECORD_LIFETIME_LUA}
+export const FIND_BY_USER: LuaScript = storeScript(`${RECORD_LIFETIME_LUA}
 local user, now, limit = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local found, stale = {}, {}
 

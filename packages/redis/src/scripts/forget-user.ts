@@ -1,3 +1,4 @@
+import type { LuaScript } from '../lua-script.js';
 import { storeScript } from './marker.js';
 import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
 
@@ -14,7 +15,7 @@ import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
  * where all of them are; one script, so no other call sees the user half removed, and a lease
  * held on a removed record ends with it (its settle finds no record).
  */
-export const FORGET_USER = storeScript(`${RECORD_LIFETIME_LUA}
+export const FORGET_USER: LuaScript = storeScript(`${RECORD_LIFETIME_LUA}
 local user, now = ARGV[2], tonumber(ARGV[3])
 local open, closed = openIndex(user), closedIndex(user)
 if not declared(open, closed) then return needsKeys() end

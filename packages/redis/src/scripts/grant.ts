@@ -3,7 +3,7 @@
  * `owner` until `untilAt` and makes it due at the lease end, so that work of an owner that
  * crashed is picked up again then. Returns the record's fields as HGETALL does.
  */
-export const GRANT_LUA = `
+export const GRANT_LUA: string = `
 local function grant(key, owner, untilAt, now)
   local rk = recordKey(key)
   redis.call('HSET', rk, 'leaseOwner', owner, 'leaseUntil', untilAt, 'dueAt', untilAt)

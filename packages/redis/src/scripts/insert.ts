@@ -1,3 +1,4 @@
+import type { LuaScript } from '../lua-script.js';
 import { storeScript } from './marker.js';
 import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
 
@@ -9,7 +10,7 @@ import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
  * Returns { 1 | 0, { { key, fields }, ... } }: whether it was added, and the records closed
  * to make room for it, as they were before closing.
  */
-export const INSERT = storeScript(`${RECORD_LIFETIME_LUA}
+export const INSERT: LuaScript = storeScript(`${RECORD_LIFETIME_LUA}
 local key, user, state, createdAt, dueAt = ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local now = tonumber(ARGV[7])
 local rk = recordKey(key)

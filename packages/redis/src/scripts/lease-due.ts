@@ -1,3 +1,4 @@
+import type { LuaScript } from '../lua-script.js';
 import { GRANT_LUA } from './grant.js';
 import { storeScript } from './marker.js';
 import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
@@ -12,7 +13,7 @@ import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
  * follows the number of due records, not the number tracked. A record leased to someone is
  * scored by its lease end, so a due member is never held by a live lease.
  */
-export const LEASE_DUE = storeScript(`${RECORD_LIFETIME_LUA}${GRANT_LUA}
+export const LEASE_DUE: LuaScript = storeScript(`${RECORD_LIFETIME_LUA}${GRANT_LUA}
 local now, limit, owner, untilAt = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5]
 local open, stale = {}, {}
 local offset = 0

@@ -1,3 +1,4 @@
+import type { LuaScript } from '../lua-script.js';
 import { GRANT_LUA } from './grant.js';
 import { storeScript } from './marker.js';
 import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
@@ -7,7 +8,7 @@ import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
  * record and its user's indexes declared): grants an open record that is free, whose lease
  * passed, or that `owner` holds. Returns its fields as HGETALL does, or false.
  */
-export const LEASE_LUA = `
+export const LEASE_LUA: string = `
 local function leaseTo(key, owner, untilAt, now)
   local record = redis.call('HMGET', recordKey(key), 'state', 'leaseOwner', 'leaseUntil')
   if not isOpen(record[1]) then return false end
@@ -21,7 +22,7 @@ end
  * Returns the leased record's fields, or nil when it is closed, missing or leased to another
  * owner whose lease has not passed.
  */
-export const LEASE = storeScript(`${RECORD_LIFETIME_LUA}${GRANT_LUA}${LEASE_LUA}
+export const LEASE: LuaScript = storeScript(`${RECORD_LIFETIME_LUA}${GRANT_LUA}${LEASE_LUA}
 local key = ARGV[2]
 if not declaredRecord(key) then return needsKeys() end
 return leaseTo(key, ARGV[3], ARGV[5], tonumber(ARGV[4]))

@@ -16,7 +16,7 @@ export const MARKER_MISMATCH = 'FACEVERIFY_MARKER_MISMATCH';
 export const REWOUND = 'FACEVERIFY_REWOUND';
 
 /** How long an instance's write count is kept after its last script (refreshed by each). */
-export const WRITER_TTL_MS = 7 * 86_400_000;
+export const WRITER_TTL_MS: number = 7 * 86_400_000;
 
 /**
  * Lua run first by every script. KEYS[1] is the marker, written when the store is first used
@@ -31,7 +31,7 @@ export const WRITER_TTL_MS = 7 * 86_400_000;
  * a marker that was replicated long before cannot tell. Costs one GET and one SET inside the
  * script, no round trip.
  */
-export const CHECK_MARKER_LUA = `
+export const CHECK_MARKER_LUA: string = `
 if redis.call('GET', KEYS[1]) ~= table.remove(ARGV, 1) then
   return redis.error_reply('${MARKER_MISMATCH} the store marker changed: Redis lost its data')
 end

@@ -24,7 +24,7 @@ export const CLEANUP_GRACE_MS = 60_000;
  * the per-state sets) is given a TTL no shorter than that of any record it was last told
  * about (`outlive`), so it outlives its members and vanishes after the last of them.
  */
-export const RECORD_LIFETIME_LUA = `${CHECK_MARKER_LUA}
+export const RECORD_LIFETIME_LUA: string = `${CHECK_MARKER_LUA}
 local P = ARGV[1]
 local DUE = P .. 'due'
 local OPEN_RECORD_GRACE_MS = ${OPEN_RECORD_GRACE_MS}

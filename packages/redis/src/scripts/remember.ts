@@ -1,3 +1,4 @@
+import type { LuaScript } from '../lua-script.js';
 import { CHECK_MARKER_LUA, storeScript } from './marker.js';
 import { CLEANUP_GRACE_MS } from './record-lifetime.js';
 
@@ -7,7 +8,7 @@ import { CLEANUP_GRACE_MS } from './record-lifetime.js';
  * of the window; 0 otherwise. The key holds the window's end, so that the `now` passed in
  * decides, not Redis' clock; its TTL only cleans up.
  */
-export const REMEMBER = storeScript(`${CHECK_MARKER_LUA}
+export const REMEMBER: LuaScript = storeScript(`${CHECK_MARKER_LUA}
 local rememberedUntil = tonumber(redis.call('GET', KEYS[2]))
 if rememberedUntil and rememberedUntil > tonumber(ARGV[1]) then return 0 end
 redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])

@@ -1,3 +1,4 @@
+import type { LuaScript } from '../lua-script.js';
 import { storeScript } from './marker.js';
 import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
 
@@ -10,7 +11,7 @@ import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
  * notices are hints, and waiting pages reread the store.
  * Returns 1 when applied, 0 when the owner does not hold the lease.
  */
-export const SETTLE = storeScript(`${RECORD_LIFETIME_LUA}
+export const SETTLE: LuaScript = storeScript(`${RECORD_LIFETIME_LUA}
 local key, owner, now, state, result = ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6]
 if not declaredRecord(key) then return needsKeys() end
 local rk = recordKey(key)
