@@ -3,11 +3,14 @@
 // beside the other runtimes). Node 24 is first on PATH, so the processes the tests start
 // (receivers, the emulator CLI, examples) run on it too.
 //
-// By default (CI) only the tests whose code meets Node's HTTP parser and streams: core and
-// every adapter that runs on Node's own server. The portable cases (signatures, payloads, the
-// pipeline, the Receiver, the Fetch handler, Hono) run on Node 22 and 24 in
-// `pnpm test:runtimes`; the stores' drivers are plain JavaScript over sockets. `--all` runs
-// every project, as `pnpm test:deep` does before a release; other arguments go to Vitest.
+// By default (CI) only the tests whose code meets what changes between Node releases: the
+// HTTP server and streams (every adapter on Node's own server), fetch (the API client, the
+// image download), node:crypto (signatures, sealing), TextDecoder (payloads), AbortSignal
+// (body deadlines) and V8's heap (a rejection flood). The portable cases (the pipeline, the
+// Receiver, the Fetch handler, Hono) run on Node 22 and 24 in `pnpm test:runtimes`; the rest
+// of core is plain JavaScript over injected clocks and stores, and the stores' drivers are
+// plain JavaScript over sockets. `--all` runs every project, as `pnpm test:deep` does before a
+// release; other arguments go to Vitest.
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,16 +27,34 @@ const node = await ensureInstalled({
 console.log(`Node 24: ${node.versionOutput.split('\n')[0]}`);
 // Path filters: Vitest runs the test files whose path contains one of them.
 const NODE_SENSITIVE_TESTS = [
-  'packages/core/test/',
   'packages/express/test/',
   'packages/koa/test/',
   'packages/hono/test/',
   'packages/fastify/test/',
   'packages/fetch/test/',
+  'packages/core/test/client/',
+  'packages/core/test/fetch-front-image',
+  'packages/core/test/signature',
+  'packages/core/test/signed-delivery',
+  'packages/core/test/token-protection',
+  'packages/core/test/results-at-rest',
+  'packages/core/test/payload',
+  'packages/core/test/pipeline',
+  'packages/core/test/shared-abort-signal',
+  'packages/core/test/rejection-flood-heap',
+];
+// Within those folders, what another tool decides: TypeScript (a project's configuration against
+// the types), Deno (the Fetch handler's command) and Chromium (the integrator's flow in a browser).
+const NOT_NODE_SENSITIVE = [
+  '**/project-config.test.ts',
+  '**/deno-command.test.ts',
+  '**/*.browser.test.ts',
 ];
 const all = process.argv.includes('--all');
 const rest = process.argv.slice(2).filter((arg) => arg !== '--all');
-const filters = all ? [] : NODE_SENSITIVE_TESTS;
+const filters = all
+  ? []
+  : [...NODE_SENSITIVE_TESTS, ...NOT_NODE_SENSITIVE.flatMap((glob) => ['--exclude', glob])];
 console.log(`Tests on Node 24: ${all ? 'all' : NODE_SENSITIVE_TESTS.join(', ')}`);
 const vitest = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
 // The files were listed by the run on the machine's Node: here dots, failures and the counts.
