@@ -21,17 +21,22 @@ if (!('FORCE_COLOR' in process.env) && !('NO_COLOR' in process.env)) {
   }
 }
 
-// Files that take many seconds each, longest first. Vitest orders files project by project,
-// so on a fresh clone (no timing cache) it would start the reliability project's crash test
-// last and the whole run would then wait on it alone; started first, it runs beside the rest.
+// Files that take many seconds each, longest first (as CI's run measured them). Vitest orders
+// files project by project, so on a fresh clone (no timing cache) it would start the
+// reliability project's crash test, and the simulation's two, last, and the whole run would then
+// wait on them alone; started first, they run beside the rest.
 const LONGEST = [
   'packages/reliability/test/postgres-crash.test.ts',
   'examples/demo/test/demo.test.ts',
   'packages/reliability/test/redis-instances.test.ts',
-  'packages/reliability/test/soak.test.ts',
-  'packages/fuzz/test/http-surface.fuzz.test.ts',
-  'packages/reliability/test/postgres-soak.test.ts',
   'packages/reliability/test/postgres-connection-drops.test.ts',
+  'packages/reliability/test/soak.test.ts',
+  'packages/simulation/test/simulation.test.ts',
+  'packages/reliability/test/postgres-soak.test.ts',
+  'packages/fuzz/test/http-surface.fuzz.test.ts',
+  'examples/recipes/test/recipes.test.ts',
+  'packages/simulation/test/real-stores.test.ts',
+  'packages/postgres/test/round-trips.test.ts',
   'packages/reliability/test/process-restart.test.ts',
 ];
 
