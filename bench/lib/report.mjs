@@ -677,7 +677,47 @@ ${mdTable(
 `;
 }
 
-function revisionsSection(revisions) {
+const HTTP_ALIGN = ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'];
+const IN_PROCESS_ALIGN = ['left', 'right', 'right', 'right', 'right'];
+
+const droppedSentence = (dropped, tolerance) =>
+  dropped.length === 0
+    ? `No row is more than ${tolerance * 100}% dearer after than before.`
+    : `More than ${tolerance * 100}% dearer after: ${dropped.map((r) => `${r.name}, ${SIGNINGS[r.signing]}`).join('; ')}.`;
+
+/** The rows a run found dearer, measured again in more rounds (`--recheck`), if it was this run's. */
+function recheckPart(revisions, recheck) {
+  if (
+    !recheck ||
+    recheck.against.sha !== revisions.against.sha ||
+    recheck.recheckOf.commit !== revisions.machine.commit
+  ) {
+    return '';
+  }
+  const { inProcess = [], rows, settings, tolerance } = recheck;
+  const still = droppedRows(inProcess, rows);
+  const tables = [
+    inProcess.length > 0
+      ? mdTable(IN_PROCESS_COLUMNS, inProcess.map(inProcessCells), IN_PROCESS_ALIGN)
+      : '',
+    rows.length > 0 ? mdTable(HTTP_COLUMNS, rows.map(httpCells), HTTP_ALIGN) : '',
+  ].filter(Boolean);
+  const when = recheck.machine.date.slice(0, 16).replace('T', ' ');
+  const verdict =
+    still.length === 0
+      ? `Measured again, none is more than ${tolerance * 100}% dearer after than before.`
+      : `Measured again, still more than ${tolerance * 100}% dearer after: ${still.map((r) => `${r.name}, ${SIGNINGS[r.signing]}`).join('; ')}.`;
+  return `
+The rows found dearer, measured again the same way in ${settings.rounds} rounds (\`--recheck\`,
+${when} UTC at commit \`${recheck.machine.commit}\`):
+
+${tables.join('\n\n')}
+
+${verdict}
+`;
+}
+
+function revisionsSection(revisions, recheck) {
   const title = '## Before and after a change (`bench/revisions.bench.mjs`)';
   if (!revisions)
     return `${title}\n\nNo results yet: run \`pnpm bench:revisions --against=<revision>\`.\n`;
@@ -689,7 +729,7 @@ function revisionsSection(revisions) {
       : `\n\`receiver.receive()\` alone, in process (MemoryStore, a fresh process per measurement of
 ${int(revisions.loopCalls)} calls, the revisions in turn, ${settings.rounds * 2} each): the library's own work.
 
-${mdTable(IN_PROCESS_COLUMNS, inProcess.map(inProcessCells), ['left', 'right', 'right', 'right', 'right'])}
+${mdTable(IN_PROCESS_COLUMNS, inProcess.map(inProcessCells), IN_PROCESS_ALIGN)}
 
 Over HTTP, each adapter:
 `;
@@ -700,24 +740,10 @@ ${measured(revisions)} The library at \`${against.sha.slice(0, 7)}\` ("before", 
 ${settings.durationS} s in one run. "ratio" is the hand-written receiver's server CPU per request over ours;
 "before/after" the median over rounds of the two revisions' CPU per request (above 1: cheaper after).
 ${inProcessTable}
-${mdTable(HTTP_COLUMNS, rows.map(httpCells), [
-  'left',
-  'left',
-  'right',
-  'right',
-  'right',
-  'right',
-  'right',
-  'right',
-  'right',
-])}
+${mdTable(HTTP_COLUMNS, rows.map(httpCells), HTTP_ALIGN)}
 
-${
-  dropped.length === 0
-    ? `No row is more than ${tolerance * 100}% dearer after than before.`
-    : `More than ${tolerance * 100}% dearer after: ${dropped.map((r) => `${r.name}, ${SIGNINGS[r.signing]}`).join('; ')}.`
-}
-`;
+${droppedSentence(dropped, tolerance)}
+${recheckPart(revisions, recheck)}`;
 }
 
 function accountsSection(accounts) {
@@ -956,6 +982,7 @@ export function writeReport(benchDir, rootDir) {
   const sweeps = readJson(join(results, 'sweeps.json'));
   const accounts = readJson(join(results, 'accounts.json'));
   const revisions = readJson(join(results, 'revisions.json'));
+  const revisionsRecheck = readJson(join(results, 'revisions-recheck.json'));
   const svgFile = join(results, 'ratios.svg');
   writeWhole(svgFile, ratioChart(chartGroups({ verify, http })));
   const latest = [verify, http, tracker, latency, sweeps]
@@ -1008,7 +1035,7 @@ ${mdTable(['package', 'version'], [...faceverify, ...others])}
 
 ${verifySection(verify)}
 ${httpSection(http)}
-${revisionsSection(revisions)}
+${revisionsSection(revisions, revisionsRecheck)}
 ${trackerSection(tracker)}
 ${sweepsSection(sweeps)}
 ${roundTripsSection()}
