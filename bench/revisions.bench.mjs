@@ -21,6 +21,7 @@
 // tolerance, so a row found dearer once is measured again before it counts.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { machineInfo, median, table, writeResults } from './harness.mjs';
@@ -32,6 +33,7 @@ import {
   httpCells,
   IN_PROCESS_COLUMNS,
   inProcessCells,
+  rowNames,
   SIGNINGS,
 } from './lib/revision-tables.mjs';
 
@@ -87,8 +89,7 @@ function options() {
 
 /** What the last run found dearer after: the rows `--recheck` measures again. */
 function flaggedByLastRun(againstSha) {
-  const file = fileURLToPath(new URL('./results/revisions.json', import.meta.url));
-  const last = JSON.parse(readFileSync(file, 'utf8'));
+  const last = JSON.parse(readFileSync(join(BENCH_DIR, 'results', 'revisions.json'), 'utf8'));
   if (last.against.sha !== againstSha) {
     throw new Error(
       `--recheck: the last run (bench/results/revisions.json) was against ${last.against.revision} (${last.against.sha.slice(0, 12)}), not this revision: run it against this one first.`,
@@ -233,7 +234,7 @@ async function main() {
   console.log(
     dropped.length === 0
       ? `\nNo ratio dropped by more than ${TOLERANCE * 100}%.`
-      : `\nDropped by more than ${TOLERANCE * 100}%: ${dropped.map((r) => `${r.name} ${SIGNINGS[r.signing]}`).join('; ')}.`,
+      : `\nDropped by more than ${TOLERANCE * 100}%: ${rowNames(dropped)}.`,
   );
   const file = writeResults(BENCH_DIR, settings.recheck ? 'revisions-recheck' : 'revisions', {
     benchmark: 'revisions',

@@ -15,7 +15,7 @@ import {
   httpCells,
   IN_PROCESS_COLUMNS,
   inProcessCells,
-  SIGNINGS,
+  rowNames,
 } from './revision-tables.mjs';
 
 const readJson = (file) => (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : null);
@@ -683,7 +683,7 @@ const IN_PROCESS_ALIGN = ['left', 'right', 'right', 'right', 'right'];
 const droppedSentence = (dropped, tolerance) =>
   dropped.length === 0
     ? `No row is more than ${tolerance * 100}% dearer after than before.`
-    : `More than ${tolerance * 100}% dearer after: ${dropped.map((r) => `${r.name}, ${SIGNINGS[r.signing]}`).join('; ')}.`;
+    : `More than ${tolerance * 100}% dearer after: ${rowNames(dropped)}.`;
 
 /** The rows a run found dearer, measured again in more rounds (`--recheck`), if it was this run's. */
 function recheckPart(revisions, recheck) {
@@ -706,7 +706,7 @@ function recheckPart(revisions, recheck) {
   const verdict =
     still.length === 0
       ? `Measured again, none is more than ${tolerance * 100}% dearer after than before.`
-      : `Measured again, still more than ${tolerance * 100}% dearer after: ${still.map((r) => `${r.name}, ${SIGNINGS[r.signing]}`).join('; ')}.`;
+      : `Measured again, still more than ${tolerance * 100}% dearer after: ${rowNames(still)}.`;
   return `
 The rows found dearer, measured again the same way in ${settings.rounds} rounds (\`--recheck\`,
 ${when} UTC at commit \`${recheck.machine.commit}\`):

@@ -49,6 +49,10 @@ export const httpCells = (row) => [
   rounds(row),
 ];
 
+/** Rows as a sentence names them: "Koa 3, unsigned; Express 5, accepted". */
+export const rowNames = (rows) =>
+  rows.map((row) => `${row.name}, ${SIGNINGS[row.signing]}`).join('; ');
+
 /** The rows more than the run's tolerance dearer after than before, the in-process ones first. */
 export const droppedRows = (inProcess, rows) =>
   [...inProcess.map((row) => ({ ...row, name: 'receive() in process' })), ...rows].filter(

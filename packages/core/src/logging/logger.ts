@@ -72,7 +72,6 @@ export function createLog(option: Logger | false | undefined): Log {
     info: write('info'),
     warn: write('warn'),
     error: write('error'),
-    /** Whether `level` is written at all: hot paths skip building fields nobody reads. */
     enabled: (level: keyof Logger): boolean => typeof logger?.[level] === 'function',
   };
 }
