@@ -13,11 +13,19 @@
 // comes first; then instance 0's `receiver.health()` gives the backlog (`store.backlog`: due
 // count, oldest due age), and the instances stop.
 //
+// Each configuration runs once per `--service-latency-ms` value. At 0 the instances reach the
+// emulator directly: a poll costs only CPU, so on a small machine the instances compete for
+// cores. Above 0 they reach it through bench/lib/delay-proxy.mjs, which holds every request
+// that long, as a remote service's round trip would: then, as in production, a sweep's pace is
+// sweepConcurrency / latency, and the instances' CPU per poll shows whether they share the work
+// or repeat it.
+//
 // usage: node --import tsx bench/sweeps.bench.mjs [--quick] [--rounds=N] [--sessions=N]
 //          [--instances=1,2,4] [--stores=redis,postgres] [--window-s=N] [--warmup-polls=N]
-//          [--sweep-interval-ms=N] [--batch=N] [--concurrency=N]
+//          [--sweep-interval-ms=N] [--batch=N] [--concurrency=N] [--service-latency-ms=0,50]
 import { fork } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { loadavg } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -25,6 +33,7 @@ import { startPostgresServer, startRedisServer } from '@faceverify/test-support/
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { machineInfo, median, packageVersions, table, writeResults } from './harness.mjs';
+import { startDelayProxy } from './lib/delay-proxy.mjs';
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -52,6 +61,7 @@ function options() {
       'sweep-interval-ms': { type: 'string' },
       batch: { type: 'string' },
       concurrency: { type: 'string' },
+      'service-latency-ms': { type: 'string' },
     },
     // run-all passes every bench the same arguments; the ones this bench does not know are not its.
     strict: false,
@@ -72,6 +82,10 @@ function options() {
     sweepIntervalMs: number(values['sweep-interval-ms'], 10),
     sweepBatchSize: number(values.batch, 100),
     sweepConcurrency: number(values.concurrency, 4),
+    // The service's answer time seen by the instances (0: the emulator at once, on loopback).
+    serviceLatenciesMs: String(values['service-latency-ms'] ?? '0,50')
+      .split(',')
+      .map(Number),
   };
 }
 
@@ -215,13 +229,34 @@ async function seed({ core, opened, emulator, tokens, settings }) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A loopback port free a moment ago, for a server that must be named before it starts. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 /** `count` instances sweeping the store until N polls or the window's end. */
-async function measureConfiguration({ kind, count, opened, emulator, settings, seeded }) {
+async function measureConfiguration({
+  kind,
+  count,
+  latencyMs,
+  opened,
+  emulator,
+  baseUrl,
+  settings,
+  seeded,
+}) {
   const instanceSettings = JSON.stringify({
     store: kind,
     url: opened.url,
     prefix: opened.prefix,
-    baseUrl: emulator.url,
+    baseUrl,
     apiKey: emulator.apiKey,
     secret: emulator.signingSecret,
     receiver: receiverOptions(settings),
@@ -293,8 +328,8 @@ async function measureConfiguration({ kind, count, opened, emulator, settings, s
       backlogAtEnd: health.store.backlog ?? null,
     };
     console.log(
-      `  ${STORE_NAMES[kind]}, ${count} instance${count > 1 ? 's' : ''}: ${result.pollsPerSecond} polls/s over ${result.seconds} s ` +
-        `(${result.endedBy}; per instance ${result.perInstancePolls.join(' / ')}), emulator load ${result.emulatorCpuLoad}, ` +
+      `  ${STORE_NAMES[kind]}, service latency ${latencyMs} ms, ${count} instance${count > 1 ? 's' : ''}: ${result.pollsPerSecond} polls/s over ${result.seconds} s ` +
+        `(${result.endedBy}; per instance ${result.perInstancePolls.join(' / ')}), ${result.instanceCpuMicrosPerPoll} µs CPU per poll, emulator load ${result.emulatorCpuLoad}, ` +
         `machine busy ${result.machineBusy ?? '–'}; backlog at the end ${result.backlogAtEnd?.due} due, oldest ${result.backlogAtEnd?.oldestDueAgeMs} ms`,
     );
     return result;
@@ -321,10 +356,26 @@ async function main() {
     `sweeps: polls per second of ${settings.instances.join(', ')} Receiver processes sweeping one store of ` +
       `${settings.sessions.toLocaleString('en-US')} open sessions, all due, against the emulator\n` +
       `${machine.cpu} x${machine.cpuCount}, Node ${machine.node}; ${settings.rounds} round${settings.rounds > 1 ? 's' : ''}, ` +
-      `sweepBatchSize ${settings.sweepBatchSize}, sweepConcurrency ${settings.sweepConcurrency}, sweepIntervalMs ${settings.sweepIntervalMs}\n`,
+      `sweepBatchSize ${settings.sweepBatchSize}, sweepConcurrency ${settings.sweepConcurrency}, sweepIntervalMs ${settings.sweepIntervalMs}, ` +
+      `service latency ${settings.serviceLatenciesMs.join(', ')} ms\n`,
   );
-  const emulatorProcess = await startChild(EMULATOR);
+  // The proxies stand before the emulator, which must know their addresses (it answers only
+  // to its own `Host` names): its port is chosen first, then the proxies, then it starts.
+  const emulatorPort = await freePort();
+  const proxies = new Map();
+  for (const latencyMs of settings.serviceLatenciesMs.filter((ms) => ms > 0)) {
+    proxies.set(latencyMs, await startDelayProxy({ targetPort: emulatorPort, delayMs: latencyMs }));
+  }
+  const emulatorProcess = await startChild(EMULATOR, [
+    JSON.stringify({
+      port: emulatorPort,
+      allowedHosts: [...proxies.values()].map((proxy) => `127.0.0.1:${proxy.port}`),
+    }),
+  ]);
   const emulator = { ...emulatorProcess.ready, process: emulatorProcess };
+  /** Where the instances send their polls, by service latency. */
+  const baseUrlFor = (latencyMs) =>
+    latencyMs === 0 ? emulator.url : `http://127.0.0.1:${proxies.get(latencyMs).port}`;
   const rows = [];
   const versions = {};
   const seeding = {};
@@ -344,16 +395,20 @@ async function main() {
         for (let round = 0; round < settings.rounds; round++) {
           // Alternating order: drift (the store's growing tables, the machine) falls on all alike.
           const order = round % 2 === 0 ? settings.instances : [...settings.instances].reverse();
-          for (const count of order) {
-            const result = await measureConfiguration({
-              kind,
-              count,
-              opened,
-              emulator,
-              settings,
-              seeded: seeded.receiver,
-            });
-            rows.push({ store: kind, round, ...result });
+          for (const latencyMs of settings.serviceLatenciesMs) {
+            for (const count of order) {
+              const result = await measureConfiguration({
+                kind,
+                count,
+                latencyMs,
+                opened,
+                emulator,
+                baseUrl: baseUrlFor(latencyMs),
+                settings,
+                seeded: seeded.receiver,
+              });
+              rows.push({ store: kind, serviceLatencyMs: latencyMs, round, ...result });
+            }
           }
         }
       } finally {
@@ -361,14 +416,22 @@ async function main() {
       }
     }
   } finally {
+    await Promise.all([...proxies.values()].map((proxy) => proxy.close()));
     await emulatorProcess.stop();
   }
 
-  const summary = settings.stores.map((kind) => {
-    const of = (count) => rows.filter((r) => r.store === kind && r.instances === count);
+  const configurations = settings.stores.flatMap((kind) =>
+    settings.serviceLatenciesMs.map((latencyMs) => ({ kind, latencyMs })),
+  );
+  const summary = configurations.map(({ kind, latencyMs }) => {
+    const of = (count) =>
+      rows.filter(
+        (r) => r.store === kind && r.serviceLatencyMs === latencyMs && r.instances === count,
+      );
     const perCount = settings.instances.map((count) => ({
       instances: count,
       pollsPerSecond: Math.round(median(of(count).map((r) => r.pollsPerSecond))),
+      instanceCpuMicrosPerPoll: median(of(count).map((r) => r.instanceCpuMicrosPerPoll)),
       backlogAtEnd: of(count).at(-1)?.backlogAtEnd ?? null,
       emulatorCpuLoad: median(of(count).map((r) => r.emulatorCpuLoad)),
       machineBusy: of(count).every((r) => r.machineBusy !== null)
@@ -396,15 +459,23 @@ async function main() {
           ];
         }),
     );
-    return { store: kind, seedingSeconds: seeding[kind], perCount, speedups };
+    return {
+      store: kind,
+      serviceLatencyMs: latencyMs,
+      seedingSeconds: seeding[kind],
+      perCount,
+      speedups,
+    };
   });
   console.log(
     `\n${table(
       [
         'store',
+        'latency ms',
         'instances',
         'polls/s',
         'speedup',
+        'CPU µs/poll',
         'emulator load',
         'machine busy',
         'backlog due',
@@ -413,9 +484,11 @@ async function main() {
       summary.flatMap((s) =>
         s.perCount.map((p) => [
           STORE_NAMES[s.store],
+          String(s.serviceLatencyMs),
           String(p.instances),
           p.pollsPerSecond.toLocaleString('en-US'),
           p.instances === 1 ? '1.00' : (s.speedups[p.instances]?.speedup.toFixed(2) ?? '–'),
+          p.instanceCpuMicrosPerPoll.toFixed(0),
           p.emulatorCpuLoad.toFixed(2),
           p.machineBusy === null ? '–' : p.machineBusy.toFixed(2),
           String(p.backlogAtEnd?.due ?? '–'),
@@ -426,7 +499,8 @@ async function main() {
       ),
     )}`,
   );
-  const measuredAt2 = summary.filter((s) => s.speedups[2]);
+  // The goal is judged where CPU, not a service's latency, sets the pace (as it always was).
+  const measuredAt2 = summary.filter((s) => s.serviceLatencyMs === 0 && s.speedups[2]);
   const goals = {
     speedupAt2: {
       description: `2 instances poll at least ${SPEEDUP_GOAL_AT_2}x as many sessions per second as one, on every store`,
@@ -445,7 +519,7 @@ async function main() {
   const file = writeResults(BENCH_DIR, 'sweeps', {
     benchmark: 'sweeps',
     description:
-      "polls per second of 1, 2 and 4 Receiver processes (built dist, receiver.start(), pollScheduleMs [0] so that every pending session is due again once polled) sweeping one RedisStore or PostgresStore (servers started here) of N sessions created in the emulator (its own process, pending, never completed), all due; each configuration measured from a warm-up until N polls or the window limit; polls counted by each instance on its client; backlog from instance 0 receiver.health().store.backlog at the end; speedup = polls/s over one instance's, medians of alternating rounds.",
+      "polls per second of 1, 2 and 4 Receiver processes (built dist, receiver.start(), pollScheduleMs [0] so that every pending session is due again once polled) sweeping one RedisStore or PostgresStore (servers started here) of N sessions created in the emulator (its own process, pending, never completed), all due; each configuration measured from a warm-up until N polls or the window limit, once per service latency (0: the emulator directly; above 0: through a loopback proxy that holds each request that long); polls counted by each instance on its client; CPU per poll = the instances' own CPU time (process.cpuUsage) over their polls; backlog from instance 0 receiver.health().store.backlog at the end; speedup = polls/s over one instance's, medians of alternating rounds.",
     machine,
     loadAverage: loadavg().map((value) => Number(value.toFixed(2))),
     versions: {

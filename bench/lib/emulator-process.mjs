@@ -3,6 +3,8 @@
 // so that the service's CPU time is its own and the benchmark can report it. It tells the
 // parent its URL and credentials over IPC, creates sessions on `sessions` (answering their
 // tokens), and answers `stats` (its CPU time) and `stop`.
+//
+// usage (by sweeps.bench.mjs): node emulator-process.mjs ['{ "port": N, "allowedHosts": [...] }']
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const { startEmulator } = await import(
@@ -10,7 +12,14 @@ const { startEmulator } = await import(
     .href
 );
 const HOUR = 60 * 60 * 1000;
+/**
+ * Where it listens and the further `Host` names it answers to: the parent's delay proxies,
+ * which stand before it on ports of their own.
+ * @type {{ port?: number, allowedHosts?: string[] }}
+ */
+const listening = JSON.parse(process.argv[2] ?? '{}');
 const emulator = await startEmulator({
+  ...listening,
   // Sessions are created in bulk, and polled for the whole run: no limit and no expiry gets
   // in the way. The limiter keeps each request's time within its window and scans them on
   // every request: a window of 1 ms keeps that scan short.

@@ -773,6 +773,86 @@ its counts for \`health({ account })\`), bounded by \`cacheSize\` whatever the n
 `;
 }
 
+/** One table row per instance count of a store at one service latency. */
+function sweepRows(store) {
+  return store.perCount.map((p) => {
+    const speedup = store.speedups[p.instances];
+    return [
+      storeName(store.store),
+      int(p.instances),
+      int(p.pollsPerSecond),
+      p.instances === 1
+        ? '1.00'
+        : speedup
+          ? `${fixed(speedup.speedup)} (${range(speedup.roundRange)})`
+          : '–',
+      int(p.instanceCpuMicrosPerPoll),
+      fixed(p.emulatorCpuLoad),
+      fixed(p.machineBusy),
+      int(p.backlogAtEnd?.due),
+      typeof p.backlogAtEnd?.oldestDueAgeMs === 'number'
+        ? fixed(p.backlogAtEnd.oldestDueAgeMs / 1000, 1)
+        : '–',
+    ];
+  });
+}
+
+function sweepTable(stores) {
+  return mdTable(
+    [
+      'store',
+      'instances',
+      'polls/s',
+      'speedup',
+      'instance CPU µs/poll',
+      'emulator load',
+      'machine busy',
+      'backlog due at the end',
+      'oldest due age at the end, s',
+    ],
+    stores.flatMap(sweepRows),
+    ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+  );
+}
+
+/** A machine this busy with one instance had no idle cores left for a second. */
+const SATURATED = 0.95;
+
+/** Within this share of one instance's, the instances' CPU per poll counts as unchanged. */
+const SAME_CPU_PER_POLL = 0.15;
+
+/**
+ * What the rows at a service latency show, from their figures: the speedup at 2 against the
+ * goal, what held it back when short, and whether the CPU per poll stayed that of one
+ * instance (the instances share the work rather than repeat it).
+ */
+function latencyFindings(stores, sweeps) {
+  const goal = sweeps.goals?.speedupAt2?.factor;
+  return stores
+    .map((store) => {
+      const one = store.perCount.find((p) => p.instances === 1);
+      const two = store.perCount.find((p) => p.instances === 2);
+      const atTwo = store.speedups[2]?.speedup;
+      const speedups = Object.entries(store.speedups)
+        .map(([count, s]) => `${fixed(s.speedup)}x at ${count}`)
+        .join(', ');
+      const ceiling = sweeps.settings.sweepConcurrency / (store.serviceLatencyMs / 1000);
+      const short =
+        typeof goal === 'number' && typeof atTwo === 'number' && atTwo < goal
+          ? `, short of ${fixed(goal, 1)}x${two?.machineBusy >= SATURATED ? ` with the machine ${fixed(two.machineBusy)} busy at 2 instances (its cores, shared with every other process, were still a limit)` : ''}`
+          : typeof goal === 'number' && typeof atTwo === 'number'
+            ? `, the goal's ${fixed(goal, 1)}x reached`
+            : '';
+      const cpuRatios = store.perCount
+        .filter((p) => p.instances !== 1)
+        .map((p) => p.instanceCpuMicrosPerPoll / one?.instanceCpuMicrosPerPoll);
+      const flat = cpuRatios.every((ratio) => Math.abs(ratio - 1) <= SAME_CPU_PER_POLL);
+      const cpu = `CPU per poll ${cpuRatios.map((ratio) => `${fixed(ratio)}x`).join(' and ')} one instance's${flat ? ' (no work repeated)' : ''}`;
+      return `${storeName(store.store)} at ${int(store.serviceLatencyMs)} ms: ${speedups}${short}; one instance made ${int(one?.pollsPerSecond)} polls/s of the ${int(ceiling)} its ${sweeps.settings.sweepConcurrency} workers could at that latency; ${cpu}`;
+    })
+    .join('. ');
+}
+
 function sweepsSection(sweeps) {
   if (!sweeps) {
     return '## Sweeps across instances\n\nNo results yet: run `pnpm bench:sweeps` (or `pnpm bench`).\n';
@@ -783,28 +863,23 @@ function sweepsSection(sweeps) {
     v.redis ? `Redis ${v.redis}` : null,
     v.postgres ? `PostgreSQL ${v.postgres}` : null,
   ].filter(Boolean);
-  const rows = sweeps.summary.flatMap((store) =>
-    store.perCount.map((p) => {
-      const speedup = store.speedups[p.instances];
-      return [
-        storeName(store.store),
-        int(p.instances),
-        int(p.pollsPerSecond),
-        p.instances === 1
-          ? '1.00'
-          : speedup
-            ? `${fixed(speedup.speedup)} (${range(speedup.roundRange)})`
-            : '–',
-        fixed(p.emulatorCpuLoad),
-        fixed(p.machineBusy),
-        int(p.backlogAtEnd?.due),
-        typeof p.backlogAtEnd?.oldestDueAgeMs === 'number'
-          ? fixed(p.backlogAtEnd.oldestDueAgeMs / 1000, 1)
-          : '–',
-      ];
-    }),
-  );
+  // Results from before service latencies were measured hold only the direct rows.
+  const direct = sweeps.summary.filter((store) => !store.serviceLatencyMs);
+  const delayed = sweeps.summary.filter((store) => store.serviceLatencyMs > 0);
+  const cpuBound = direct
+    .map((store) => {
+      const busy = store.perCount.find((p) => p.instances === 1)?.machineBusy;
+      if (typeof busy !== 'number') return null;
+      // Saturated with one instance, the cores were shared with other work: more instances
+      // then win a larger share of them, which a ratio counts as speedup.
+      return busy >= SATURATED
+        ? `${storeName(store.store)} ${fixed(busy)} (saturated: other processes shared the cores, and more instances took a larger share of them, which the speedup counts too)`
+        : `${storeName(store.store)} ${fixed(busy)} (so at most about ${fixed(1 / busy)}x)`;
+    })
+    .filter(Boolean)
+    .join(', ');
   const seeded = sweeps.summary
+    .filter((store) => !store.serviceLatencyMs)
     .map((store) => `${storeName(store.store)} in ${fixed(store.seedingSeconds, 1)} s`)
     .join(', ');
   return `## Sweeps across instances (\`bench/sweeps.bench.mjs\`)
@@ -822,26 +897,43 @@ are counted by each instance on its client. Median of ${s.rounds} round${s.round
 the instance counts in alternating order${sweeps.loadAverage ? `; load average ${sweeps.loadAverage.map((x) => fixed(x)).join(' / ')} (1 / 5 / 15 min) at the end` : ''}.
 
 "speedup" is polls/s over one instance's (the range of the rounds' own ratios beside it).
-"emulator load" is the share of one core the emulator used, "machine busy" the share of all
-cores busy (every process, from \`/proc/stat\`): near 1.00 the machine, not the instances, set
-the pace. The backlog is instance 0's \`receiver.health().store.backlog\` at the end: sessions due
-and not leased, and how long the oldest of them had been due.
+"instance CPU µs/poll" is the CPU time of all the instances (\`process.cpuUsage()\`) over their
+polls: the same figure at every instance count means the instances share the sessions rather
+than repeat one another's work. "emulator load" is the share of one core the emulator used,
+"machine busy" the share of all cores busy (every process, from \`/proc/stat\`): near 1.00 the
+machine, not the instances, set the pace. The backlog is instance 0's
+\`receiver.health().store.backlog\` at the end: sessions due and not leased, and how long the
+oldest of them had been due.
 
-${mdTable(
-  [
-    'store',
-    'instances',
-    'polls/s',
-    'speedup',
-    'emulator load',
-    'machine busy',
-    'backlog due at the end',
-    'oldest due age at the end, s',
-  ],
-  rows,
-  ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
-)}
-${sweeps.goals ? `\n${goalLines(sweeps.goals)}\n` : ''}`;
+The emulator answering at once (on loopback, no service latency):
+
+${sweepTable(direct)}
+${sweeps.goals ? `\n${goalLines(sweeps.goals)}\n` : ''}${
+  cpuBound
+    ? `
+These rows are CPU-bound: a poll costs the instances, the emulator and the store nothing but
+CPU, and a second instance can add at most the cores' idle remainder. With one instance the
+machine's ${sweeps.machine?.cpuCount ?? '–'} cores were already this busy: ${cpuBound}. So on
+this machine these rows cannot show whether sweeps scale, and they cannot reach the goal while
+a poll costs this much CPU.
+`
+    : ''
+}${
+  delayed.length > 0
+    ? `
+The same, with the service answering every \`GET /v1/sessions/:token\` after a delay, as a
+remote service does over HTTPS (the instances reach the emulator through
+\`bench/lib/delay-proxy.mjs\`, which holds each request that long; \`--service-latency-ms\`).
+Here, as in production, an instance's pace is bounded by sweepConcurrency / latency:
+
+${sweepTable(delayed)}
+
+${latencyFindings(delayed, sweeps)}. These rows are not judged against the goal: they show
+how instances add up when a poll waits on the service rather than on the cores, not how far
+that goes on a larger machine, where the store may become the limit.
+`
+    : ''
+}`;
 }
 
 /**
