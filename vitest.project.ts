@@ -7,15 +7,18 @@ import { configDefaults, defineProject, type UserWorkspaceConfig } from 'vitest/
  */
 const DEEP_ONLY = process.env.FACEVERIFY_TEST_DEPTH === 'deep' ? [] : ['test/**/*.deep.test.ts'];
 
+// A file of a workspace package's or example's build output (dist/).
+const BUILT_WORKSPACE_FILE = /\/(?:packages|examples)\/[^/]+\/dist\//;
+
 // Fails a test file in which two tests have the same full name.
 const UNIQUE_TITLES = fileURLToPath(new URL('./scripts/vitest-unique-titles.mjs', import.meta.url));
 
 /**
  * Project config shared by every package. A test imports the other workspace packages as an
  * app does, from their built dist/ (rebuilt first when a source is newer, see
- * scripts/vitest-fresh-build.mjs): what is published is what is tested, and each project
- * loads one bundle instead of transforming every source file of core again (about a third of
- * the suite's module loading). `pnpm test:watch` sets FACEVERIFY_TEST_SOURCES, the
+ * scripts/vitest-fresh-build.mjs): what is published is what is tested, and Node loads those
+ * bundles itself, as it loads `node_modules`, instead of Vite transforming every source file
+ * of core (and then every bundle) again in each worker. `pnpm test:watch` sets FACEVERIFY_TEST_SOURCES, the
  * `@faceverify/source` export condition, so a change in core is seen by adapter tests without
  * a rebuild. `FACEVERIFY_TEST_PROJECT` lets a test prove that its own project config was
  * applied. Every project fails a test file whose tests repeat a full name
@@ -41,6 +44,9 @@ export function faceverifyProject(
       // those that take seconds are worth a line.
       slowTestThreshold: 5_000,
       isolate: false,
+      // Built packages and examples are plain JavaScript: Vite's module runner would only
+      // transform each bundle again in every worker.
+      server: { deps: { external: [BUILT_WORKSPACE_FILE] } },
       ...test,
       setupFiles: [UNIQUE_TITLES].concat(test.setupFiles ?? []),
       env: { FACEVERIFY_TEST_PROJECT: name, ...test.env },

@@ -4,15 +4,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fixturePayload, tamperedDelivery } from '@faceverify/core/testing';
 import { type Emulator, startEmulator } from '@faceverify/emulator';
+import { eventStreamReader } from '@faceverify/test-support';
 import {
   bundleForWorkerd,
-  eventStreamReader,
   type MiniflareConfig,
   type MiniflareRuntime,
   provisionMiniflare,
   type RunningMiniflare,
   startMiniflare,
-} from '@faceverify/test-support';
+} from '@faceverify/test-support/miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserVerification } from '../src/user-verifications.js';
 

@@ -8,7 +8,7 @@ import {
   provisionMiniflare,
   type RunningMiniflare,
   startMiniflare,
-} from '@faceverify/test-support';
+} from '@faceverify/test-support/miniflare';
 
 const ENTRY = fileURLToPath(new URL('./workerd/contract-worker.ts', import.meta.url));
 const COMPATIBILITY_DATE = '2025-09-01';

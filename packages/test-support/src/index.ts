@@ -2,16 +2,6 @@ export { atDepth, TEST_DEPTH, type TestDepth } from './depth.js';
 export { type EventStreamReader, eventStreamReader } from './event-stream-reader.js';
 export { type ExitedCommand, expectStartWithoutEmulator, runExampleMain } from './example-main.js';
 export {
-  bundleForWorkerd,
-  type MigrationsConfig,
-  type MiniflareConfig,
-  type MiniflareRuntime,
-  provisionMiniflare,
-  type RunningMiniflare,
-  startMiniflare,
-  type WorkerConfig,
-} from './miniflare.js';
-export {
   type PgBouncerServer,
   requirePgBouncer,
   type StartPgBouncerOptions,
@@ -24,7 +14,6 @@ export {
   type StartPostgresOptions,
   startPostgresServer,
 } from './postgres-server.js';
-export { CLUSTER_MODE, clusterOfOne } from './redis-cluster-of-one.js';
 export {
   freePort,
   type RedisServer,

@@ -5,13 +5,8 @@ import { MemoryStore, type Store } from '@faceverify/core';
 import { PostgresStore } from '@faceverify/postgres';
 import { PGliteStore } from '@faceverify/postgres/pglite';
 import { RedisStore } from '@faceverify/redis';
-import {
-  CLUSTER_MODE,
-  clusterOfOne,
-  type PostgresServer,
-  type RedisServer,
-  startRedisServer,
-} from '@faceverify/test-support';
+import { type PostgresServer, type RedisServer, startRedisServer } from '@faceverify/test-support';
+import { CLUSTER_MODE, clusterOfOne } from '@faceverify/test-support/redis-cluster';
 import { type Cluster, Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, expect } from 'vitest';
