@@ -947,27 +947,35 @@ Each Receiver path, on a warm Receiver that tracked the session itself (except w
 otherwise), as **round trips waited for one after another / requests sent**: requests in flight
 together (a webhook's lookup beside its digest) are one round trip.
 Counted on the client (every ioredis command, every node-postgres statement, every PGlite call),
-exactly, by \`packages/redis/test/round-trips.test.ts\` and
-\`packages/postgres/test/round-trips.test.ts\`, which fail when a count changes. Redis Cluster
+exactly, by \`packages/redis/test/round-trips.test.ts\`,
+\`packages/postgres/test/round-trips.test.ts\` and, for D1 (every call on the binding, in
+workerd: a statement alone or a \`batch()\`), \`packages/cloudflare/test/round-trips.workerd.test.ts\`,
+which fail when a count changes. Redis Cluster
 (a prefix with a hash tag: every key in one slot) counts as Redis; PostgreSQL through PgBouncer
 (transaction pooling) as PostgreSQL directly. A handler's own statements are not counted.
 
 ${mdTable(
-  ['path', 'Redis, Redis Cluster', 'PostgreSQL, PgBouncer', 'PGlite'],
+  ['path', 'Redis, Redis Cluster', 'PostgreSQL, PgBouncer', 'PGlite', 'D1'],
   [
-    ['webhook of a tracked session, plain handler', '3 / 5', '3 / 5', '5 / 5'],
-    ['the same, the session tracked by another instance', '4 / 6', '3 / 5', '5 / 5'],
-    ['webhook of a tracked session, transactional handler', '–', '5 / 7', '7 / 7'],
-    ['webhook matched by user, confirmed with the service', '3 / 5', '3 / 5', '5 / 5'],
-    ['duplicate (a replay)', '1 / 3', '1 / 3', '3 / 3'],
-    ['rejection (bad signature)', '0 / 0', '0 / 0', '0 / 0'],
-    ['poll delivery (a sweep delivering one result)', '5 / 5', '4 / 4', '4 / 4'],
-    ['sweep of one due session', '5 / 5', '4 / 4', '4 / 4'],
-    ['each further due session of a sweep', '+1 request', '+1 request', '+1 request'],
-    ['track (start tracking a session)', '1 / 1', '5 / 5', '5 / 5'],
-    ['the store clock, on the first step and every 30 s', '+1 (TIME)', '+1', '–'],
+    ['webhook of a tracked session, plain handler', '3 / 5', '3 / 5', '5 / 5', '3 / 5'],
+    ['the same, the session tracked by another instance', '4 / 6', '3 / 5', '5 / 5', '3 / 5'],
+    ['webhook of a tracked session, transactional handler', '–', '5 / 7', '7 / 7', '–'],
+    ['webhook matched by user, confirmed with the service', '3 / 5', '3 / 5', '5 / 5', '3 / 5'],
+    ['duplicate (a replay)', '1 / 3', '1 / 3', '3 / 3', '1 / 3'],
+    ['rejection (bad signature)', '0 / 0', '0 / 0', '0 / 0', '0 / 0'],
+    ['poll delivery (a sweep delivering one result)', '5 / 5', '4 / 4', '4 / 4', '3 / 3'],
+    ['sweep of one due session', '5 / 5', '4 / 4', '4 / 4', '3 / 3'],
+    [
+      'each further due session of a sweep',
+      '+1 request',
+      '+1 request',
+      '+1 request',
+      '+0 (one batch)',
+    ],
+    ['track (start tracking a session)', '1 / 1', '5 / 5', '5 / 5', '1 / 1'],
+    ['the store clock, on the first step and every 30 s', '+1 (TIME)', '+1', '–', '+1'],
   ],
-  ['l', 'r', 'r', 'r'],
+  ['l', 'r', 'r', 'r', 'r'],
 )}
 
 Where they go. A webhook remembers its digest while it looks its user up (one round trip),
@@ -992,9 +1000,11 @@ A webhook's user is looked up twice in the same round trip: under the keyed hash
 under the id as it is (records written before ids were hashed), one request more, no trip more.
 A duplicate is answered once its digest is found; the user lookup started beside it still
 finishes, and is counted with it.
-D1 is counted in statements by \`packages/cloudflare/test/delivery-cost.workerd.test.ts\`
-(at most 6 per webhook or poll delivery), not yet in round trips in turn; \`D1Store\` has no
-\`attachAndLease\`, so the Receiver attaches and leases there in two calls.
+On D1 a call is one statement or one \`batch()\` (one transaction): \`attachAndLease\` is one batch
+(the attach and the lease in one UPDATE where both apply, else the attach alone, and what the
+record was), a sweep's lease of what is due is one batch (prunes, the due rows, the grant), and
+the settles of sessions worked on side by side go to D1 together in one batch, so each further
+due session adds nothing in turn and no call.
 
 The physical floor of an accepted webhook of a tracked session, outside the handler's own work:
 
@@ -1012,12 +1022,32 @@ The physical floor of an accepted webhook of a tracked session, outside the hand
   the Receiver (lookup with digest, attach with lease as CTEs of one statement, then the settle,
   whose NOTIFY is already in it). Transactional: 5. node-postgres sends one statement at a time
   and BEGIN and COMMIT each go alone, so the transaction costs three (BEGIN, the settle, COMMIT)
-  after the two of a plain handler's path. Reaching 4 needs the attach, the lease and the
+  after the two of a plain handler's path. (node-postgres 8.23's \`pipeline\` mode could send
+  BEGIN with the settle, but each pipelined statement is its own protocol sync: a BEGIN that
+  failed would leave the settle committed alone, the result closed and its handler never run.) Reaching 4 needs the attach, the lease and the
   settle in one statement inside the transaction, before the handler runs, and on a handler's
   failure (which rolls all of it back) the result attached again outside it: a change of the
   delivery path itself, not of the store.
 - **PGlite: no network.** Its "round trips" are calls into the database in the same process,
   one at a time; the same statements as PostgreSQL, so the same reductions apply.
+- **D1: 2**, as PostgreSQL's plain path, and 3 with the correlation in the Receiver: what it
+  waits for now.
+
+- Goal: an accepted webhook waits for at most 2 store round trips in turn on Redis and 3 on
+  PostgreSQL, outside the handler's own statements: **met on PostgreSQL with a plain handler
+  (3) and on D1 (3); not met on Redis (3, and 4 for a session another instance tracked) nor
+  with a transactional handler on PostgreSQL (5).**
+
+What 2 on Redis would take. The service's webhook names no session (the row "matched by
+user", the path of every Receiver with an API client), so the round trip that looks the user up
+would have to take the lease (or attach the result) as well, before the Receiver has
+correlated: a script that leases the user's record when it is the user's only one, open and
+with a token. The Receiver would then have to give back what it took whenever its correlation
+disagrees (a replay found by the digest beside it, a second session of the user read under the
+id as it is): settle the lease back to the due time it had, or hold a poll back for a lease's
+length. Leasing on every signed request that names a user would also let a replayed body hold
+a session's polls back, once per replay. Not done: a hazard to the promise that nothing is lost
+or run twice, for one round trip of a few milliseconds.
 `;
 }
 

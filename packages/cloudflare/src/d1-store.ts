@@ -1,5 +1,7 @@
 import type { AttachOutcome, Store, TrackedSession, TrackedState } from '@faceverify/core/store';
 import {
+  type AttachAndLeaseOptions,
+  type AttachAndLeaseOutcome,
   type AttachResultOptions,
   type CountsOptions,
   checkStorableUserId,
@@ -33,6 +35,7 @@ import { D1StoreError, d1StoreError } from './errors.js';
 import { GroupedStatements } from './grouped-statements.js';
 import {
   ATTACH,
+  ATTACH_AND_LEASE,
   ATTACH_REFUSAL,
   DISPLACE,
   LEASE,
@@ -179,9 +182,32 @@ export class D1Store implements Store {
       ]),
     );
     if (rowsOf(attached).length > 0) return 'attached';
-    const row = rowsOf<{ state: TrackedState; has_result: number }>(refusal)[0];
-    if (!row) return 'missing';
-    return isOpen(row.state) && row.has_result ? 'already-attached' : 'closed';
+    return refusalOf(refusal);
+  }
+
+  /**
+   * `attachResult` and then `lease`, in one batch (one transaction, one call to D1): both at
+   * once where both apply, else the attach alone, and what the record was when neither did.
+   */
+  async attachAndLease({
+    key,
+    result,
+    now,
+    owner,
+    leaseMs,
+  }: AttachAndLeaseOptions): Promise<AttachAndLeaseOutcome> {
+    const text = resultText(result);
+    const [leased, attached, refusal] = await this.run('attachAndLease', () =>
+      this.db.batch([
+        this.db.prepare(ATTACH_AND_LEASE).bind(key, text, now, owner, now + leaseMs),
+        this.db.prepare(ATTACH).bind(key, text, now),
+        this.db.prepare(ATTACH_REFUSAL).bind(key, now),
+      ]),
+    );
+    const [row] = rowsOf<SessionRow>(leased);
+    if (row) return { attached: 'attached', leased: sessionFromRow(row) };
+    if (rowsOf(attached).length > 0) return { attached: 'attached' };
+    return { attached: refusalOf(refusal) };
   }
 
   /** A conditional UPDATE: granted only when the lease is free, passed or the caller's (contract 2). */
@@ -336,4 +362,11 @@ export class D1Store implements Store {
 
 function rowsOf<Row = Record<string, unknown>>(result: D1Result<unknown> | undefined): Row[] {
   return (result?.results ?? []) as Row[];
+}
+
+/** Why an attach did not apply, from ATTACH_REFUSAL's row read in the same batch. */
+function refusalOf(refusal: D1Result<unknown> | undefined): Exclude<AttachOutcome, 'attached'> {
+  const row = rowsOf<{ state: TrackedState; has_result: number }>(refusal)[0];
+  if (!row) return 'missing';
+  return isOpen(row.state) && row.has_result ? 'already-attached' : 'closed';
 }

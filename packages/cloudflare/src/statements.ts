@@ -59,6 +59,22 @@ export const ATTACH_REFUSAL: string = `SELECT state, result IS NOT NULL AS has_r
 WHERE key = ?1 AND purge_at > ?2`;
 
 /**
+ * ?1 key, ?2 result, ?3 now, ?4 owner, ?5 lease end. ATTACH and then LEASE in one statement,
+ * for the case where both apply: a live open record without a result whose lease is free,
+ * passed or the caller's. It ends as the two would leave it (due at the lease end). When it
+ * does not apply, ATTACH alone may still (a lease held by another worker keeps the record).
+ */
+export const ATTACH_AND_LEASE: string = `UPDATE ${RECORDS} SET
+  result = ?2,
+  attempts = CASE WHEN state = 'pending' THEN 0 ELSE attempts END,
+  state = 'delivering',
+  lease_owner = ?4, lease_until = ?5, due_at = ?5,
+  purge_at = ${openPurgeAt('?5')}
+WHERE key = ?1 AND purge_at > ?3 AND ${OPEN} AND result IS NULL
+  AND (lease_owner IS NULL OR lease_until <= ?3 OR lease_owner = ?4)
+RETURNING ${COLUMNS}`;
+
+/**
  * ?1 key, ?2 owner, ?3 now, ?4 lease end. Granted when the record is live and open and its
  * lease is free, passed, or already the caller's; it becomes due at the lease end. Not
  * shared: PostgreSQL's skips a record locked by a transactional handler (SKIP LOCKED).

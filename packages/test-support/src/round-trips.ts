@@ -41,7 +41,8 @@ export class RoundTripMeter {
    */
   async settled(): Promise<void> {
     for (;;) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      // A macrotask (setTimeout: workerd has no setImmediate) lets ready callbacks send theirs.
+      await new Promise<void>((resolve) => setTimeout(resolve, 0));
       if (this.inFlight === 0) return;
       await new Promise<void>((resolve) => this.onIdle.push(resolve));
     }

@@ -28,7 +28,7 @@ export {
 } from './dead-letter-cursor.js';
 // The Store interface and its records and options: what every store implements and takes.
 export type {
-  // What `attachAndLease` takes (Redis, PostgreSQL, MemoryStore: attach and lease in one step).
+  // What `attachAndLease` takes (Redis, PostgreSQL, D1, MemoryStore: attach and lease in one step).
   AttachAndLeaseOptions,
   // What `attachAndLease` answers.
   AttachAndLeaseOutcome,
