@@ -11,6 +11,7 @@
 //
 // usage: node bench/http.bench.mjs [--quick] [--rounds=N] [--duration-s=N] [--warmup-s=N]
 //                                  [--connections=N] [--rss-requests=N] [--semi-space-mib=N]
+//                                  [--rss-settle-s=N]
 //                                  [--only=express,koa,hono,fastify,fetch,bun,octokit]
 //                                  [--bun=<path of the bun executable>] [--no-reject]
 //                                  [--no-promises] [--no-layers] [--no-rss]
@@ -35,6 +36,11 @@ const MIB = 2 ** 20;
 // MiB when enough survives scavenges, and whichever side crosses that threshold first within
 // the run would decide the comparison (bench/README.md, "Where the RSS growth comes from").
 const SEMI_SPACE_MIB = 8;
+// How long an RSS run's server idles before each reading (after the warm-up, after the run):
+// V8's memory reducer gives back the heap's unused pages about 8 s after allocation stops, and
+// until it has, up to 30 MiB of them (more on the Receiver's side) sit in the RSS or not
+// depending on when it is read (bench/README.md, "Reading RSS when the heap has settled").
+const RSS_SETTLE_S = 10;
 const REJECTIONS = [
   { signing: 'wrong', name: 'wrongly signed' },
   { signing: 'unsigned', name: 'unsigned' },
@@ -96,6 +102,7 @@ function options() {
       connections: { type: 'string' },
       'rss-requests': { type: 'string' },
       'semi-space-mib': { type: 'string' },
+      'rss-settle-s': { type: 'string' },
       only: { type: 'string' },
       bun: { type: 'string' },
       reject: { type: 'boolean', default: true },
@@ -116,6 +123,7 @@ function options() {
     rssRequests: number(values['rss-requests'], quick ? 20_000 : 100_000),
     // 0: V8's own sizing, as runs before this option measured.
     semiSpaceMiB: number(values['semi-space-mib'], SEMI_SPACE_MIB),
+    rssSettleS: number(values['rss-settle-s'], RSS_SETTLE_S),
     only: values.only ? String(values.only).split(',') : undefined,
     bun: values.bun === undefined ? 'bun' : String(values.bun),
     reject: values.reject !== false,
@@ -212,8 +220,9 @@ async function measureLayers(settings) {
 }
 
 /**
- * RSS of one server over `amount` requests: sampled before (after a warm-up and a GC), every
- * second under load, and after (idle, after a GC).
+ * RSS of one server over `amount` requests: sampled before (after a warm-up, the settling idle
+ * time and a GC), every second under load, and after (the same idle time and a GC). V8's heap
+ * as committed and the bytes outside it are kept beside the RSS, to tell what grew.
  */
 async function rssRun(framework, variant, label, settings, args = []) {
   const server = await startServer(framework, variant, {
@@ -221,13 +230,19 @@ async function rssRun(framework, variant, label, settings, args = []) {
     // Bun takes no Node flags (runtimeOf drops them): its collector sizes its heap its own way.
     execArgv: [
       '--expose-gc',
+      // Pages a GC emptied are unmapped within the GC, not later on a background thread, so
+      // RSS read right after it no longer holds them. Only sweeping changes; marking and
+      // scavenges stay parallel.
+      '--no-concurrent-sweeping',
       ...(settings.semiSpaceMiB ? [`--max-semi-space-size=${settings.semiSpaceMiB}`] : []),
     ],
     ...runtimeOf(framework, settings),
   });
   try {
     const source = requestSource({ tag: 'r' });
+    const settle = () => new Promise((resolve) => setTimeout(resolve, settings.rssSettleS * 1000));
     await load(server.url, source, { connections: settings.connections, amount: 5000 });
+    await settle();
     const before = await server.gc();
     const start = source.sent;
     const samples = [{ served: 0, rss: before.rss, heapUsed: before.heapUsed }];
@@ -246,7 +261,7 @@ async function rssRun(framework, variant, label, settings, args = []) {
     });
     done = true;
     await sampling;
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await settle();
     const after = await server.gc();
     samples.push({ served: source.sent - start, rss: after.rss, heapUsed: after.heapUsed });
     const mib = (bytes) => round1(bytes / MIB);
@@ -265,6 +280,10 @@ async function rssRun(framework, variant, label, settings, args = []) {
       heapAfterMiB: mib(after.heapUsed),
       heapGrowthMiB: mib(after.heapUsed - before.heapUsed),
       heapBytesPerRequest: Math.round((after.heapUsed - before.heapUsed) / result['2xx']),
+      heapTotalBeforeMiB: mib(before.heapTotal),
+      heapTotalAfterMiB: mib(after.heapTotal),
+      externalGrowthMiB: mib(after.external - before.external),
+      arrayBuffersGrowthMiB: mib(after.arrayBuffers - before.arrayBuffers),
       samples: samples.map((s) => ({
         served: s.served,
         rssMiB: mib(s.rss),
@@ -273,7 +292,9 @@ async function rssRun(framework, variant, label, settings, args = []) {
     };
     console.log(
       `  ${framework}/${label}: ${row.requests} requests, RSS ${row.rssBeforeMiB} → ${row.rssAfterMiB} MiB ` +
-        `(peak ${row.rssPeakMiB}), heap ${row.heapBeforeMiB} → ${row.heapAfterMiB} MiB`,
+        `(peak ${row.rssPeakMiB}), heap ${row.heapBeforeMiB} → ${row.heapAfterMiB} MiB ` +
+        `(committed ${row.heapTotalBeforeMiB} → ${row.heapTotalAfterMiB}), external ` +
+        `+${row.externalGrowthMiB} MiB`,
     );
     return row;
   } finally {
@@ -405,6 +426,7 @@ async function main() {
           'growth MiB',
           'heap growth MiB',
           'heap B/req',
+          'external growth MiB',
         ],
         rss.map((r) => [
           `${r.framework} ${r.label}`,
@@ -414,6 +436,7 @@ async function main() {
           r.rssGrowthMiB.toFixed(1),
           r.heapGrowthMiB.toFixed(1),
           String(r.heapBytesPerRequest),
+          r.externalGrowthMiB.toFixed(1),
         ]),
       )}`,
     );
@@ -431,7 +454,7 @@ async function main() {
   const file = writeResults(BENCH_DIR, 'http', {
     benchmark: 'http',
     description:
-      'server CPU per request, req/s and latency of each adapter (built dist, createReceiver with MemoryStore, client: false) vs a hand-written receiver in the same framework (raw body + createHmac + timingSafeEqual + JSON.parse), for accepted webhooks and for floods of wrongly signed and unsigned requests; for accepted webhooks also vs a hand-written receiver keeping the same promises (against: promises: a Map replay window, pending results retried after a throwing handler, a body deadline timer, a rejection log of one line a minute per kind); autocannon on 127.0.0.1, servers in child processes, distinct 2 KiB bodies; medians of alternating rounds. Octokit createNodeMiddleware vs a node:http hand-written receiver as a reference. RSS runs with --max-semi-space-size=settings.semiSpaceMiB on both sides (0: V8 defaults).',
+      'server CPU per request, req/s and latency of each adapter (built dist, createReceiver with MemoryStore, client: false) vs a hand-written receiver in the same framework (raw body + createHmac + timingSafeEqual + JSON.parse), for accepted webhooks and for floods of wrongly signed and unsigned requests; for accepted webhooks also vs a hand-written receiver keeping the same promises (against: promises: a Map replay window, pending results retried after a throwing handler, a body deadline timer, a rejection log of one line a minute per kind); autocannon on 127.0.0.1, servers in child processes, distinct 2 KiB bodies; medians of alternating rounds. Octokit createNodeMiddleware vs a node:http hand-written receiver as a reference. RSS runs with --max-semi-space-size=settings.semiSpaceMiB on both sides (0: V8 defaults), and --no-concurrent-sweeping (pages a GC emptied unmapped within it), read after settings.rssSettleS of idling (the V8 memory reducer has run) and a full GC, before and after.',
     machine,
     versions: packageVersions(ROOT, [
       'express',

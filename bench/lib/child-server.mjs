@@ -5,9 +5,10 @@ import { fileURLToPath } from 'node:url';
 const SERVER = fileURLToPath(new URL('./http-server.mjs', import.meta.url));
 
 /**
- * What the server reports on `stats` and `gc`: requests handled, memory, and CPU time used.
- * @typedef {{ handled: number, rss: number, heapUsed: number, cpuMicros: number,
- *   gcExposed: boolean }} ServerStats
+ * What the server reports on `stats` and `gc`: requests handled, memory (`process.memoryUsage()`
+ * in bytes), and CPU time used.
+ * @typedef {{ handled: number, rss: number, heapUsed: number, heapTotal: number,
+ *   external: number, arrayBuffers: number, cpuMicros: number, gcExposed: boolean }} ServerStats
  */
 
 /**

@@ -522,6 +522,11 @@ process.on('message', (/** @type {{ type: string }} */ message) => {
       handled,
       rss: memory.rss,
       heapUsed: memory.heapUsed,
+      // What V8 holds from the system for its heap, used or not: part of the RSS.
+      heapTotal: memory.heapTotal,
+      // Outside V8's heap: Buffers' and ArrayBuffers' bytes, and what native code reported.
+      external: memory.external,
+      arrayBuffers: memory.arrayBuffers,
       cpuMicros: process.cpuUsage().user + process.cpuUsage().system,
       gcExposed: typeof collect === 'function',
     });

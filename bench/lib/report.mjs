@@ -246,6 +246,7 @@ function httpSection(http) {
       `${fixed(c.baseline.serverCpuLoad)} / ${fixed(ours.serverCpuLoad)}`,
     ];
   });
+  const withExternal = (http.rss ?? []).some((r) => typeof r.externalGrowthMiB === 'number');
   const rss = (http.rss ?? []).map((r) => [
     `${r.framework}, ${r.label}`,
     int(r.requests),
@@ -255,6 +256,8 @@ function httpSection(http) {
     fixed(r.heapBeforeMiB, 1),
     fixed(r.heapAfterMiB, 1),
     int(r.heapBytesPerRequest),
+    // Only runs since the rows kept the bytes outside V8's heap have the column.
+    ...(withExternal ? [fixed(r.externalGrowthMiB, 1)] : []),
   ]);
   return `## HTTP: adapters under load (\`bench/http.bench.mjs\`)
 
@@ -308,7 +311,7 @@ after the requests and a GC ("after"). The Receiver remembers every accepted del
 replay window, 24 h by default, so memory grows with the deliveries of a day by design; the
 1 s window shows what remains once that retention is taken out.
 
-${rssSettingText(s)}
+${rssSettingText(s)}${settledText(s)}
 
 ${mdTable(
   [
@@ -320,9 +323,10 @@ ${mdTable(
     'heap before MiB',
     'heap after MiB',
     'heap growth B/req',
+    ...(withExternal ? ['external growth MiB'] : []),
   ],
   rss,
-  ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+  ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', ...(withExternal ? ['r'] : [])],
 )}
 `;
 }
@@ -382,6 +386,14 @@ their difference; \`bench/http.bench.mjs\` now runs both sides with
 default of \`bench/http.bench.mjs\`; \`--semi-space-mib=0\` for V8's own sizing), so V8's
 one-time young-generation step, which one side may take within the run and the other not
 (\`bench/README.md\`), does not decide the comparison.`;
+}
+
+/** How the run let V8 give memory back before each reading, when it did. */
+function settledText(settings) {
+  if (!settings.rssSettleS) return '';
+  return ` Each reading followed ${settings.rssSettleS} s of idling and a GC, with
+\`--no-concurrent-sweeping\` on both sides: the pages V8 freed or kept unused were given back
+first (\`bench/README.md\`, "Reading RSS when the heap has settled").`;
 }
 
 /**
