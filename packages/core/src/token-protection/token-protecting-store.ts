@@ -90,8 +90,18 @@ export interface AccountScope {
   account?: string | undefined;
 }
 
-/** Entries each cache below keeps; cleared when full, as tokens are short-lived. */
+/**
+ * Entries each cache below keeps. A full cache drops its oldest entry for each new one, so what
+ * it holds stays level: emptied at once when full, the caches of a busy process went up and
+ * down by tens of MiB.
+ */
 const CACHE_LIMIT = 4096;
+
+/**
+ * Opened results kept: each entry holds a whole result twice (sealed and opened), kilobytes,
+ * and a result is read again only by a lookup of the same user soon after.
+ */
+const OPENED_RESULTS_LIMIT = 256;
 
 /** Stored keys noted per stored user id, for `findByUser`'s hint. */
 const MAX_KEYS_PER_USER = 32;
@@ -115,8 +125,10 @@ function openedFrom<T>(
   return entry?.sealed === sealed ? entry.value : undefined;
 }
 
-function cacheEntry<K, V>(cache: Map<K, V>, key: K, value: V): V {
-  if (cache.size >= CACHE_LIMIT) cache.clear();
+/** Sets `key` as the newest entry of `cache`, dropping the oldest when `limit` is reached. */
+function cacheEntry<K, V>(cache: Map<K, V>, key: K, value: V, limit = CACHE_LIMIT): V {
+  cache.delete(key);
+  if (cache.size >= limit) cache.delete(cache.keys().next().value as K);
   cache.set(key, value);
   return value;
 }
@@ -530,7 +542,12 @@ export class TokenProtectingStore implements Store {
    */
   private rememberOpened(storedKey: string, sealed: StoredResult, result: StoredResult): void {
     const text = (sealed as unknown as SealedResult).sealed;
-    cacheEntry(this.openedResults, storedKey, { sealed: text, value: { ...result } });
+    cacheEntry(
+      this.openedResults,
+      storedKey,
+      { sealed: text, value: { ...result } },
+      OPENED_RESULTS_LIMIT,
+    );
   }
 
   private async sealUpdate(update: SettleUpdate, storedKey: string): Promise<SettleUpdate> {
@@ -600,7 +617,14 @@ export class TokenProtectingStore implements Store {
       result = cached ?? (await openResult(keys, result, record.key));
       if (!result) missing ??= sealedResultKeyIds(record.result!);
       else {
-        if (!cached) cacheEntry(this.openedResults, record.key, { sealed, value: result });
+        if (!cached) {
+          cacheEntry(
+            this.openedResults,
+            record.key,
+            { sealed, value: result },
+            OPENED_RESULTS_LIMIT,
+          );
+        }
         // A copy, as a store hands out: what a caller changes stays out of the cache.
         result = { ...result };
         this.sealedForms.set(result, { storedKey: record.key, sealed: record.result! });
