@@ -16,7 +16,8 @@
 //                                  [--bun=<path of the bun executable>] [--no-reject]
 //                                  [--no-promises] [--no-layers] [--no-rss]
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { machineInfo, median, packageVersions, table, writeResults } from './harness.mjs';
@@ -109,6 +110,7 @@ function options() {
       rss: { type: 'boolean', default: true },
       layers: { type: 'boolean', default: true },
       promises: { type: 'boolean', default: true },
+      'rss-only': { type: 'boolean', default: false },
     },
     allowNegative: true,
     strict: false,
@@ -130,6 +132,7 @@ function options() {
     rss: values.rss !== false,
     layers: values.layers !== false,
     promises: values.promises !== false,
+    rssOnly: values['rss-only'] === true,
   };
 }
 
@@ -328,8 +331,10 @@ async function main() {
       return false;
     },
   );
-  const comparisons = [];
-  for (const pair of pairs) {
+  // --rss-only: the CPU rows and layers of the last full run are kept as they were measured.
+  const kept = settings.rssOnly ? lastResults() : undefined;
+  const comparisons = kept ? kept.comparisons : [];
+  for (const pair of kept ? [] : pairs) {
     comparisons.push(await comparePair(pair, settings));
     if (settings.promises && !pair.reference) {
       comparisons.push(await comparePair(pair, settings, 'valid', 'promises'));
@@ -374,8 +379,8 @@ async function main() {
       ]),
     )}`,
   );
-  let layers;
-  if (settings.layers && (!settings.only || settings.only.includes('koa'))) {
+  let layers = kept?.layers;
+  if (!kept && settings.layers && (!settings.only || settings.only.includes('koa'))) {
     console.log('\nWhere the CPU of an accepted webhook goes: Koa, layer by layer');
     layers = await measureLayers(settings);
     console.log(
@@ -469,14 +474,37 @@ async function main() {
       ? spawnSync(settings.bun, ['--version'], { encoding: 'utf8' }).stdout.trim()
       : undefined,
     // The Bun executable's path is this machine's, not a setting of the run.
-    settings: { ...settings, bun: undefined },
+    settings: kept
+      ? { ...kept.settings, ...rssSettings(settings) }
+      : { ...settings, bun: undefined },
     goals: issue,
     earlierGoals: earlier,
     comparisons,
     layers,
     rss,
+    // When and where the memory rows were measured, when not with the rows above them.
+    ...(kept ? { machine: kept.machine, rssMachine: machine } : {}),
   });
   console.log(`results: ${file.slice(ROOT.length)}`);
 }
+
+/** The results of the last run, whose CPU rows and layers `--rss-only` keeps. */
+function lastResults() {
+  const file = join(BENCH_DIR, 'results', 'http.json');
+  if (!existsSync(file)) {
+    console.error('--rss-only keeps the rows of a full run: run `pnpm bench:http` once first.');
+    process.exit(1);
+  }
+  return JSON.parse(readFileSync(file, 'utf8'));
+}
+
+/** The settings an RSS run depends on, recorded in place of the kept run's. */
+const rssSettings = ({ rssRequests, semiSpaceMiB, rssSettleS, promises, only }) => ({
+  rssRequests,
+  semiSpaceMiB,
+  rssSettleS,
+  promises,
+  only,
+});
 
 await main();

@@ -306,7 +306,7 @@ ${httpGoals(http)}
 ${layersSection(http.layers)}
 ### Server memory over ${int(s.rssRequests)} requests
 
-RSS and V8 heap of the server process after a 5,000-request warm-up and a GC ("before"), and
+${http.rssMachine ? `${measured({ machine: http.rssMachine })} (\`--rss-only\`: the rows above are the run's before.)\n\n` : ''}RSS and V8 heap of the server process after a 5,000-request warm-up and a GC ("before"), and
 after the requests and a GC ("after"). The Receiver remembers every accepted delivery for its
 replay window, 24 h by default, so memory grows with the deliveries of a day by design; the
 1 s window shows what remains once that retention is taken out.
