@@ -853,7 +853,7 @@ function latencyFindings(stores, sweeps) {
         typeof goal === 'number' && typeof atTwo === 'number' && atTwo < goal
           ? `, short of ${fixed(goal, 1)}x${two?.machineBusy >= SATURATED ? ` with the machine ${fixed(two.machineBusy)} busy at 2 instances (its cores, shared with every other process, were still a limit)` : ''}`
           : typeof goal === 'number' && typeof atTwo === 'number'
-            ? `, the goal's ${fixed(goal, 1)}x reached`
+            ? `, above the goal's ${fixed(goal, 1)}x`
             : '';
       const cpuRatios = store.perCount
         .filter((p) => p.instances !== 1)
