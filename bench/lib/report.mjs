@@ -256,8 +256,13 @@ function httpSection(http) {
     fixed(r.heapBeforeMiB, 1),
     fixed(r.heapAfterMiB, 1),
     int(r.heapBytesPerRequest),
-    // Only runs since the rows kept the bytes outside V8's heap have the column.
-    ...(withExternal ? [fixed(r.externalGrowthMiB, 1)] : []),
+    // Only runs since the rows kept the bytes outside V8's heap have the columns.
+    ...(withExternal
+      ? [
+          `${fixed(r.heapTotalBeforeMiB, 1)} → ${fixed(r.heapTotalAfterMiB, 1)}`,
+          fixed(r.externalGrowthMiB, 1),
+        ]
+      : []),
   ]);
   return `## HTTP: adapters under load (\`bench/http.bench.mjs\`)
 
@@ -323,12 +328,12 @@ ${mdTable(
     'heap before MiB',
     'heap after MiB',
     'heap growth B/req',
-    ...(withExternal ? ['external growth MiB'] : []),
+    ...(withExternal ? ['heap committed MiB', 'external growth MiB'] : []),
   ],
   rss,
-  ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', ...(withExternal ? ['r'] : [])],
+  ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', ...(withExternal ? ['r', 'r'] : [])],
 )}
-`;
+${withExternal ? committedText : ''}`;
 }
 
 /** Koa's accept path layer by layer, when the run measured it. */
@@ -387,6 +392,16 @@ default of \`bench/http.bench.mjs\`; \`--semi-space-mib=0\` for V8's own sizing)
 one-time young-generation step, which one side may take within the run and the other not
 (\`bench/README.md\`), does not decide the comparison.`;
 }
+
+// RSS follows the heap V8 keeps committed, which its memory reducer gives back when it decides
+// to; the heap in use is what the server holds.
+const committedText = `
+"heap committed" is V8's \`heapTotal\` before → after: RSS follows it, and V8's memory reducer,
+which gives back what the heap no longer uses, had not always run when a reading was taken
+(a library row committing 40 MiB for 13 in use), so an RSS growth can be below zero or swing by
+the same tens of MiB. The heap in use after a GC (\`heapUsed\`, the "heap growth" column) is what
+the server holds; the library's digests of its replay window are in "external".
+`;
 
 /** How the run let V8 give memory back before each reading, when it did. */
 function settledText(settings) {
