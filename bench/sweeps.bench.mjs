@@ -25,11 +25,10 @@
 //          [--sweep-interval-ms=N] [--batch=N] [--concurrency=N] [--service-latency-ms=0,50]
 import { fork } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { loadavg } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startPostgresServer, startRedisServer } from '@faceverify/test-support/servers';
+import { freePort, startPostgresServer, startRedisServer } from '@faceverify/test-support/servers';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { machineInfo, median, packageVersions, table, writeResults } from './harness.mjs';
@@ -228,18 +227,6 @@ async function seed({ core, opened, emulator, tokens, settings }) {
 // ---- one configuration -------------------------------------------------------------------------
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** A loopback port free a moment ago, for a server that must be named before it starts. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** `count` instances sweeping the store until N polls or the window's end. */
 async function measureConfiguration({
