@@ -13,6 +13,11 @@ const BUILT_WORKSPACE_FILE = /\/(?:packages|examples)\/[^/]+\/dist\//;
 // Fails a test file in which two tests have the same full name.
 const UNIQUE_TITLES = fileURLToPath(new URL('./scripts/vitest-unique-titles.mjs', import.meta.url));
 
+// With FACEVERIFY_TEST_BUSY_POOL (`pnpm test:deep`): libuv's thread pool held before each test.
+const BUSY_POOL = process.env.FACEVERIFY_TEST_BUSY_POOL
+  ? [fileURLToPath(new URL('./scripts/vitest-busy-thread-pool.mjs', import.meta.url))]
+  : [];
+
 /**
  * Project config shared by every package. A test imports the other workspace packages as an
  * app does, from their built dist/ (rebuilt first when a source is newer, see
@@ -48,7 +53,7 @@ export function faceverifyProject(
       // transform each bundle again in every worker.
       server: { deps: { external: [BUILT_WORKSPACE_FILE] } },
       ...test,
-      setupFiles: [UNIQUE_TITLES].concat(test.setupFiles ?? []),
+      setupFiles: [UNIQUE_TITLES, ...BUSY_POOL].concat(test.setupFiles ?? []),
       env: { FACEVERIFY_TEST_PROJECT: name, ...test.env },
     },
   });

@@ -8,22 +8,31 @@
 //      Redis Sentinel failover.
 //   2. Every project on Node 24 (CI: the projects that touch Node's HTTP, streams, crypto and
 //      the drivers).
-//   3. Each package's and example's own tsc program (CI: four programs over all of them).
+//   3. `pnpm test` at CI's size with libuv's thread pool one thread wide and held before every
+//      test (FACEVERIFY_TEST_BUSY_POOL, scripts/vitest-busy-thread-pool.mjs), as on a busy
+//      machine: a test that only passes while thread-pool work ends quickly fails here.
+//   4. Each package's and example's own tsc program (CI: four programs over all of them).
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const env = { ...process.env, FACEVERIFY_TEST_DEPTH: 'deep' };
-/** @type {Array<[string, string[]]>} */
+const deep = { ...process.env, FACEVERIFY_TEST_DEPTH: 'deep' };
+const busyPool = { ...process.env, UV_THREADPOOL_SIZE: '1', FACEVERIFY_TEST_BUSY_POOL: '1' };
+/** @type {Array<[string, string[], NodeJS.ProcessEnv]>} */
 const steps = [
-  ['pnpm', ['test']],
-  [process.execPath, ['scripts/test-node24.mjs', '--all']],
-  ['pnpm', ['typecheck:each']],
+  ['pnpm', ['test'], deep],
+  [process.execPath, ['scripts/test-node24.mjs', '--all'], deep],
+  ['pnpm', ['test'], busyPool],
+  ['pnpm', ['typecheck:each'], deep],
 ];
 const times = [];
 let failed = false;
-for (const [command, args] of steps) {
-  const label = [command === process.execPath ? 'node' : command, ...args].join(' ');
+for (const [command, args, env] of steps) {
+  const label = [
+    ...(env.FACEVERIFY_TEST_BUSY_POOL ? ['FACEVERIFY_TEST_BUSY_POOL=1'] : []),
+    command === process.execPath ? 'node' : command,
+    ...args,
+  ].join(' ');
   const started = Date.now();
   console.log(`::: ${label}`);
   const { status } = spawnSync(command, args, { cwd: ROOT, env, stdio: 'inherit' });
