@@ -41,14 +41,25 @@ WHERE key IN (${DISPLACED('key')})`;
 // result when it settles. Otherwise it is due at once.
 const ATTACH_DUE = 'CASE WHEN lease_owner IS NOT NULL AND lease_until > ?3 THEN due_at ELSE ?3 END';
 
+// ?2 the result, stored in an open record: from now on attempts count deliveries, not polls.
+const RESULT_SET = `result = ?2,
+  attempts = CASE WHEN state = 'pending' THEN 0 ELSE attempts END,
+  state = 'delivering'`;
+
+/** The record granted to `owner` until `end`, due at the lease end (contract 2). */
+const granted = (owner: string, end: string) =>
+  `lease_owner = ${owner}, lease_until = ${end}, due_at = ${end}, purge_at = ${openPurgeAt(end)}`;
+
+/** No lease on the record at `now`: none, one that passed, or `owner`'s own. */
+const freeFor = (owner: string, now: string) =>
+  `(lease_owner IS NULL OR lease_until <= ${now} OR lease_owner = ${owner})`;
+
 /**
  * ?1 key, ?2 result, ?3 now. Stores the first result of a live open record. Not shared:
  * PostgreSQL's locks the row NOWAIT and reports why it refused in the same statement.
  */
 export const ATTACH: string = `UPDATE ${RECORDS} SET
-  result = ?2,
-  attempts = CASE WHEN state = 'pending' THEN 0 ELSE attempts END,
-  state = 'delivering',
+  ${RESULT_SET},
   due_at = ${ATTACH_DUE},
   purge_at = ${openPurgeAt(ATTACH_DUE)}
 WHERE key = ?1 AND purge_at > ?3 AND ${OPEN} AND result IS NULL
@@ -65,13 +76,9 @@ WHERE key = ?1 AND purge_at > ?2`;
  * does not apply, ATTACH alone may still (a lease held by another worker keeps the record).
  */
 export const ATTACH_AND_LEASE: string = `UPDATE ${RECORDS} SET
-  result = ?2,
-  attempts = CASE WHEN state = 'pending' THEN 0 ELSE attempts END,
-  state = 'delivering',
-  lease_owner = ?4, lease_until = ?5, due_at = ?5,
-  purge_at = ${openPurgeAt('?5')}
-WHERE key = ?1 AND purge_at > ?3 AND ${OPEN} AND result IS NULL
-  AND (lease_owner IS NULL OR lease_until <= ?3 OR lease_owner = ?4)
+  ${RESULT_SET},
+  ${granted('?4', '?5')}
+WHERE key = ?1 AND purge_at > ?3 AND ${OPEN} AND result IS NULL AND ${freeFor('?4', '?3')}
 RETURNING ${COLUMNS}`;
 
 /**
@@ -80,9 +87,8 @@ RETURNING ${COLUMNS}`;
  * shared: PostgreSQL's skips a record locked by a transactional handler (SKIP LOCKED).
  */
 export const LEASE: string = `UPDATE ${RECORDS}
-SET lease_owner = ?2, lease_until = ?4, due_at = ?4, purge_at = ${openPurgeAt('?4')}
-WHERE key = ?1 AND purge_at > ?3 AND ${OPEN}
-  AND (lease_owner IS NULL OR lease_until <= ?3 OR lease_owner = ?2)
+SET ${granted('?2', '?4')}
+WHERE key = ?1 AND purge_at > ?3 AND ${OPEN} AND ${freeFor('?2', '?3')}
 RETURNING ${COLUMNS}`;
 
 // ?1 now, ?2 limit. The state term repeats the due index's own condition word for word: that
@@ -99,7 +105,7 @@ export const SELECT_DUE: string = DUE('key, due_at');
 
 /** ?1 now, ?2 limit, ?3 owner, ?4 lease end. Leases the same rows SELECT_DUE read. */
 export const LEASE_DUE: string = `UPDATE ${RECORDS}
-SET lease_owner = ?3, lease_until = ?4, due_at = ?4, purge_at = ${openPurgeAt('?4')}
+SET ${granted('?3', '?4')}
 WHERE key IN (${DUE('key')})
 RETURNING ${COLUMNS}`;
 
