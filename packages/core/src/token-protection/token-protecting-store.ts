@@ -542,12 +542,12 @@ export class TokenProtectingStore implements Store {
    */
   private rememberOpened(storedKey: string, sealed: StoredResult, result: StoredResult): void {
     const text = (sealed as unknown as SealedResult).sealed;
-    cacheEntry(
-      this.openedResults,
-      storedKey,
-      { sealed: text, value: { ...result } },
-      OPENED_RESULTS_LIMIT,
-    );
+    this.keepOpenedResult(storedKey, { sealed: text, value: { ...result } });
+  }
+
+  /** Keeps what a sealed result stored under `storedKey` opened to (OPENED_RESULTS_LIMIT). */
+  private keepOpenedResult(storedKey: string, opened: Opened<StoredResult>): void {
+    cacheEntry(this.openedResults, storedKey, opened, OPENED_RESULTS_LIMIT);
   }
 
   private async sealUpdate(update: SettleUpdate, storedKey: string): Promise<SettleUpdate> {
@@ -617,14 +617,7 @@ export class TokenProtectingStore implements Store {
       result = cached ?? (await openResult(keys, result, record.key));
       if (!result) missing ??= sealedResultKeyIds(record.result!);
       else {
-        if (!cached) {
-          cacheEntry(
-            this.openedResults,
-            record.key,
-            { sealed, value: result },
-            OPENED_RESULTS_LIMIT,
-          );
-        }
+        if (!cached) this.keepOpenedResult(record.key, { sealed, value: result });
         // A copy, as a store hands out: what a caller changes stays out of the cache.
         result = { ...result };
         this.sealedForms.set(result, { storedKey: record.key, sealed: record.result! });
