@@ -407,8 +407,8 @@ the server holds; the library's digests of its replay window are in "external".
 function settledText(settings) {
   if (!settings.rssSettleS) return '';
   return ` Each reading followed ${settings.rssSettleS} s of idling and a GC, with
-\`--no-concurrent-sweeping\` on both sides: the pages V8 freed or kept unused were given back
-first (\`bench/README.md\`, "Reading RSS when the heap has settled").`;
+\`--no-concurrent-sweeping\` on both sides, so that V8 could give back the pages it freed or
+kept unused (\`bench/README.md\`, "Reading RSS when the heap has settled").`;
 }
 
 /**
