@@ -800,6 +800,31 @@ its counts for \`health({ account })\`), bounded by \`cacheSize\` whatever the n
 `;
 }
 
+function clientSection(client) {
+  const title = '## API client: CPU per request (`bench/client.bench.mjs`)';
+  if (!client)
+    return `${title}\n\nNo results yet: run \`pnpm bench:client\` (or \`pnpm bench\`).\n`;
+  const s = client.settings;
+  return `${title}
+
+${measured(client)} ${s.rounds} rotated rounds of ${int(s.calls)} \`getSession()\` calls, ${s.inFlight} in flight, against the
+emulator in a process of its own: the client process's CPU time per call. Baseline: a
+hand-written GET through node:http that reads and parses the same JSON. "ratio" is the
+baseline's CPU per call over the side's (1.00 = the same work). A sweep polls with this call.
+
+${mdTable(
+  ['side', 'CPU µs/call', 'ratio', 'per-round range'],
+  client.results.map((r) => [
+    r.side,
+    int(r.cpuMicrosPerCall),
+    fixed(r.ratio),
+    `${fixed(r.ratioRange[0])}–${fixed(r.ratioRange[1])}`,
+  ]),
+  ['left', 'right', 'right', 'right'],
+)}
+`;
+}
+
 /** One table row per instance count of a store at one service latency. */
 function sweepRows(store) {
   return store.perCount.map((p) => {
@@ -1130,6 +1155,7 @@ export function writeReport(benchDir, rootDir) {
   const latency = readJson(join(results, 'latency.json'));
   const sweeps = readJson(join(results, 'sweeps.json'));
   const accounts = readJson(join(results, 'accounts.json'));
+  const client = readJson(join(results, 'client.json'));
   const revisions = readJson(join(results, 'revisions.json'));
   const revisionsRecheck = readJson(join(results, 'revisions-recheck.json'));
   const svgFile = join(results, 'ratios.svg');
@@ -1187,6 +1213,7 @@ ${httpSection(http)}
 ${revisionsSection(revisions, revisionsRecheck)}
 ${trackerSection(tracker)}
 ${sweepsSection(sweeps)}
+${clientSection(client)}
 ${roundTripsSection()}
 ${latencySection(latency)}
 ${accountsSection(accounts)}

@@ -2,10 +2,12 @@
 // One Receiver instance of bench/sweeps.bench.mjs, in a process of its own as a deployment
 // runs it (the reliability tests spawn theirs alike): the built packages, a RedisStore or a
 // PostgresStore, the emulator as its service, and `receiver.start()`'s sweep timer once the
-// parent says `go`. Every `GET /v1/sessions/:token` it sends is counted (a `fetch` of its
-// own, passed as the client's). Answers `stats`, `health` and `stop` over IPC.
+// parent says `go`. Every `GET /v1/sessions/:token` it sends is counted, through node:http's
+// diagnostics channels: the client sends as deployed (node:http on Node, no `fetch` of ours in
+// the way). Answers `stats`, `health` and `stop` over IPC.
 //
 // usage (by sweeps.bench.mjs): node sweep-receiver.mjs '<JSON settings>'
+import { subscribe } from 'node:diagnostics_channel';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const entry = (name) =>
@@ -21,15 +23,14 @@ let polls = 0;
 let failedPolls = 0;
 let errors = 0;
 let handlerCalls = 0;
-/** The client's fetch: every session poll counted, and every one not answered 200. */
-const countingFetch = async (input, init) => {
-  const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-  const poll = (init?.method ?? 'GET') === 'GET' && url.includes('/v1/sessions/');
-  if (poll) polls++;
-  const response = await fetch(input, init);
-  if (poll && response.status !== 200) failedPolls++;
-  return response;
-};
+const isPoll = (request) => request.method === 'GET' && request.path.startsWith('/v1/sessions/');
+// Every session poll counted as it is sent, and every one not answered 200.
+subscribe('http.client.request.start', ({ request }) => {
+  if (isPoll(request)) polls++;
+});
+subscribe('http.client.response.finish', ({ request, response }) => {
+  if (isPoll(request) && response.statusCode !== 200) failedPolls++;
+});
 
 async function openStore() {
   if (settings.store === 'redis') {
@@ -50,7 +51,7 @@ await store.check?.();
 const receiver = createReceiver({
   ...settings.receiver,
   secret: settings.secret,
-  client: { apiKey: settings.apiKey, baseUrl: settings.baseUrl, fetch: countingFetch },
+  client: { apiKey: settings.apiKey, baseUrl: settings.baseUrl },
   store,
   logger: false,
 });

@@ -1,8 +1,9 @@
 import { defineConfig } from 'tsdown';
 import { libraryBuild } from '../../build/library-config.ts';
 
-// `#hmac` and `#aead` stay imports so each runtime picks its own implementation through the
-// package.json `imports` conditions: node:crypto on Node, Web Crypto on Workers and browsers.
+// `#hmac`, `#aead` and `#http-exchange` stay imports so each runtime picks its own
+// implementation through the package.json `imports` conditions: node:crypto and node:http on
+// Node, Web Crypto and fetch on Workers, Bun, Deno and in browsers.
 export default defineConfig(
   libraryBuild(
     {
@@ -15,8 +16,10 @@ export default defineConfig(
       'hmac-web': 'src/signature/hmac-web.ts',
       'aead-node': 'src/token-protection/aead-node.ts',
       'aead-web': 'src/token-protection/aead-web.ts',
+      'http-exchange-node': 'src/client/http-exchange-node.ts',
+      'http-exchange-web': 'src/client/http-exchange-web.ts',
     },
     // @opentelemetry/api is an optional peer: imported by the opentelemetry entry only.
-    { deps: { neverBundle: ['#hmac', '#aead', '@opentelemetry/api'] } },
+    { deps: { neverBundle: ['#hmac', '#aead', '#http-exchange', '@opentelemetry/api'] } },
   ),
 );

@@ -51,7 +51,7 @@ export function createClient(options: ClientOptions = {}): Client {
   const transport: Transport = {
     baseUrl: config.baseUrl,
     apiKey: config.apiKey,
-    fetch: config.fetch,
+    exchange: config.exchange,
     clock: config.clock,
   };
   const limits: PaceLimits = {

@@ -8,6 +8,7 @@ import {
 } from '../errors.js';
 import { parseJsonWithoutPrototypeKeys } from '../payload/parse-json-without-prototype-keys.js';
 import { onAbort } from '../signal/on-abort.js';
+import type { ExchangeAnswer, HttpExchange } from './exchange.js';
 import { readRateLimitInfo, readRetryAfterMs } from './rate-limit-response.js';
 import { scrubKey } from './scrub-key.js';
 
@@ -15,7 +16,7 @@ import { scrubKey } from './scrub-key.js';
 export interface Transport {
   baseUrl: string;
   apiKey: string;
-  fetch: typeof fetch;
+  exchange: HttpExchange;
   clock: Clock;
 }
 
@@ -105,9 +106,9 @@ function describeCause(error: unknown): string {
 function toResponse(
   transport: Transport,
   request: ApiRequest,
-  response: Response,
-  text: string,
+  response: ExchangeAnswer,
 ): ApiResponse {
+  const text = scrubKey(response.text, transport.apiKey);
   const parsed = text.trim() === '' ? undefined : parseJson(text);
   const body = parsed?.value;
   const rateLimit = readRateLimitInfo(response.headers);
@@ -118,7 +119,7 @@ function toResponse(
       rateLimit ?? {},
     );
   }
-  if (!response.ok) {
+  if (response.status < 200 || response.status > 299) {
     throw new ApiError(
       endSentence(
         `${request.endpoint} failed with status ${response.status}${serviceMessage(body)}`,
@@ -163,19 +164,21 @@ export async function sendRequest(
     'x-faceverify-client': CLIENT_NAME,
   };
   if (request.withoutKey !== true) headers.authorization = `Bearer ${transport.apiKey}`;
-  const init: RequestInit = { method: request.method, headers, signal: controller.signal };
+  let body: string | undefined;
   if (request.body !== undefined) {
     headers['content-type'] = 'application/json';
-    init.body = JSON.stringify(request.body);
+    body = JSON.stringify(request.body);
   }
-  // Called through a local so that `this` is never the transport: Workers reject that.
-  const fetchImpl = transport.fetch;
   try {
-    let response: Response;
-    let text: string;
+    let response: ExchangeAnswer;
     try {
-      response = await fetchImpl(`${transport.baseUrl}${request.path}`, init);
-      text = scrubKey(await response.text(), transport.apiKey);
+      response = await transport.exchange({
+        url: `${transport.baseUrl}${request.path}`,
+        method: request.method,
+        headers,
+        body,
+        signal: controller.signal,
+      });
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       if (timedOut) {
@@ -189,7 +192,7 @@ export async function sendRequest(
         { cause: error },
       );
     }
-    return toResponse(transport, request, response, text);
+    return toResponse(transport, request, response);
   } finally {
     transport.clock.clearTimeout(timer);
     stopListening();

@@ -1,15 +1,16 @@
 import type { RateLimitInfo } from '../errors.js';
+import type { HeaderReader } from './exchange.js';
 
 // Used when a `429` says neither `retry_after_ms` nor `Retry-After`.
 const DEFAULT_RETRY_AFTER_MS = 1_000;
 
-function headerCount(headers: Headers, name: string): number | undefined {
+function headerCount(headers: HeaderReader, name: string): number | undefined {
   const value = headers.get(name)?.trim();
   return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined;
 }
 
 /** The optional `X-RateLimit-Limit` and `X-RateLimit-Remaining` headers, when either is present. */
-export function readRateLimitInfo(headers: Headers): RateLimitInfo | undefined {
+export function readRateLimitInfo(headers: HeaderReader): RateLimitInfo | undefined {
   const limit = headerCount(headers, 'x-ratelimit-limit');
   const remaining = headerCount(headers, 'x-ratelimit-remaining');
   if (limit === undefined && remaining === undefined) return undefined;
@@ -28,7 +29,7 @@ function bodyRetryAfterMs(body: unknown): number | undefined {
 }
 
 // `Retry-After` is either whole seconds or an HTTP date.
-function headerRetryAfterMs(headers: Headers): number | undefined {
+function headerRetryAfterMs(headers: HeaderReader): number | undefined {
   const value = headers.get('retry-after')?.trim();
   if (value === undefined || value === '') return undefined;
   if (/^\d+$/.test(value)) return Number(value) * 1_000;
@@ -40,6 +41,6 @@ function headerRetryAfterMs(headers: Headers): number | undefined {
  * How long a `429` asks to wait: the body's `retry_after_ms` as the interface specifies,
  * else the standard `Retry-After` header, else one second.
  */
-export function readRetryAfterMs(body: unknown, headers: Headers): number {
+export function readRetryAfterMs(body: unknown, headers: HeaderReader): number {
   return bodyRetryAfterMs(body) ?? headerRetryAfterMs(headers) ?? DEFAULT_RETRY_AFTER_MS;
 }

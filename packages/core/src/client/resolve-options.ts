@@ -1,9 +1,11 @@
+import { defaultExchange } from '#http-exchange';
 import { type Clock, systemClock } from '../clock/clock.js';
 import { ENV, readEnv } from '../config/env.js';
 import { assertKnownOptions } from '../config/known-options.js';
 import { ConfigurationError } from '../errors.js';
 import { createLog, type Log } from '../logging/logger.js';
 import { assertApiKey } from './api-key-guard.js';
+import { fetchExchange, type HttpExchange } from './exchange.js';
 import type { ClientOptions } from './types.js';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -17,7 +19,7 @@ export interface ResolvedClientOptions {
   apiKey: string;
   /** Origin and path of the base URL, without a trailing slash, so paths can be appended. */
   baseUrl: string;
-  fetch: typeof fetch;
+  exchange: HttpExchange;
   clock: Clock;
   timeoutMs: number;
   maxRetries: number;
@@ -108,12 +110,12 @@ function count(name: string, value: number | undefined, fallback: number, min: n
   return value;
 }
 
-function resolveFetch(option: typeof fetch | undefined): typeof fetch {
-  const fetchImpl = option ?? globalThis.fetch;
-  if (typeof fetchImpl !== 'function') {
-    throw new ConfigurationError('No fetch in this runtime: pass the fetch option.');
+function resolveExchange(option: typeof fetch | undefined): HttpExchange {
+  if (option === undefined) return defaultExchange();
+  if (typeof option !== 'function') {
+    throw new ConfigurationError(`"fetch" must be a function like fetch, got ${typeof option}.`);
   }
-  return fetchImpl;
+  return fetchExchange(option);
 }
 
 // A record, not a list, so that the compiler insists on every option of ClientOptions.
@@ -141,7 +143,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
   return {
     apiKey: resolveApiKey(options.apiKey),
     baseUrl: resolveBaseUrl(options.baseUrl, options.allowInsecureHttp === true),
-    fetch: resolveFetch(options.fetch),
+    exchange: resolveExchange(options.fetch),
     clock: options.clock ?? systemClock,
     timeoutMs: positiveNumber('timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS),
     maxRetries: count('maxRetries', options.maxRetries, DEFAULT_MAX_RETRIES, 0),

@@ -9,7 +9,12 @@ export interface ClientOptions {
   apiKey?: string | undefined;
   /** Base address of the service, e.g. `https://verify.example.com`. Defaults to `FACEVERIFY_BASE_URL`. */
   baseUrl?: string | undefined;
-  /** The `fetch` to use. Defaults to `globalThis.fetch`. */
+  /**
+   * The `fetch` to send requests with (a mock, a tracing wrapper, a proxy's). Without it the
+   * client sends with node:http and node:https on Node (their global agents: a proxy or CA set
+   * there applies), about a third of the CPU of Node's `fetch` per request, and with
+   * `globalThis.fetch` on Workers, Bun, Deno and elsewhere.
+   */
   fetch?: typeof fetch | undefined;
   /**
    * Time and timers for pacing, retry waits and time limits. Tests pass

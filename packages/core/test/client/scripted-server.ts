@@ -17,6 +17,8 @@ export type Reply =
   | { hang: 'before-headers' }
   /** Sends the headers and part of a body, then never finishes. */
   | { hang: 'mid-body' }
+  /** Sends the headers and part of a body, then closes the connection. */
+  | { cut: 'mid-body' }
   /** Closes the connection without an answer. */
   | { destroy: true };
 
@@ -54,6 +56,10 @@ export async function startScriptedServer(
       const reply = await script(received, index);
       if ('destroy' in reply) {
         req.socket.destroy();
+      } else if ('cut' in reply) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        // Closed once the part has left, so the client reads it before the close.
+        res.write('{"token":', () => req.socket.destroy());
       } else if ('hang' in reply) {
         if (reply.hang === 'mid-body') {
           res.writeHead(200, { 'content-type': 'application/json' });
