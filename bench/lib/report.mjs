@@ -789,7 +789,7 @@ account's secret. "ratio" is the CPU of a Receiver of one account over this one'
 ${mdTable(
   ['Receiver', 'CPU µs/receive', 'ratio'],
   cpu.map((r) => [r.variant, fixed(r.cpuMicrosPerReceive, 1), fixed(r.ratio)]),
-  ['left', 'right', 'right'],
+  ['l', 'r', 'r'],
 )}
 
 Memory: ${int(memory.accountsUsed)} accounts used once each through a resolver with a cache of
@@ -820,7 +820,7 @@ ${mdTable(
     fixed(r.ratio),
     `${fixed(r.ratioRange[0])}–${fixed(r.ratioRange[1])}`,
   ]),
-  ['left', 'right', 'right', 'right'],
+  ['l', 'r', 'r', 'r'],
 )}
 `;
 }

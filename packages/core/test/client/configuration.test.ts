@@ -150,6 +150,16 @@ describe('createClient option names', () => {
     expect(error.message).toContain('Did you mean "baseUrl"?');
   });
 
+  it('refuses a fetch option that is not a function, naming it', () => {
+    const options = {
+      apiKey: API_KEY,
+      baseUrl: BASE_URL,
+      fetch: 'node-fetch',
+    } as unknown as Parameters<typeof createClient>[0];
+    const error = configurationError(() => createClient(options));
+    expect(error.message).toBe('"fetch" must be a function like fetch, got string.');
+  });
+
   it('says where a webhook secret goes instead', () => {
     const options = { apiKey: API_KEY, baseUrl: BASE_URL, secret: 'whsec_x' } as Parameters<
       typeof createClient

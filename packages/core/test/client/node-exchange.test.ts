@@ -11,6 +11,8 @@ import { type ScriptedServer, startScriptedServer } from './scripted-server.js';
 // per request. The failures each way sees are in failures.test.ts; this is what only the
 // runtime's own client does.
 
+// loopback-tls.key and .crt: a self-signed certificate for 127.0.0.1, made for this test alone
+// (valid until 2126). It guards nothing.
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url));
 const PENDING = { token: 'tok_1', status: 'pending' };
 
