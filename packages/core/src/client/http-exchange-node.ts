@@ -35,8 +35,8 @@ function readText(response: IncomingMessage): Promise<string> {
 
 /**
  * One request through node:http or node:https with their global agents (keep-alive; a proxy
- * or CA set on them, or by `NODE_USE_ENV_PROXY`, applies). Node's `fetch` (undici) spends about
- * three times the CPU on a small JSON request, for its Web streams and objects: a sweep that
+ * agent or a CA set there applies; `NODE_USE_ENV_PROXY` on Node 24 sets a proxy there). Node's `fetch` (undici) spends more
+ * than twice the CPU on a small JSON request, for its Web streams and objects: a sweep that
  * polls thousands of sessions spends most of its own time there.
  */
 const nodeExchange: HttpExchange = ({ url, method, headers, body, signal }) =>

@@ -11,8 +11,8 @@ export interface ClientOptions {
   baseUrl?: string | undefined;
   /**
    * The `fetch` to send requests with (a mock, a tracing wrapper, a proxy's). Without it the
-   * client sends with node:http and node:https on Node (their global agents: a proxy or CA set
-   * there applies), about a third of the CPU of Node's `fetch` per request, and with
+   * client sends with node:http and node:https on Node (their global agents: a proxy agent or
+   * CA set there applies), at less than half the CPU of Node's `fetch` per request, and with
    * `globalThis.fetch` on Workers, Bun, Deno and elsewhere.
    */
   fetch?: typeof fetch | undefined;

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { createServer as createHttpServer } from 'node:http';
+import http, { Agent, createServer as createHttpServer } from 'node:http';
 import { createServer, globalAgent } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -7,7 +7,7 @@ import { createClient } from '../../src/client/index.js';
 import { type ScriptedServer, startScriptedServer } from './scripted-server.js';
 
 // What the client sends with on Node when it is given no `fetch`: node:http and node:https
-// (their global agents), not Node's `fetch`, whose Web streams cost about three times the CPU
+// (their global agents), not Node's `fetch`, whose Web streams cost more than twice the CPU
 // per request. The failures each way sees are in failures.test.ts; this is what only the
 // runtime's own client does.
 
@@ -32,6 +32,28 @@ describe('the client on Node, given no fetch', () => {
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]?.headers.authorization).toBe('Bearer fv_test_exchange');
     expect(globalFetch).not.toHaveBeenCalled();
+  });
+
+  it('sends through the agent set as the global one of node:http (as proxy agents are set)', async () => {
+    server = await startScriptedServer(() => ({ status: 200, json: PENDING }));
+    const connections: string[] = [];
+    class CountingAgent extends Agent {
+      override createConnection(...args: Parameters<Agent['createConnection']>) {
+        connections.push(`${args[0].host}:${args[0].port}`);
+        return super.createConnection(...args);
+      }
+    }
+    const before = http.globalAgent;
+    const agent = new CountingAgent({ keepAlive: true });
+    http.globalAgent = agent;
+    try {
+      const client = createClient({ apiKey: 'fv_test_exchange', baseUrl: server.url });
+      expect((await client.getSession('tok_1')).status).toBe('pending');
+      expect(connections).toEqual([new URL(server.url).host]);
+    } finally {
+      http.globalAgent = before;
+      agent.destroy();
+    }
   });
 
   it('sends a POST body whole, with its length and type', async () => {
