@@ -1,6 +1,5 @@
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import https from 'node:https';
 import type { ExchangeAnswer, HttpExchange } from './exchange.js';
 import type * as HttpExchangeContract from './http-exchange.js';
 
@@ -41,12 +40,14 @@ function readText(response: IncomingMessage): Promise<string> {
  */
 const nodeExchange: HttpExchange = ({ url, method, headers, body, signal }) =>
   new Promise<ExchangeAnswer>((resolve, reject) => {
-    const send = url.startsWith('https:') ? httpsRequest : httpRequest;
+    // Looked up on the module at each request, not bound at import: what instruments or mocks
+    // node:http (OpenTelemetry's instrumentation, nock) replaces `request` there, at any time.
+    const client = url.startsWith('https:') ? https : http;
     const outgoing =
       body === undefined
         ? headers
         : Object.assign({}, headers, { 'content-length': String(Buffer.byteLength(body)) });
-    const request = send(url, { method, headers: outgoing, signal }, (response) => {
+    const request = client.request(url, { method, headers: outgoing, signal }, (response) => {
       readText(response).then(
         (text) =>
           resolve({

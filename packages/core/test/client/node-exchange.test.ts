@@ -56,6 +56,23 @@ describe('the client on Node, given no fetch', () => {
     }
   });
 
+  it('sends through an http.request replaced after the client was made (as nock and tracing do)', async () => {
+    server = await startScriptedServer(() => ({ status: 200, json: PENDING }));
+    const client = createClient({ apiKey: 'fv_test_exchange', baseUrl: server.url });
+    const original = http.request;
+    const seen: string[] = [];
+    http.request = ((...args: Parameters<typeof http.request>) => {
+      seen.push(String(args[0]));
+      return original(...args);
+    }) as typeof http.request;
+    try {
+      expect((await client.getSession('tok_1')).status).toBe('pending');
+      expect(seen).toEqual([`${server.url}/v1/sessions/tok_1`]);
+    } finally {
+      http.request = original;
+    }
+  });
+
   it('sends a POST body whole, with its length and type', async () => {
     server = await startScriptedServer(() => ({
       status: 201,
