@@ -33,10 +33,10 @@ function readText(response: IncomingMessage): Promise<string> {
 }
 
 /**
- * One request through node:http or node:https with their global agents (keep-alive; a proxy
- * agent or a CA set there applies; `NODE_USE_ENV_PROXY` on Node 24 sets a proxy there). Node's `fetch` (undici) spends more
- * than twice the CPU on a small JSON request, for its Web streams and objects: a sweep that
- * polls thousands of sessions spends most of its own time there.
+ * One request through node:http or node:https with their global agents: keep-alive, and a
+ * proxy agent or a CA set there applies (`NODE_USE_ENV_PROXY` on Node 24 sets a proxy there).
+ * Node's `fetch` (undici) spends more than twice the CPU on a small JSON request, for its Web
+ * streams and objects: a sweep that polls thousands of sessions spent most of its time there.
  */
 const nodeExchange: HttpExchange = ({ url, method, headers, body, signal }) =>
   new Promise<ExchangeAnswer>((resolve, reject) => {
