@@ -145,6 +145,22 @@ describe('GET /v1/sessions/:token', () => {
     expect(jwt.body.error).toBe('dashboard_token_not_accepted');
   });
 
+  it('forgets each session a day after it expires, and none before', async () => {
+    const clock = createTestClock();
+    const emulator = await emulatorWith({ now: clock.now, sessionTtlMs: 1_000 });
+    const older = await openSession(emulator);
+    await clock.advance(500);
+    const newer = await openSession(emulator);
+    // The older session is 1 ms past its day of retention, the newer one 499 ms short of it.
+    await clock.advance(1_000 + 24 * 60 * 60 * 1000 + 1 - 500);
+    await openSession(emulator);
+    expect((await getSession(emulator, older.token)).status).toBe(404);
+    expect((await getSession(emulator, newer.token)).body.status).toBe('expired');
+    await clock.advance(500);
+    await openSession(emulator);
+    expect((await getSession(emulator, newer.token)).status).toBe(404);
+  });
+
   it('forgets sessions a day after they expire', async () => {
     const clock = createTestClock();
     const emulator = await emulatorWith({ now: clock.now, sessionTtlMs: 1_000 });
