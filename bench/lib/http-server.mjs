@@ -4,14 +4,16 @@
 // and answers `stats`, `gc` and `stop` messages.
 //
 // usage (by http.bench.mjs): node http-server.mjs <express|koa|hono|fastify|fetch|node>
-//                                                  <baseline|promises|library|octokit>
+//                                                  <baseline|promises|at-rest|library|octokit>
 //                            node http-server.mjs koa <verify-parse|replay|record|receive>
 //                                                  [--replay-window-ms=N]
 //                            bun http-server.mjs bun <baseline|promises|library> (Bun.serve)
 //
 // `baseline` is the plain hand-written receiver; `promises` is the same receiver keeping,
-// written plainly, what the Receiver keeps in process (see `keptPromises`).
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+// written plainly, what the Receiver keeps in process (see `keptPromises`); `at-rest` keeps
+// besides what the Receiver keeps at rest: the user id and record key as keyed hashes, the
+// result sealed (see `keepAtRest`).
+import { createCipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -22,6 +24,8 @@ const { positionals, values } = parseArgs({
   options: { 'replay-window-ms': { type: 'string' } },
 });
 const [framework, variant] = positionals;
+// `at-rest` is the `promises` receiver with the at-rest work added.
+const keepsPromises = variant === 'promises' || variant === 'at-rest';
 const packageEntry = (name) =>
   pathToFileURL(fileURLToPath(new URL(`../../packages/${name}/dist/index.js`, import.meta.url)))
     .href;
@@ -103,13 +107,37 @@ async function deliverPending(digest, pending) {
 }
 
 // Results whose handler threw are retried by a timer; it never keeps the process alive.
-if (variant === 'promises') {
+if (keepsPromises) {
   setInterval(() => {
     const now = Date.now();
     for (const [digest, pending] of pendingResults) {
       if (pending.dueAt <= now) deliverPending(digest, pending);
     }
   }, 5_000).unref();
+}
+
+// ---- what the Receiver keeps at rest, written plainly (the `at-rest` variant) --------------
+//
+// A store never holds a user's id or a session's token in clear, nor a result: the Receiver
+// keeps the user id and the record key as HMAC-SHA256 under a key the store never sees, and
+// the whole result sealed with AES-256-GCM (the record key as associated data), base64url
+// (docs/guarantees.md, 19 and 27). Here each is done with node:crypto, the obvious way, and
+// the record kept in a Map of the same bound as the Receiver's caches.
+const AT_REST_KEY = randomBytes(32);
+const AT_REST_LIMIT = 4096;
+/** Record key -> the user's keyed hash and the sealed result. */
+const atRest = new Map();
+
+function keepAtRest(payload, digest, now) {
+  const keyed = (text) => createHmac('sha256', AT_REST_KEY).update(text).digest('base64url');
+  const user = keyed(String(payload.external_user_id));
+  const recordKey = keyed(digest);
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', AT_REST_KEY, iv).setAAD(Buffer.from(recordKey));
+  const plain = Buffer.from(JSON.stringify({ payload, source: 'webhook', receivedAt: now }));
+  const sealed = Buffer.concat([iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
+  atRest.set(recordKey, { user, result: sealed.toString('base64url') });
+  if (atRest.size > AT_REST_LIMIT) atRest.delete(atRest.keys().next().value);
 }
 
 /**
@@ -143,6 +171,7 @@ async function keptPromises(body, header) {
   const digest = createHash('sha256').update(body).digest('hex');
   if (seenDigests.has(digest)) return [200, { received: true, duplicate: true }];
   seenDigests.set(digest, now + REPLAY_WINDOW_MS);
+  if (variant === 'at-rest') keepAtRest(payload, digest, now);
   const pending = { payload, attempts: 1, dueAt: now + RETRY_AFTER_MS };
   pendingResults.set(digest, pending);
   if (await deliverPending(digest, pending)) return [200, { received: true }];
@@ -189,7 +218,7 @@ async function expressServer() {
       const [status, body] = handWritten(req.body, req.get('x-webhook-signature'));
       res.status(status).json(body);
     });
-  } else if (variant === 'promises') {
+  } else if (keepsPromises) {
     const bodyTimers = new WeakMap();
     app.post(
       WEBHOOK_PATH,
@@ -229,7 +258,7 @@ async function koaServer() {
       ctx.status = status;
       ctx.body = body;
     });
-  } else if (variant === 'promises') {
+  } else if (keepsPromises) {
     const { default: getRawBody } = await import('raw-body');
     app.use(async (ctx, next) => {
       if (ctx.path !== WEBHOOK_PATH || ctx.method !== 'POST') return next();
@@ -341,7 +370,7 @@ async function honoServer() {
       const [status, body] = handWritten(raw, c.req.header('x-webhook-signature'));
       return c.json(body, status);
     });
-  } else if (variant === 'promises') {
+  } else if (keepsPromises) {
     app.post(WEBHOOK_PATH, async (c) => {
       const bytes = await readWithinDeadline(() => c.req.arrayBuffer());
       if (bytes === null) return c.json({ error: 'body_timeout' }, 408);
@@ -381,7 +410,7 @@ async function fastifyServer() {
         return body;
       });
     });
-  } else if (variant === 'promises') {
+  } else if (keepsPromises) {
     await app.register(async (scope) => {
       const bodyTimers = new WeakMap();
       scope.addHook('onRequest', (request, _reply, done) => {
@@ -424,7 +453,7 @@ async function fetchHandler() {
       return Response.json(body, { status });
     };
   }
-  if (variant === 'promises') {
+  if (keepsPromises) {
     return async (request) => {
       const bytes = await readWithinDeadline(() => request.arrayBuffer());
       if (bytes === null) return Response.json({ error: 'body_timeout' }, { status: 408 });
@@ -479,8 +508,8 @@ const builders = {
 };
 if (
   !(builders[framework] || framework === 'bun') ||
-  !['baseline', 'promises', 'library', 'octokit', ...LAYERS].includes(variant) ||
-  (variant === 'promises' && framework === 'node')
+  !['baseline', 'promises', 'at-rest', 'library', 'octokit', ...LAYERS].includes(variant) ||
+  (keepsPromises && framework === 'node')
 ) {
   console.error(`unknown server ${framework} ${variant}`);
   process.exit(2);
