@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Requests per second and p99 latency of each adapter against a hand-written receiver in the
-// same framework, over loopback with autocannon: a plain one, and one that keeps, written
-// plainly, the promises the Receiver keeps in process; then the server's RSS over 100k
+// same framework, over loopback with autocannon: a plain one, one that keeps, written
+// plainly, the promises the Receiver keeps in process, and that one keeping besides what the
+// Receiver keeps at rest (keyed hashes, the result sealed); then the server's RSS over 100k
 // requests, both sides with the same capped young generation (--max-semi-space-size).
 //
 // Every request carries a distinct, correctly signed ~2 KiB body, so the Receiver verifies,
