@@ -10,11 +10,11 @@
 // 4 in flight at once (a sweep's default concurrency), after a warm-up of its own.
 //
 // usage: node bench/client.bench.mjs [--quick] [--rounds=N] [--calls=N]
-import { fork } from 'node:child_process';
 import { request } from 'node:http';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { machineInfo, median, packageVersions, table, writeResults } from './harness.mjs';
+import { startChild } from './lib/child-process.mjs';
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -35,21 +35,11 @@ const { createClient } = await import(
   pathToFileURL(fileURLToPath(new URL('../packages/core/dist/index.js', import.meta.url))).href
 );
 
-const emulator = fork(fileURLToPath(new URL('./lib/emulator-process.mjs', import.meta.url)), [], {
-  execArgv: [],
-});
-const next = (type) =>
-  new Promise((resolve) => {
-    const listener = (message) => {
-      if (message.type !== type) return;
-      emulator.off('message', listener);
-      resolve(message);
-    };
-    emulator.on('message', listener);
-  });
-const { url, apiKey } = await next('ready');
-emulator.send({ type: 'sessions', count: 1 });
-const [token] = (await next('sessions')).tokens;
+const emulator = await startChild(
+  fileURLToPath(new URL('./lib/emulator-process.mjs', import.meta.url)),
+);
+const { url, apiKey } = emulator.ready;
+const [token] = (await emulator.ask('sessions', { count: 1 })).tokens;
 
 const handWrittenHeaders = { accept: 'application/json', authorization: `Bearer ${apiKey}` };
 /** The baseline: one GET through node:http's global agent, its JSON read and parsed. */
@@ -106,7 +96,7 @@ for (let round = 0; round < rounds; round++) {
     samples[name].push(await cpuPerCall(sides[name], calls));
   }
 }
-emulator.send({ type: 'stop' });
+await emulator.stop();
 
 const [baselineName] = names;
 const baseline = samples[baselineName];

@@ -23,7 +23,6 @@
 // usage: node --import tsx bench/sweeps.bench.mjs [--quick] [--rounds=N] [--sessions=N]
 //          [--instances=1,2,4] [--stores=redis,postgres] [--window-s=N] [--warmup-polls=N]
 //          [--sweep-interval-ms=N] [--batch=N] [--concurrency=N] [--service-latency-ms=0,50]
-import { fork } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -32,6 +31,7 @@ import { freePort, startPostgresServer, startRedisServer } from '@faceverify/tes
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { machineInfo, median, packageVersions, table, writeResults } from './harness.mjs';
+import { startChild } from './lib/child-process.mjs';
 import { startDelayProxy } from './lib/delay-proxy.mjs';
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
@@ -86,50 +86,6 @@ function options() {
       .split(',')
       .map(Number),
   };
-}
-
-// ---- child processes ---------------------------------------------------------------------------
-
-/**
- * Forks `script` and resolves once it says `ready`; `ask(type, fields)` sends a message of
- * `type` and resolves the next answer of the same type (one question of a type at a time).
- */
-function startChild(script, args = []) {
-  const child = fork(script, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  /** Answers awaited, by type. */
-  const waiting = new Map();
-  child.on('message', (/** @type {{ type: string }} */ message) => {
-    const waiter = waiting.get(message.type);
-    if (waiter) {
-      waiting.delete(message.type);
-      waiter.resolve(message);
-    }
-  });
-  child.on('exit', (code) => {
-    for (const [type, waiter] of waiting) {
-      waiter.reject(new Error(`${script} exited (${code}) before its answer to ${type}`));
-    }
-    waiting.clear();
-  });
-  const next = (type) => new Promise((resolve, reject) => waiting.set(type, { resolve, reject }));
-  return next('ready').then((ready) => ({
-    child,
-    ready,
-    ask(type, fields = {}) {
-      const answer = next(type);
-      child.send({ type, ...fields });
-      return answer;
-    },
-    send: (message) => child.send(message),
-    async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      child.send({ type: 'stop' });
-      await exited;
-      clearTimeout(kill);
-    },
-  }));
 }
 
 /** Busy and total jiffies of every core, from /proc/stat (Linux); `null` elsewhere. */
