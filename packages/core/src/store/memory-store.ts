@@ -36,6 +36,12 @@ interface Entry {
   key: string;
 }
 
+/** How long past both its expiry and its due time an open record is kept (Store rule 8). */
+const OPEN_RECORD_GRACE_MS = 86_400_000;
+
+/** How often open records are walked for those past `OPEN_RECORD_GRACE_MS`. */
+const OPEN_SWEEP_EVERY_MS = 3_600_000;
+
 /**
  * A record as kept here: every field always present (`undefined` when unset), so records keep
  * one shape and dropping a lease or a token never turns one into a dictionary (`delete` does).
@@ -110,6 +116,9 @@ export class MemoryStore implements Store {
   private readonly recordExpiries = new MinHeap<Entry>();
   // Keys of the dead letters, so listing them reads them alone.
   private readonly deadLetters = new Set<string>();
+  // The `now` of the last purge, and when open records are next walked (`dropStaleOpen`).
+  private purgedAt: number | undefined;
+  private openSweepAt = Number.NEGATIVE_INFINITY;
 
   async insert({
     record: session,
@@ -402,6 +411,10 @@ export class MemoryStore implements Store {
   }
 
   private purge(now: number): void {
+    // One webhook makes several calls at the same `now`: the first purges for all of them.
+    if (now === this.purgedAt) return;
+    this.purgedAt = now;
+    if (now >= this.openSweepAt) this.dropStaleOpen(now);
     for (let entry = this.recordExpiries.peek(); entry && entry.at <= now; ) {
       this.recordExpiries.pop();
       const record = this.records.get(entry.key);
@@ -410,6 +423,22 @@ export class MemoryStore implements Store {
     }
     // Expired digests need nothing here: they count as absent, and their room is reclaimed
     // as the digests' table fills.
+  }
+
+  /**
+   * Drops open records a day past both their expiry and their due time (rule 8 of the Store
+   * contract, as the SQL stores and Redis do): a session of an account since removed, or of
+   * a Receiver that stopped sweeping, is not kept forever. A walk of every record, at most
+   * once an hour of `now`: cheap beside the hour, and no index to keep up at every lease.
+   */
+  private dropStaleOpen(now: number): void {
+    this.openSweepAt = now + OPEN_SWEEP_EVERY_MS;
+    for (const record of this.records.values()) {
+      if (!isOpen(record.state)) continue;
+      if (Math.max(record.expiresAt, record.dueAt) + OPEN_RECORD_GRACE_MS <= now) {
+        this.remove(record);
+      }
+    }
   }
 
   private remove(record: Stored): void {
