@@ -147,15 +147,21 @@ export async function deliverLeased(
   const success: SettleUpdate = session.token
     ? { state: 'completed', retainMs: context.replayWindowMs, result: withoutImageLink(result) }
     : { state: 'completed', retainMs: 0 };
-  // Long handlers keep their lease alive, so no other worker starts the same delivery.
-  const stopRenewal = keepLease(context, session.key, owner);
+  // Long handlers keep their lease alive, so no other worker starts the same delivery: the
+  // renewal is armed only once a handler returned something to wait for, or the handlers run
+  // in the store's transaction (as long as it takes), never for handlers that return at once.
+  let stopRenewal: (() => void) | undefined;
   let settled: boolean;
   const startedAt = context.now();
   try {
-    await handlers.run('verification.completed', event);
+    const running = handlers.run('verification.completed', event);
+    if (running || handlers.hasTransactional()) {
+      stopRenewal = keepLease(context, session.key, owner);
+    }
+    if (running) await running;
     settled = await settleSuccess(context, session.key, owner, success, event);
   } catch (error) {
-    stopRenewal();
+    stopRenewal?.();
     // A success the store could not record is no handler failure.
     context.telemetry?.handlerRan(
       context.now() - startedAt,
@@ -164,7 +170,7 @@ export async function deliverLeased(
     );
     return failedDelivery(context, session, owner, result, event, error);
   }
-  stopRenewal();
+  stopRenewal?.();
   context.telemetry?.handlerRan(context.now() - startedAt, false, session.account);
   if (settled) {
     context.activity.record(
@@ -196,7 +202,7 @@ export async function deliverLeased(
  * record, so their writes and `completed` commit together or not at all.
  */
 function settleSuccess(
-  context: SettleContext & Pick<DeliveryContext, 'handlers'>,
+  context: SettleContext & LeaseContext & Pick<DeliveryContext, 'handlers'>,
   key: string,
   owner: string,
   update: SettleUpdate,
@@ -205,27 +211,35 @@ function settleSuccess(
   const { store, handlers } = context;
   if (handlers.hasTransactional() && isTransactional(store)) {
     return store
-      .settleWith({ key, owner, update, now: context.now() }, (transaction) =>
-        handlers.run('verification.completed', event, { value: transaction }),
-      )
+      .settleWith({ key, owner, update, now: context.now() }, async (transaction) => {
+        await handlers.run('verification.completed', event, { value: transaction });
+      })
       .then((outcome) => outcome.settled);
   }
-  // The common case is one store call; only a failure enters the waiting loop.
+  // The common case is one store call and one promise; only a failure enters the waiting loop.
   const now = context.now();
-  let first: Promise<boolean>;
+  const failed = (error: unknown) => {
+    // Waiting the store out takes as long as it takes: the lease is kept meanwhile.
+    const stopRenewal = keepLease(context, key, owner);
+    return settleAfterFailure(context, key, owner, update, now, error).then(
+      (settled) => {
+        stopRenewal();
+        return settled;
+      },
+      (failure: unknown) => {
+        stopRenewal();
+        // Handlers ran; the failure to record it is reported, and the lease keeps others away.
+        handlers.reportError(failure, { stage: 'store', eventId: event.id, ...tokenIdOf(key) });
+        throw new SettleFailure(failure);
+      },
+    );
+  };
   try {
-    first = store.settle({ key, owner, update, now });
+    return store.settle({ key, owner, update, now }).then(undefined, failed);
   } catch (error) {
     // A store that throws instead of rejecting is waited out the same way.
-    first = Promise.reject(error);
+    return failed(error);
   }
-  return first
-    .catch((error: unknown) => settleAfterFailure(context, key, owner, update, now, error))
-    .catch((error: unknown) => {
-      // Handlers ran; the failure to record it is reported, and the lease keeps others away.
-      handlers.reportError(error, { stage: 'store', eventId: event.id, ...tokenIdOf(key) });
-      throw new SettleFailure(error);
-    });
 }
 
 /** The record of a success could not be written; the handlers themselves succeeded. */

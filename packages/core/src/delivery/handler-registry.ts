@@ -24,63 +24,110 @@ export interface HandlerOptions {
   transactional?: boolean;
 }
 
+/** The handlers of one event as a run takes them, computed when one is added or removed. */
+interface HandlerList {
+  /** Every handler, with its options, in registration order (`on`, `off`). */
+  readonly all: Map<AnyHandler, HandlerOptions>;
+  /** Those run outside a transaction, in order: every one, except transactional completions. */
+  plain: AnyHandler[];
+  /** `verification.completed` handlers that run in the store's transaction, in order. */
+  transactional: AnyHandler[];
+}
+
 /**
  * Typed handler lists. Handlers of one event run in registration order, one after another;
- * transactional ones run last, inside the store's transaction.
+ * transactional ones run last, inside the store's transaction. What a delivery asks of the
+ * lists (how many, whether any is transactional, which to run) is worked out when a handler
+ * is added or removed, not at each delivery.
  */
 export class HandlerRegistry {
-  private readonly handlers = new Map<ReceiverEventName, Map<AnyHandler, HandlerOptions>>([
-    ['verification.completed', new Map()],
-    ['verification.expired', new Map()],
-    ['verification.undeliverable', new Map()],
-    ['error', new Map()],
-    ['alert', new Map()],
-  ]);
+  private readonly lists = new Map<ReceiverEventName, HandlerList>(
+    (
+      [
+        'verification.completed',
+        'verification.expired',
+        'verification.undeliverable',
+        'error',
+        'alert',
+      ] as const
+    ).map((name) => [name, { all: new Map(), plain: [], transactional: [] }]),
+  );
 
   on(name: ReceiverEventName, handler: AnyHandler, options: HandlerOptions = {}): void {
-    this.mapFor(name).set(handler, options);
+    const list = this.listOf(name);
+    list.all.set(handler, options);
+    this.split(name, list);
   }
 
   off(name: ReceiverEventName, handler: AnyHandler): void {
-    this.mapFor(name).delete(handler);
+    const list = this.listOf(name);
+    if (list.all.delete(handler)) this.split(name, list);
   }
 
   count(name: ReceiverEventName): number {
-    return this.mapFor(name).size;
+    return this.listOf(name).all.size;
   }
 
   /** True when some `verification.completed` handler must run in the store's transaction. */
   hasTransactional(): boolean {
-    for (const options of this.mapFor('verification.completed').values()) {
-      if (options.transactional) return true;
-    }
-    return false;
+    return this.listOf('verification.completed').transactional.length > 0;
   }
 
   /**
    * Runs every handler of `name` (for `verification.completed`, the non-transactional ones
    * only, or with `transaction` given, the transactional ones only). The first one that
-   * throws stops the run and is rethrown.
+   * throws stops the run and is thrown (or rejected) again. Returns nothing when every
+   * handler returned nothing to wait for: a synchronous handler costs no promise.
    */
-  async run<Name extends Exclude<ReceiverEventName, 'error' | 'alert'>>(
+  run<Name extends Exclude<ReceiverEventName, 'error' | 'alert'>>(
     name: Name,
     event: Parameters<ReceiverEventMap[Name]>[0],
     transaction?: { value: unknown },
+  ): undefined | Promise<void> {
+    const list = this.listOf(name);
+    // The arrays are replaced, never changed, when handlers are added: a handler that
+    // registers another does not run it now.
+    const handlers = transaction ? list.transactional : list.plain;
+    const context = { transaction: transaction?.value };
+    for (let index = 0; index < handlers.length; index++) {
+      const returned = (handlers[index] as (event: unknown, context: unknown) => unknown)(
+        event,
+        context,
+      );
+      if (isThenable(returned)) return this.runRest(handlers, index, returned, event, context);
+    }
+    return undefined;
+  }
+
+  /** The rest of `run` once handler `index` returned something to wait for. */
+  private async runRest(
+    handlers: readonly AnyHandler[],
+    index: number,
+    waiting: PromiseLike<unknown>,
+    event: unknown,
+    context: unknown,
   ): Promise<void> {
-    // A snapshot, so a handler that registers another does not run it now.
-    for (const [handler, options] of [...this.mapFor(name)]) {
-      if (name === 'verification.completed' && Boolean(options.transactional) !== !!transaction) {
-        continue;
-      }
-      const returned = (handler as (event: unknown, context: unknown) => unknown)(event, {
-        transaction: transaction?.value,
-      });
-      // A handler that returns nothing to wait for costs no turn of the microtask queue.
+    await waiting;
+    for (let next = index + 1; next < handlers.length; next++) {
+      const returned = (handlers[next] as (event: unknown, context: unknown) => unknown)(
+        event,
+        context,
+      );
       if (isThenable(returned)) await returned;
     }
   }
 
-  /** Reports to `error` handlers; a throwing error handler must not break delivery. */
+  private split(name: ReceiverEventName, list: HandlerList): void {
+    const byTransaction = name === 'verification.completed';
+    const entries = [...list.all];
+    list.plain = entries
+      .filter(([, options]) => !(byTransaction && options.transactional))
+      .map(([handler]) => handler);
+    list.transactional = byTransaction
+      ? entries.filter(([, options]) => options.transactional).map(([handler]) => handler)
+      : [];
+  }
+
   /**
    * Calls the `error` handlers. An event in the context loses its credentials first: a
    * session token could complete a pending session, a signed image URL shows the face.
@@ -94,7 +141,7 @@ export class HandlerRegistry {
     const reported: ReceiverErrorContext = context.event
       ? Object.assign({}, context, { event: withoutCredentials(context.event) })
       : (context as ReceiverErrorContext);
-    for (const handler of this.mapFor('error').keys()) {
+    for (const handler of this.listOf('error').plain) {
       try {
         (handler as ReceiverEventMap['error'])(error, reported);
       } catch {
@@ -105,7 +152,7 @@ export class HandlerRegistry {
 
   /** Calls the `alert` handlers; one that throws does not keep the others from it. */
   raiseAlert(alert: ReceiverAlert): void {
-    for (const handler of this.mapFor('alert').keys()) {
+    for (const handler of this.listOf('alert').plain) {
       try {
         (handler as ReceiverEventMap['alert'])(alert);
       } catch {
@@ -114,10 +161,10 @@ export class HandlerRegistry {
     }
   }
 
-  private mapFor(name: ReceiverEventName): Map<AnyHandler, HandlerOptions> {
-    const map = this.handlers.get(name);
-    if (!map) throw new TypeError(`Unknown receiver event "${String(name)}".`);
-    return map;
+  private listOf(name: ReceiverEventName): HandlerList {
+    const list = this.lists.get(name);
+    if (!list) throw new TypeError(`Unknown receiver event "${String(name)}".`);
+    return list;
   }
 }
 

@@ -388,10 +388,19 @@ export function createReceiver<S extends Store = Store>(
     },
     receive(request) {
       const { telemetry } = context;
-      const deciding = telemetry
-        ? telemetry.span('receive', () => decideAnswer(context, request), describeAnswer)
-        : decideAnswer(context, request);
-      return deciding.then(write);
+      if (telemetry) {
+        return telemetry
+          .span('receive', async () => decideAnswer(context, request), describeAnswer)
+          .then(write);
+      }
+      const deciding = decideAnswer(context, request);
+      // A refusal is decided with no promise before this one.
+      if (deciding instanceof Promise) return deciding.then(write);
+      try {
+        return Promise.resolve(write(deciding));
+      } catch (error) {
+        return Promise.reject(error);
+      }
     },
     async startVerification({ account, ...params }) {
       const client = await clientOf(account, 'startVerification()');

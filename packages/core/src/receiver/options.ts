@@ -420,7 +420,8 @@ export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiv
       typeof options.store?.readClock === 'function' &&
       (options.storeClock ?? options.clock === undefined),
     maxClockSkewMs: positive('maxClockSkewMs', options.maxClockSkewMs, 10 * SECOND),
-    now: () => clock.now(),
+    // The clock's own reading, with no closure of ours around it: read at every step.
+    now: clock.now.bind(clock),
     telemetry: telemetry(options.telemetry),
   };
 }

@@ -2,14 +2,14 @@ import { hasLoneSurrogate } from '../client/external-user-id.js';
 import { sleepOn } from '../clock/clock.js';
 import { announceDisplaced, type DisplacedContext } from '../delivery/announce-displaced.js';
 import { correlate } from '../delivery/correlate.js';
-import { completedEvent, type DeliverContext, deliverLeased } from '../delivery/deliver.js';
+import { completedEvent, deliverLeased } from '../delivery/deliver.js';
 import type { VerificationCompletedEvent } from '../delivery/events.js';
 import { type PollContext, type PollOutcome, pollLeased } from '../delivery/poll-session.js';
 import { FaceverifyError } from '../errors.js';
 import { decodeJson } from '../payload/decode-json.js';
 import { COMPLETED_EVENT, validateVerificationPayload } from '../payload/parse.js';
 import type { VerificationPayload } from '../payload/types.js';
-import { findSecret } from '../signature/verify.js';
+import { findSecret, type SecretMatch } from '../signature/verify.js';
 import { unmatchedKey } from '../store/record-keys.js';
 import {
   type AttachAndLeaseOutcome,
@@ -59,65 +59,121 @@ type AckContext = Pick<WebhookContext, 'ackTimers' | 'ackAfterMs' | 'handlers'>;
  * What a request on the webhook path is answered: the row of the answer table (answers.ts)
  * for what happened to it. Never rejects: what throws past the steps below is a defect,
  * answered `internal_error` (store failures are answered inside, `store_unavailable`). The
- * Receiver writes the row; see docs/troubleshooting.md for each.
+ * Receiver writes the row; see docs/troubleshooting.md for each. Every refusal is decided
+ * here synchronously, with no promise, where the runtime verifies synchronously (Node).
  */
-export function decideAnswer(context: WebhookContext, request: WebhookRequest): Promise<Decided> {
-  return receive(context, request).then(decided, (error: unknown) => {
-    context.handlers.reportError(error, { stage: 'internal' });
-    return decided({ outcome: 'defect', logFields: { error: messageOf(error) } });
-  });
+export function decideAnswer(
+  context: WebhookContext,
+  request: WebhookRequest,
+): Decided | Promise<Decided> {
+  let happening: Happened | Promise<Happened>;
+  try {
+    happening = receive(context, request);
+  } catch (error) {
+    return defect(context, error);
+  }
+  return happening instanceof Promise
+    ? happening.then(decided, (error: unknown) => defect(context, error))
+    : decided(happening);
+}
+
+function defect(context: WebhookContext, error: unknown): Decided {
+  context.handlers.reportError(error, { stage: 'internal' });
+  return decided({ outcome: 'defect', logFields: { error: messageOf(error) } });
 }
 
 /**
  * What happened to a request, top to bottom: its method, its account, its body (the exact
  * bytes, within `maxBodyBytes`), the signature over them (every configured secret, constant
- * time), the payload, the replay window; then what became of the verified webhook
- * (`handleVerified`). Each step says what happened in its own words (an `Outcome`).
+ * time), the payload; then, from the first store call on, `accept`. Each step says what
+ * happened in its own words (an `Outcome`).
  */
-async function receive(
+function receive(
   receiverContext: WebhookContext,
   request: WebhookRequest,
-): Promise<Happened> {
+): Happened | Promise<Happened> {
   if (request.method.toUpperCase() !== 'POST') return { outcome: 'not-post' };
   // On a Receiver of several accounts, the request is the account's its path names.
   const { accounts } = receiverContext;
-  const choosing = accounts
-    ? accountContext(receiverContext, accounts, request.account)
-    : receiverContext;
-  const chosen = choosing instanceof Promise ? await choosing : choosing;
+  if (!accounts) return receiveIn(receiverContext, request);
+  const choosing = accountContext(receiverContext, accounts, request.account);
+  return choosing instanceof Promise
+    ? choosing.then((chosen) => receiveInAccount(chosen, request))
+    : receiveInAccount(choosing, request);
+}
+
+/** `receiveIn` the account chosen, or what happened instead (unknown, unavailable). */
+function receiveInAccount(
+  chosen: WebhookContext | Happened,
+  request: WebhookRequest,
+): Happened | Promise<Happened> {
   if ('outcome' in chosen) return chosen;
-  if (chosen.account === undefined) return receiveIn(chosen, request);
-  const happened = await receiveIn(chosen, request);
+  const { account } = chosen;
+  const happening = receiveIn(chosen, request);
+  if (account === undefined) return happening;
   // The account it was decided in: one the Receiver has, never an id a request made up.
-  happened.account = chosen.account;
-  return happened;
+  const inAccount = (happened: Happened) => Object.assign(happened, { account });
+  return happening instanceof Promise ? happening.then(inAccount) : inAccount(happening);
 }
 
 /** The rest of `receive`, in the context of the request's account (or the Receiver's). */
-async function receiveIn(context: WebhookContext, request: WebhookRequest): Promise<Happened> {
+function receiveIn(context: WebhookContext, request: WebhookRequest): Happened | Promise<Happened> {
   const { body, headers } = request;
   if (!(body instanceof Uint8Array)) return refuseUnread(context, headers, body);
   if (body.byteLength > context.maxBodyBytes) return refuseUnread(context, headers, TOO_LARGE);
   const signature = readHeader(headers, SIGNATURE_HEADER);
   if (signature === undefined || signature.trim() === '') return { outcome: 'unsigned' };
   const matching = findSecret(body, signature, context.secrets);
-  const match = matching instanceof Promise ? await matching : matching;
+  return matching instanceof Promise
+    ? matching.then((match) => receiveSigned(context, request, body, match))
+    : receiveSigned(context, request, body, matching);
+}
+
+/** A body whose signature was checked: refused, or from here on the service's. */
+function receiveSigned(
+  context: WebhookContext,
+  request: WebhookRequest,
+  body: Uint8Array,
+  match: SecretMatch | null,
+): Happened | Promise<Happened> {
   if (!match) {
     context.refusedBodies.note(body, 'signature_invalid', context.account);
     return { outcome: 'bad-signature', logFields: { candidates: context.secrets.length } };
   }
-  // From here on the body is the service's.
   const payload = payloadOf(body);
   if ('outcome' in payload) return payload;
   context.activity.record('webhook_accepted', undefined, context.account);
+  if (match.index > 0) {
+    context.log.info('Webhook verified with an older secret; the rotation is not finished.', {
+      matchedLabel: match.label,
+    });
+  }
+  return accept(context, request, payload, match, bodyDigest(body));
+}
+
+/**
+ * A verified webhook, from its first store call to its answer, top to bottom: remember its
+ * digest (a replay stops here) while the user's sessions are looked up; correlate; attach the
+ * result to the session and lease it, or store it leased where no session matches; deliver
+ * within the acknowledgement deadline; the outcome. Store failures are answered
+ * `store_unavailable`, with the digest forgotten so that the sender's retry is handled.
+ */
+async function accept(
+  context: WebhookContext,
+  request: WebhookRequest,
+  payload: VerificationPayload,
+  match: SecretMatch,
+  hashing: string | Promise<string>,
+): Promise<Happened> {
   // The first webhook of a process reads the store's clock first (`storeClock`).
   const clockReading = context.clockReady();
   if (clockReading) await clockReading;
-  const hashing = bodyDigest(body);
   const bodyHash = typeof hashing === 'string' ? hashing : await hashing;
   // Replays are recognised per account: an account's body never stands for another's.
   const digest = context.account === undefined ? bodyHash : `${context.account}.${bodyHash}`;
   const now = context.now();
+  // Remember and find: independent, so a store across a network answers both in one round
+  // trip's time.
   const finding = findSessions(context, payload, now);
   finding.catch(ignoreUnread);
   try {
@@ -130,19 +186,64 @@ async function receiveIn(context: WebhookContext, request: WebhookRequest): Prom
   } catch (error) {
     return storeFailed(context, error);
   }
-  const result: StoredResult = {
+  let result: StoredResult = {
     payload,
     source: 'webhook',
     receivedAt: now,
     secretLabel: match.label,
   };
-  if (match.index > 0) {
-    context.log.info('Webhook verified with an older secret; the rotation is not finished.', {
-      matchedLabel: match.label,
-    });
-  }
   try {
-    return await handleVerified(context, request, payload, result, digest, finding);
+    // Correlate with the sessions tracked for the user.
+    const correlation = correlate(payload, await finding);
+    if (correlation.kind === 'duplicate') return { outcome: 'duplicate' };
+    if (correlation.kind === 'ambiguous' && context.client) {
+      settleByPolling(context, request, correlation.keys);
+      return { outcome: 'ambiguous' };
+    }
+    const owner = context.newOwner();
+    let leased: Leased | undefined;
+    if (correlation.kind === 'session') {
+      const { key, by } = correlation;
+      // A user alone only suggests the session: the service confirms what is delivered.
+      if (by === 'user' && context.confirmWebhooks) {
+        const held = await leaseWithPatience(context, key, owner);
+        // Closed meanwhile, or held by another worker (a poll in flight), which asks the service.
+        if (typeof held === 'string') return { outcome: held };
+        const confirming = pollLeased(context, held, owner, { webhook: result }).then(confirmed);
+        return await withAckDeadline(context, request, confirming);
+      }
+      // A token names it.
+      if (by === 'token') result = Object.assign({}, result, { confirmed: true });
+      const attaching = await attachLeased(context, key, result, owner);
+      const { attached } = attaching;
+      if (attached === 'attached') {
+        leased = attaching.leased ?? (await leaseWithPatience(context, key, owner));
+      } else if (attached !== 'missing') {
+        // Closed, or given its result already.
+        return { outcome: attached };
+      }
+      // Missing: the session went after it was found (erased by forgetUser, or its retention
+      // ended). The webhook now matches no tracked session, and is handled as one below,
+      // never stored in its place where untracked webhooks are not delivered.
+    }
+    if (leased === undefined) {
+      // A result no tracked session vouches for: with an API client it is not delivered
+      // (`untrackedWebhooks: 'ignore'`), since it may be an old one sent again; otherwise it
+      // is delivered once, marked `confirmed: false`.
+      if (context.untrackedWebhooks === 'ignore') {
+        reportUntracked(context);
+        return { outcome: 'untracked' };
+      }
+      leased = await insertLeased(context, result, digest, owner);
+    }
+    // Closed by another worker meanwhile (a poll, or confirm() on the redirect), or held by one.
+    if (typeof leased === 'string') return { outcome: leased };
+    // Deliver and settle; past `ackAfterMs` the answer is `202` and the handlers go on.
+    const stored = leased.result ?? result;
+    const built = completedEvent(leased, stored, context.now());
+    const event = built instanceof Promise ? await built : built;
+    const delivering = deliverLeased(context, leased, owner, stored, event);
+    return await withAckDeadline(context, request, delivering, event);
   } catch (error) {
     await context.store.forget({ digest }).catch(() => undefined);
     return storeFailed(context, error);
@@ -150,129 +251,21 @@ async function receiveIn(context: WebhookContext, request: WebhookRequest): Prom
 }
 
 /**
- * What became of a verified, new webhook: correlation with the sessions tracked for its
- * user × what the store holds × the service's confirmation × the acknowledgement deadline.
- */
-async function handleVerified(
-  context: WebhookContext,
-  request: WebhookRequest,
-  payload: VerificationPayload,
-  result: StoredResult,
-  digest: string,
-  finding: Promise<TrackedSession[]>,
-): Promise<Happened> {
-  const correlation = correlate(payload, await finding);
-  if (correlation.kind === 'duplicate') return { outcome: 'duplicate' };
-  if (correlation.kind === 'ambiguous' && context.client) {
-    settleByPolling(context, request, correlation.keys);
-    return { outcome: 'ambiguous' };
-  }
-  if (correlation.kind !== 'session') return deliverUntracked(context, request, result, digest);
-  // A token names the session; a user alone only suggests it, so the service confirms.
-  const { key, by } = correlation;
-  if (by === 'user' && context.confirmWebhooks) {
-    return confirmAndDeliver(context, request, key, result);
-  }
-  const attached = by === 'token' ? Object.assign({}, result, { confirmed: true }) : result;
-  return attachAndDeliver(context, request, key, attached, digest);
-}
-
-/**
- * A result no tracked session vouches for: with an API client it is not delivered
- * (`untrackedWebhooks: 'ignore'`), since it may be an old one sent again; otherwise it is
- * delivered once, marked `confirmed: false`.
- */
-async function deliverUntracked(
-  context: WebhookContext,
-  request: WebhookRequest,
-  result: StoredResult,
-  digest: string,
-): Promise<Happened> {
-  if (context.untrackedWebhooks === 'ignore') {
-    reportUntracked(context);
-    return { outcome: 'untracked' };
-  }
-  const owner = context.newOwner();
-  const leased = await insertLeased(context, result, digest, owner);
-  return deliverStored(context, request, leased, owner, result);
-}
-
-/** Attaches the result to a tracked session and delivers it, unless it is already settled. */
-async function attachAndDeliver(
-  context: WebhookContext,
-  request: WebhookRequest,
-  key: string,
-  result: StoredResult,
-  digest: string,
-): Promise<Happened> {
-  const owner = context.newOwner();
-  const { attached, leased } = await attachLeased(context, key, result, owner);
-  // The session went after it was found (erased by forgetUser, or its retention ended): the
-  // webhook now matches no tracked session, and is handled as one, never stored in its place
-  // where untracked webhooks are not delivered.
-  if (attached === 'missing') return deliverUntracked(context, request, result, digest);
-  // Closed, or given its result already.
-  if (attached !== 'attached') return { outcome: attached };
-  const session = leased ?? (await leaseWithPatience(context, key, owner));
-  return deliverStored(context, request, session, owner, result);
-}
-
-/**
  * Attaches the result and leases the session to `owner` in one store call, where the store
  * has `attachAndLease`; on a store without it, only attaches (the caller leases). Either way
  * a lease another worker holds (a poll in flight) is left to the caller to wait for.
  */
-async function attachLeased(
+function attachLeased(
   context: Pick<WebhookContext, 'store' | 'leaseMs' | 'now'>,
   key: string,
   result: StoredResult,
   owner: string,
-): Promise<AttachAndLeaseOutcome> {
+): AttachAndLeaseOutcome | Promise<AttachAndLeaseOutcome> {
   const { store, leaseMs } = context;
   if (store.attachAndLease) {
     return store.attachAndLease({ key, result, owner, leaseMs, now: context.now() });
   }
-  const attached = await store.attachResult({ key, result, now: context.now() });
-  return { attached };
-}
-
-/** Delivers the result of a session this worker leased, or says who else has it. */
-async function deliverStored(
-  context: DeliverContext & AckContext,
-  request: WebhookRequest,
-  leased: Leased,
-  owner: string,
-  result: StoredResult,
-): Promise<Happened> {
-  // Closed by another worker meanwhile (a poll, or confirm() on the redirect), or held by one.
-  if (typeof leased === 'string') return { outcome: leased };
-  const stored = leased.result ?? result;
-  const built = completedEvent(leased, stored, context.now());
-  const event = built instanceof Promise ? await built : built;
-  const delivery = deliverLeased(context, leased, owner, stored, event).then(
-    ({ outcome }): Happened => ({ outcome, event }),
-  );
-  return withAckDeadline(context, request, delivery, event);
-}
-
-/**
- * A webhook matched to a session only by `external_user_id` is a nudge: the session is
- * leased and the service asked (`GET /v1/sessions/:token`), and what the service says is
- * delivered. A signed body is valid forever, so an old webhook replayed after its replay
- * window would otherwise become a later session's result.
- */
-async function confirmAndDeliver(
-  context: PollContext & PatienceContext & AckContext & Pick<WebhookContext, 'newOwner'>,
-  request: WebhookRequest,
-  key: string,
-  result: StoredResult,
-): Promise<Happened> {
-  const owner = context.newOwner();
-  const leased = await leaseWithPatience(context, key, owner);
-  // Closed meanwhile, or held by another worker (a poll in flight), which asks the service.
-  if (typeof leased === 'string') return { outcome: leased };
-  const confirming = pollLeased(context, leased, owner, { webhook: result }).then(confirmed);
-  return withAckDeadline(context, request, confirming);
+  return store.attachResult({ key, result, now: context.now() }).then((attached) => ({ attached }));
 }
 
 /** What confirming a webhook came to: one the service contradicts is never the result. */
@@ -282,19 +275,20 @@ const confirmed = (polled: PollOutcome): Happened =>
     : { outcome: polled.outcome, event: polled.event };
 
 /** A body the adapter could not read as sent (or too large), refused as its kind says. */
-async function refuseUnread(
+function refuseUnread(
   context: RawBodyContext,
   headers: HeadersLike,
   body: UnreadBody,
-): Promise<Happened> {
+): Happened | Promise<Happened> {
   switch (body.kind) {
     case 'too-large':
       return { outcome: body.kind, detail: String(context.maxBodyBytes) };
     case 'unavailable':
       // A setup mistake, not a per-request event, but only when the service sent the
       // request: its signature, and what polling recovers, decide whether the alarm counts it.
-      await recordRawBodyRefused(context, headers, body);
-      return { outcome: body.kind, detail: body.hint };
+      return recordRawBodyRefused(context, headers, body).then(
+        (): Happened => ({ outcome: body.kind, detail: body.hint }),
+      );
     case 'unreadable':
       return { outcome: body.kind, detail: body.reason };
     case 'timeout':
