@@ -123,11 +123,18 @@ describe('receiver.forgetUser', () => {
     }
   });
 
-  it('a delivery in flight when the user is erased loses its record, and writes nothing back', async () => {
+  it('a delivery in flight when the user is erased loses its record, writes nothing back, and says so', async () => {
     const clock = createTestClock();
     const store = new MemoryStore();
     const view = new TokenProtectingStore(store, [SECRET]);
-    const receiver = createReceiver({ secret: SECRET, client: false, store, clock, logger: false });
+    const logs = capturingLogger();
+    const receiver = createReceiver({
+      secret: SECRET,
+      client: false,
+      store,
+      clock,
+      logger: logs.logger,
+    });
     let release!: () => void;
     const handlerRunning = new Promise<void>((running) => {
       receiver.on('verification.completed', () => {
@@ -146,8 +153,13 @@ describe('receiver.forgetUser', () => {
     expect(await receiver.forgetUser(ALICE)).toEqual({ removed: 1 });
     release();
     const answer = await answering;
-    // Its success could not be recorded: the record is gone, and stays gone.
-    expect(JSON.parse(answer.body)).toEqual({ received: true, queued: true });
+    // The handler had it, so it was delivered; its success could not be recorded, as the
+    // record is gone, and stays gone. Nobody else will deliver it: never answered "queued".
+    expect(JSON.parse(answer.body)).toEqual({ received: true });
+    expect(logs.text()).toContain(
+      "A result was delivered while its user's records were being erased (forgetUser): erase again what your handlers stored for that user.",
+    );
+    expect(logs.text()).not.toContain('another worker delivers');
     const now = clock.now();
     expect(await view.findByUser({ externalUserId: ALICE, now, limit: 50 })).toEqual([]);
     expect(await store.counts({ now })).toEqual({

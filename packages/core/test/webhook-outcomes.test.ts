@@ -10,6 +10,7 @@ import {
   type ReceiverOptions,
   type ReceiverTelemetry,
 } from '../src/index.js';
+import type { AttachAndLeaseOptions } from '../src/store/index.js';
 import { createTestClock, fixturePayload, signedDelivery } from '../src/testing/index.js';
 import { type AnswerName, type AnswerRow, WEBHOOK_ANSWERS } from '../src/webhook/answers.js';
 import { type Reply, type ScriptedServer, startScriptedServer } from './client/scripted-server.js';
@@ -169,6 +170,32 @@ const scenarios: Record<AnswerName, () => Promise<Answered>> = {
     const processing = await answer;
     release?.();
     return { receiver, answer: processing };
+  },
+  async erased() {
+    // The user is erased on another instance between this one's lease and its delivery:
+    // the lease, granted long enough ago to be checked, cannot be renewed, and no record is
+    // left for anyone to deliver.
+    class ErasedMeanwhile extends MemoryStore {
+      override async attachAndLease(options: AttachAndLeaseOptions) {
+        const outcome = await super.attachAndLease(options);
+        await this.forgetUser({ externalUserId: outcome.leased!.externalUserId, now: options.now });
+        const lease = { owner: options.owner, until: options.now };
+        return { ...outcome, leased: { ...outcome.leased!, lease } };
+      }
+    }
+    const { receiver, delivery } = await setUp({
+      store: new ErasedMeanwhile(),
+      reply: () => sessionReply('pending'),
+      confirmWebhooks: false,
+    });
+    let delivered = 0;
+    receiver.on('verification.completed', () => {
+      delivered += 1;
+    });
+    await receiver.track('tok_erased', USER);
+    const answer = await receiver.receive(delivery);
+    expect(delivered).toBe(0);
+    return { receiver, answer };
   },
   async queued() {
     const { receiver, delivery } = await setUp({

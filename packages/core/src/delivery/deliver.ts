@@ -19,7 +19,12 @@ import { delayAt } from './schedule.js';
 import { withoutImageLink } from './stored-image-link.js';
 import { tokenIdOf } from './token-id.js';
 
-export type DeliveryOutcome = 'delivered' | 'failed' | 'lease-lost';
+/**
+ * What a delivery came to: handlers succeeded, or failed; the session went to another worker
+ * (`lease-lost`); or its record was erased meanwhile (`erased`: `forgetUser`, or the end of
+ * its retention), so nobody delivers it.
+ */
+export type DeliveryOutcome = 'delivered' | 'failed' | 'lease-lost' | 'erased';
 
 /** What reporting a result given up works with: the handlers, and what counts it. */
 export type UndeliverableContext = Pick<DeliveryContext, 'handlers' | 'activity' | 'telemetry'>;
@@ -130,10 +135,7 @@ export async function deliverLeased(
   const event = built instanceof Promise ? await built : built;
   const leased = stillLeased(context, session.key, owner, session.lease?.until);
   if (leased !== true && !(await leased)) {
-    log.warn('A lease lapsed before delivery; another worker delivers this result.', {
-      sessionToken: session.token,
-    });
-    return { outcome: 'lease-lost', event };
+    return { outcome: await leaseLost(context, session), event };
   }
   if (handlers.count('verification.completed') === 0) {
     log.warn('No verification.completed handler is registered; the result is acknowledged.', {
@@ -194,7 +196,41 @@ export async function deliverLeased(
       ...(context.includePersonalData ? { status: result.payload.status } : {}),
     });
   }
-  return { outcome: settled ? 'delivered' : 'lease-lost', event };
+  if (settled) return { outcome: 'delivered', event };
+  if ((await leaseLost(context, session)) === 'lease-lost') {
+    return { outcome: 'lease-lost', event };
+  }
+  // The handlers had it: what they wrote may outlive the erasure that ran meanwhile.
+  log.warn(
+    "A result was delivered while its user's records were being erased (forgetUser): erase again what your handlers stored for that user.",
+    { sessionToken: session.token },
+  );
+  return { outcome: 'delivered', event };
+}
+
+/**
+ * Why this worker no longer holds a session's lease, said as it is: another worker took it
+ * (it delivers the result), or the record is gone (erased by `forgetUser`, or its retention
+ * ended), and nobody will deliver it.
+ */
+async function leaseLost(
+  context: Pick<DeliverContext, 'store' | 'now' | 'log'>,
+  session: TrackedSession,
+): Promise<'lease-lost' | 'erased'> {
+  const current = await context.store
+    .get({ key: session.key, now: context.now() })
+    .catch(() => session);
+  if (current) {
+    context.log.warn('A lease lapsed before delivery; another worker delivers this result.', {
+      sessionToken: session.token,
+    });
+    return 'lease-lost';
+  }
+  context.log.info(
+    "A result's session was erased (forgetUser) before it was delivered: acknowledged, not delivered.",
+    { sessionToken: session.token },
+  );
+  return 'erased';
 }
 
 /**

@@ -92,6 +92,15 @@ export const WEBHOOK_ANSWERS = {
     },
   },
   /**
+   * The session's records were erased (`forgetUser`) while its result was on its way:
+   * acknowledged, and delivered to nobody.
+   */
+  erased: {
+    status: 200,
+    stage: 'after the signature',
+    body: { received: true, erased: true },
+  },
+  /**
    * The service says otherwise about the matched session: reported, never delivered.
    */
   contradicted: {
@@ -405,6 +414,8 @@ export const OUTCOME_ROWS: { readonly [outcome in Outcome]: AnswerName } = {
   // The session went to another worker, or the service could not be asked now: the result
   // is stored, and its next holder delivers it.
   'lease-lost': 'queued',
+  // The user's records were erased meanwhile: nobody delivers it.
+  erased: 'erased',
   'retry-later': 'queued',
   pending: 'queued',
   left: 'queued',
