@@ -1,4 +1,4 @@
-import { storeContractCases } from '@faceverify/core/store';
+import { storeContractCases } from '@faceverify/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ContractWorker, startContractWorker } from './support-worker.js';
 

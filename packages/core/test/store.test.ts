@@ -1,6 +1,6 @@
 import { describe, it } from 'vitest';
 import { MemoryStore } from '../src/index.js';
-import { storeContractCases } from '../src/store/index.js';
+import { storeContractCases } from '../src/testing/index.js';
 
 describe('MemoryStore keeps the Store contract', () => {
   for (const check of storeContractCases(() => new MemoryStore())) {

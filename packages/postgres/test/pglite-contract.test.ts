@@ -1,7 +1,6 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { createReceiver, type VerificationCompletedEvent } from '@faceverify/core';
-import { storeContractCases } from '@faceverify/core/store';
-import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
+import { fixturePayload, signedDelivery, storeContractCases } from '@faceverify/core/testing';
 import { startPGlite } from '@faceverify/test-support/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PGliteStore } from '../src/pglite.js';

@@ -1,5 +1,5 @@
 import { ConfigurationError } from '@faceverify/core';
-import { storeContractCases } from '@faceverify/core/store';
+import { storeContractCases } from '@faceverify/core/testing';
 import type { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStore } from '../src/index.js';

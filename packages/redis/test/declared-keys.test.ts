@@ -1,5 +1,4 @@
-import { storeContractCases } from '@faceverify/core/store';
-import { checkStoreAgainstModel } from '@faceverify/core/testing';
+import { checkStoreAgainstModel, storeContractCases } from '@faceverify/core/testing';
 import { useRedisServer } from '@faceverify/test-support';
 import { expect, it } from 'vitest';
 import { RedisStore } from '../src/index.js';

@@ -1,4 +1,4 @@
-import { storeContractCases } from '@faceverify/core/store';
+import { storeContractCases } from '@faceverify/core/testing';
 import type { Redis as Redis5 } from 'ioredis';
 import { Redis as Redis6 } from 'ioredis6';
 import { afterAll, describe, expect, inject, it } from 'vitest';

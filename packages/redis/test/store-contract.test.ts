@@ -1,4 +1,4 @@
-import { storeContractCases } from '@faceverify/core/store';
+import { storeContractCases } from '@faceverify/core/testing';
 import { describe, it } from 'vitest';
 import { RedisStore } from '../src/index.js';
 import { connect, uniquePrefix } from './support/clients.js';

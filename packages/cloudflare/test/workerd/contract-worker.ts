@@ -1,7 +1,6 @@
 // The Worker the host tests run in workerd: each route runs checks of D1Store against the real
 // local D1 bound as DB, and answers with what happened, so the host decides pass or fail.
-import { storeContractCases } from '@faceverify/core/store';
-import { checkStoreAgainstModel } from '@faceverify/core/testing';
+import { checkStoreAgainstModel, storeContractCases } from '@faceverify/core/testing';
 import { applyMigrations, type D1Database, D1Store, D1StoreError } from '../../src/index.js';
 import { deliveryCost } from './delivery-cost.js';
 import { measureSweep } from './measure-sweep.js';

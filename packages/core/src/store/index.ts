@@ -1,6 +1,7 @@
 /**
- * For authors of Store implementations (such as `@faceverify/redis`): the interface, the records
- * it keeps, and the contract cases every Store must pass.
+ * For authors of Store implementations (such as `@faceverify/redis`): the interface and the
+ * records it keeps. The contract cases every Store must pass are a test's, in
+ * `@faceverify/core/testing`.
  *
  * @module @faceverify/core/store
  */
@@ -12,12 +13,6 @@
 export { checkStorableUserId } from '../client/external-user-id.js';
 // Redis: its memory alarm's message counts keys as a person would write them.
 export { counted } from '../operations/counted.js';
-export {
-  // What `storeContractCases` returns: one case, run by a store's own test runner.
-  type StoreContractCase,
-  // Redis, PostgreSQL and D1 tests: the cases every Store must pass.
-  storeContractCases,
-} from '../testing/store-contract.js';
 export {
   // What a dead-letter cursor encodes: where a listing stopped.
   type DeadLetterPosition,

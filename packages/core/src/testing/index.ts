@@ -28,6 +28,12 @@ export {
   tamperedDelivery,
 } from './signed-delivery.js';
 export {
+  // What `storeContractCases` returns: one case, run by a store's own test runner.
+  type StoreContractCase,
+  // Redis, PostgreSQL and D1 tests: the cases every Store must pass.
+  storeContractCases,
+} from './store-contract.js';
+export {
   // Redis, PostgreSQL and D1 tests (docs/polling-and-stores.md): a store answers as MemoryStore.
   checkStoreAgainstModel,
   // A settle step of the model (`StoreModelStep`).
