@@ -1,5 +1,4 @@
 import { createHmac } from 'node:crypto';
-import { createServer } from 'node:http';
 import {
   createReceiver,
   MemoryStore,
@@ -9,7 +8,7 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Emulator, startEmulator } from '../src/index.js';
 import { control, openSession } from './support/api.js';
-import { closeServer, listenOnLoopback } from './support/servers.js';
+import { startReceiverApp } from './support/receiver-app.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 // The service's Settings switch an account to a new signing secret while it runs; the emulator
@@ -114,21 +113,9 @@ describe('switching a signing secret while the emulator runs', () => {
     const store = new MemoryStore();
     const delivered: VerificationCompletedEvent[] = [];
     let current: Receiver | undefined;
-    const app = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', async () => {
-        const answer = await current!.receive({
-          method: request.method ?? 'POST',
-          headers: request.headers,
-          body: new Uint8Array(Buffer.concat(chunks)),
-        });
-        response.writeHead(answer.status, answer.headers).end(answer.body);
-      });
-    });
-    const appUrl = await listenOnLoopback(app);
-    cleanups.push(() => closeServer(app));
-    const emulator = await emulatorWith({ signingSecret: OLD, callbackUrl: appUrl });
+    const app = await startReceiverApp(() => current!);
+    cleanups.push(() => app.close());
+    const emulator = await emulatorWith({ signingSecret: OLD, callbackUrl: app.url });
     const configure = (secret: { label: string; secret: string }[]) => {
       current = createReceiver({
         secret,
