@@ -106,6 +106,26 @@ describe('switching a signing secret while the emulator runs', () => {
     expect(emulator.account('acme').signingSecret).toBe('whsec_acme');
   });
 
+  it('needs the control token wherever the control endpoints do, as whoever holds the secret forges webhooks', async () => {
+    const emulator = await emulatorWith({
+      signingSecret: 'whsec_kept',
+      controlToken: 'fvctl_signing_secret_test_token',
+    });
+    const put = (authorization?: string) =>
+      fetch(`${emulator.url}/__emulator/signing-secret`, {
+        method: 'PUT',
+        headers: {
+          'content-type': 'application/json',
+          ...(authorization === undefined ? {} : { authorization }),
+        },
+        body: JSON.stringify({ signingSecret: 'whsec_of_an_attacker' }),
+      });
+    expect((await put()).status).toBe(401);
+    expect(emulator.signingSecret).toBe('whsec_kept');
+    expect((await put(`Bearer ${emulator.controlToken}`)).status).toBe(200);
+    expect(emulator.signingSecret).toBe('whsec_of_an_attacker');
+  });
+
   it('rehearses the rotation of docs/security.md end to end: every result arrives by webhook, verified', async () => {
     const OLD = 'whsec_rotation_old_0123456789abcdef';
     const NEW = 'whsec_rotation_new_fedcba9876543210';
