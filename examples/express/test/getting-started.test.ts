@@ -121,17 +121,14 @@ it("the guide's server.mjs: its return page shows pending, then the webhook's re
   await page.close();
 }, 60_000);
 
-it("the guide's server.mjs without the emulator running: says so and exits 1, without a stack trace", async () => {
+/** Runs the guide's server.mjs with `env` until it exits: its exit code and output. */
+async function runGuideServerToExit(
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
   const folder = writeGuideServer(await freePort());
   const guide = spawn(process.execPath, ['server.mjs'], {
     cwd: folder,
-    env: {
-      ...process.env,
-      // Nothing listens there: the emulator of step 2 is not running.
-      FACEVERIFY_BASE_URL: `http://127.0.0.1:${await freePort()}`,
-      FACEVERIFY_API_KEY: emulator.apiKey,
-      FACEVERIFY_WEBHOOK_SECRET: emulator.signingSecret,
-    },
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   onTestFinished(() => {
@@ -145,8 +142,44 @@ it("the guide's server.mjs without the emulator running: says so and exits 1, wi
     output += chunk;
   });
   const [code] = (await once(guide, 'close')) as [number | null];
+  return { code, output };
+}
+
+it("the guide's server.mjs without the emulator running: says so and exits 1, without a stack trace", async () => {
+  const { code, output } = await runGuideServerToExit({
+    // Nothing listens there: the emulator of step 2 is not running.
+    FACEVERIFY_BASE_URL: `http://127.0.0.1:${await freePort()}`,
+    FACEVERIFY_API_KEY: emulator.apiKey,
+    FACEVERIFY_WEBHOOK_SECRET: emulator.signingSecret,
+  });
   expect(code, output).toBe(1);
   expect(output).toMatch(/^GET \/v1\/sessions\/:token failed without a response \(.*ECONNREFUSED/);
   expect(output).toContain('Is the emulator running? Start it as in step 2.');
   expect(output).not.toMatch(/^\s+at /m);
+});
+
+it("the guide's server.mjs with a base URL ending in /v1: prints the fix alone, exits 1, without a stack trace", async () => {
+  const { code, output } = await runGuideServerToExit({
+    FACEVERIFY_BASE_URL: `${emulator.url}/v1`,
+    FACEVERIFY_API_KEY: emulator.apiKey,
+    FACEVERIFY_WEBHOOK_SECRET: emulator.signingSecret,
+  });
+  expect(code, output).toBe(1);
+  // The one line createReceiver() throws, naming the address to set; the emulator is running,
+  // so nothing sends the reader to start it.
+  expect(output).toBe(
+    `The base URL (baseUrl option or FACEVERIFY_BASE_URL) ends in /v1, but the client adds /v1 to every path itself (POST /v1/verify). Set FACEVERIFY_BASE_URL to ${emulator.url}, without /v1.\n`,
+  );
+});
+
+it("the guide's server.mjs without FACEVERIFY_WEBHOOK_SECRET: names the variable, exits 1, without a stack trace", async () => {
+  const { code, output } = await runGuideServerToExit({
+    FACEVERIFY_BASE_URL: emulator.url,
+    FACEVERIFY_API_KEY: emulator.apiKey,
+    FACEVERIFY_WEBHOOK_SECRET: '',
+  });
+  expect(code, output).toBe(1);
+  expect(output).toMatch(/^No webhook signing secret configured\. Set FACEVERIFY_WEBHOOK_SECRET/);
+  expect(output).not.toMatch(/^\s+at /m);
+  expect(output).not.toContain('Is the emulator running?');
 });

@@ -48,7 +48,7 @@ export interface Emulator {
   readonly apiKey: string;
   /** The first account's API keys: with one account, every accepted key. */
   readonly apiKeys: readonly string[];
-  /** The secret the first account's webhooks are signed with. */
+  /** The secret the first account's webhooks are signed with now. */
   readonly signingSecret: string;
   /**
    * The token the `/__emulator` control endpoints require (`Authorization: Bearer <token>`),
@@ -62,6 +62,17 @@ export interface Emulator {
    * @throws ConfigurationError when `url` is not an absolute http(s) URL.
    */
   setCallbackUrl(url: string | null): void;
+  /**
+   * Signs the first account's webhooks with `secret` from now on, as the service does once
+   * its Settings switch to a new secret: the way to rehearse a rotation (docs/security.md).
+   * `account(id).setSigningSecret` does it for another account.
+   * @throws ConfigurationError when `secret` is empty.
+   *
+   * @example
+   * // The app lists both (FACEVERIFY_WEBHOOK_SECRET=whsec_new,whsec_old), then:
+   * emulator.setSigningSecret('whsec_new');
+   */
+  setSigningSecret(secret: string): void;
   /**
    * Every account, in the order given: those of the `accounts` option, or the one account
    * `default` of the single-account options. Each shows the callback URL in force now.
@@ -165,12 +176,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     port,
     apiKey: first.apiKey,
     apiKeys: first.apiKeys,
-    signingSecret: first.signingSecret,
+    get signingSecret() {
+      return first.signingSecret;
+    },
     controlToken: config.controlToken,
     get callbackUrl() {
       return first.callbackUrl;
     },
     setCallbackUrl: (callbackUrl) => first.setCallbackUrl(callbackUrl),
+    setSigningSecret: (secret) => first.setSigningSecret(secret),
     accounts: Object.freeze(ctx.accounts.list.map(accountHandle)),
     account: (id) => accountHandle(ctx.accounts.get(id)),
     setFaults(faults) {

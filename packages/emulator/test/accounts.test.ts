@@ -454,8 +454,21 @@ describe('the --account flag', () => {
       expect(printed(globex, 'API key')).toMatch(/^fv_test_[0-9a-f]{32}$/);
       expect(printed(globex, 'API key')).not.toBe(acmeKey);
       expect(printed(globex, 'Callback URL')).toContain('--account globex=<url>');
-      expect(output).toContain('Environment for your application (account acme):');
-      expect(output).toContain(`FACEVERIFY_API_KEY=${acmeKey}`);
+      // Every account's variables, each block ready for an application of that account.
+      for (const [id, block] of [
+        ['acme', acme],
+        ['globex', globex],
+      ] as const) {
+        expect(output).toContain(
+          [
+            `Environment for an application of account ${id}:`,
+            `  FACEVERIFY_BASE_URL=${baseUrl}`,
+            `  FACEVERIFY_API_KEY=${printed(block, 'API key')}`,
+            `  FACEVERIFY_WEBHOOK_SECRET=${printed(block, 'Signing secret')}`,
+            '  FACEVERIFY_POLL_SCHEDULE_MS=5000,10000,30000',
+          ].join('\n'),
+        );
+      }
 
       const created = await fetch(`${baseUrl}/v1/verify`, {
         method: 'POST',

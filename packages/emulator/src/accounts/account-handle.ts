@@ -1,5 +1,6 @@
 import type { Account } from './accounts.js';
 import { checkCallbackUrl } from './callback-url.js';
+import { checkSigningSecret } from './signing-secret.js';
 
 /** One account of a running emulator: its credentials, and where its webhooks go now. */
 export interface EmulatorAccountInfo {
@@ -9,14 +10,15 @@ export interface EmulatorAccountInfo {
   readonly apiKey: string;
   /** Every API key of the account, each with its own rate limit. */
   readonly apiKeys: readonly string[];
-  /** The secret the account's webhooks are signed with. */
+  /** The secret the account's webhooks are signed with now. */
   readonly signingSecret: string;
   /** Where the account's webhooks go now, or `null` when none are sent. */
   readonly callbackUrl: string | null;
 }
 
 /**
- * An account of a running emulator, whose webhooks can be sent elsewhere.
+ * An account of a running emulator, whose webhooks can be sent elsewhere and signed with a
+ * new secret.
  *
  * @example
  * const acme = emulator.account('acme');
@@ -29,20 +31,32 @@ export interface EmulatorAccount extends EmulatorAccountInfo {
    * @throws ConfigurationError when `url` is not an absolute http(s) URL.
    */
   setCallbackUrl(url: string | null): void;
+  /**
+   * Signs this account's webhooks with `secret` from now on, as the service does once its
+   * Settings switch to a new secret: the way to rehearse a rotation (docs/security.md). A
+   * webhook already signed (one held back by a delay fault) keeps the old signature.
+   * @throws ConfigurationError when `secret` is empty.
+   */
+  setSigningSecret(secret: string): void;
 }
 
-/** The public face of `account`: its settings read live, its callback URL checked on change. */
+/** The public face of `account`: its settings read live, and checked on change. */
 export function accountHandle(account: Account): EmulatorAccount {
   return Object.freeze({
     id: account.id,
     apiKey: account.apiKeys[0] ?? '',
     apiKeys: account.apiKeys,
-    signingSecret: account.signingSecret,
+    get signingSecret() {
+      return account.signingSecret;
+    },
     get callbackUrl() {
       return account.callbackUrl;
     },
     setCallbackUrl(url: string | null) {
       account.callbackUrl = checkCallbackUrl(url);
+    },
+    setSigningSecret(secret: string) {
+      account.signingSecret = checkSigningSecret(secret);
     },
   });
 }

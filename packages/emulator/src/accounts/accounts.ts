@@ -1,8 +1,12 @@
 import type { AccountConfig } from './resolve-accounts.js';
 
-/** An account while the emulator runs: its callback URL can change, nothing else. */
-export interface Account extends Readonly<Omit<AccountConfig, 'callbackUrl'>> {
+/**
+ * An account while the emulator runs: its callback URL and its signing secret can change (the
+ * service's Settings change both), nothing else.
+ */
+export interface Account extends Readonly<Omit<AccountConfig, 'callbackUrl' | 'signingSecret'>> {
   callbackUrl: string | null;
+  signingSecret: string;
 }
 
 /** The accounts an emulator serves, in the order they were given; there is at least one. */

@@ -3,6 +3,7 @@ import { generateSigningSecret } from '../credentials.js';
 import type { EmulatorAccountOptions, EmulatorOptions } from '../options.js';
 import { checkApiKeys } from './api-keys.js';
 import { checkCallbackUrl } from './callback-url.js';
+import { checkSigningSecret } from './signing-secret.js';
 
 /** One account with its defaults applied and checked. */
 export interface AccountConfig {
@@ -19,12 +20,9 @@ const ACCOUNT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const SINGLE_ACCOUNT_OPTIONS = ['apiKeys', 'signingSecret', 'callbackUrl'] as const;
 const ACCOUNT_FIELDS = ['id', 'apiKeys', 'signingSecret', 'callbackUrl'];
 
-function checkSigningSecret(secret: string | undefined, name: string): string {
-  if (secret === undefined) return generateSigningSecret();
-  if (typeof secret !== 'string' || secret === '') {
-    throw new ConfigurationError(`${name} must not be empty.`);
-  }
-  return secret;
+/** The secret given, checked, or a generated one when none is. */
+function signingSecretOrNew(secret: string | undefined, name: string): string {
+  return secret === undefined ? generateSigningSecret() : checkSigningSecret(secret, name);
 }
 
 function checkAccount(entry: EmulatorAccountOptions, index: number): AccountConfig {
@@ -47,7 +45,7 @@ function checkAccount(entry: EmulatorAccountOptions, index: number): AccountConf
   return {
     id: entry.id,
     apiKeys: checkApiKeys(entry.apiKeys, `${name}.apiKeys`),
-    signingSecret: checkSigningSecret(entry.signingSecret, `${name}.signingSecret`),
+    signingSecret: signingSecretOrNew(entry.signingSecret, `${name}.signingSecret`),
     callbackUrl: checkCallbackUrl(entry.callbackUrl, `${name}.callbackUrl`),
   };
 }
@@ -101,7 +99,7 @@ export function resolveAccounts(options: EmulatorOptions): readonly AccountConfi
       {
         id: DEFAULT_ACCOUNT_ID,
         apiKeys: checkApiKeys(options.apiKeys, 'apiKeys'),
-        signingSecret: checkSigningSecret(options.signingSecret, 'signingSecret'),
+        signingSecret: signingSecretOrNew(options.signingSecret, 'signingSecret'),
         callbackUrl: checkCallbackUrl(options.callbackUrl),
       },
     ];

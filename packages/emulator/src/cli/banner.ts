@@ -47,6 +47,39 @@ function accountsSection(accounts: readonly EmulatorAccountInfo[]): string {
   return `\n${blocks.join('\n')}`;
 }
 
+/** The `FACEVERIFY_*` lines of an application of `account`, the poll schedule last. */
+function environmentLines(url: string, account: EmulatorAccountInfo): string {
+  return `  FACEVERIFY_BASE_URL=${url}
+  FACEVERIFY_API_KEY=${account.apiKey}
+  FACEVERIFY_WEBHOOK_SECRET=${account.signingSecret}
+  FACEVERIFY_POLL_SCHEDULE_MS=${DEVELOPMENT_POLL_SCHEDULE_MS}`;
+}
+
+const FIRST_POLL = `${DEVELOPMENT_POLL_SCHEDULE_MS.split(',')[0]} ms`;
+
+/**
+ * The variables to copy: those of the one account, or one block per account, each for an
+ * application of that account (`FACEVERIFY_*` configure a Receiver of one account).
+ */
+function environmentSection(emulator: Emulator): string {
+  const alone = defaultAccountAlone(emulator.accounts);
+  if (alone) {
+    return `Environment for your application:
+${environmentLines(emulator.url, alone)}
+(The last line polls a session ${FIRST_POLL} after its start instead of 60 s, so a dropped
+webhook is recovered while you watch; leave it out in production.)`;
+  }
+  const blocks = emulator.accounts.map(
+    (account) =>
+      `Environment for an application of account ${account.id}:\n${environmentLines(emulator.url, account)}`,
+  );
+  return `${blocks.join('\n')}
+(The last line of each polls a session ${FIRST_POLL} after its start instead of 60 s, so a
+dropped webhook is recovered while you watch; leave it out in production. One Receiver of
+several accounts takes each account's API key and signing secret in its \`accounts\` option
+instead, and a key of its own in FACEVERIFY_TOKEN_KEYS: see docs/accounts.md.)`;
+}
+
 /** What an integrator needs to copy once the emulator runs, with the control endpoints. */
 export function renderBanner(emulator: Emulator): string {
   const faults = JSON.stringify(emulator.faults());
@@ -54,25 +87,15 @@ export function renderBanner(emulator: Emulator): string {
     emulator.controlToken === null
       ? ''
       : `\n  Control token    ${emulator.controlToken}\n  (send it to /__emulator/* as Authorization: Bearer <token>)`;
-  // FACEVERIFY_* configure one account: say which, when there are named ones.
-  const whose = defaultAccountAlone(emulator.accounts)
-    ? ''
-    : ` (account ${emulator.accounts[0]?.id})`;
   return `faceverify emulator ${EMULATOR_VERSION} is running.
 
   Base URL         ${emulator.url}
 ${accountsSection(emulator.accounts)}${control}
 
-Environment for your application${whose}:
-  FACEVERIFY_BASE_URL=${emulator.url}
-  FACEVERIFY_API_KEY=${emulator.apiKey}
-  FACEVERIFY_WEBHOOK_SECRET=${emulator.signingSecret}
-  FACEVERIFY_POLL_SCHEDULE_MS=${DEVELOPMENT_POLL_SCHEDULE_MS}
-(The last line polls a session ${DEVELOPMENT_POLL_SCHEDULE_MS.split(',')[0]} ms after its start instead of 60 s, so a dropped
-webhook is recovered while you watch; leave it out in production.)
+${environmentSection(emulator)}
 ${faults === '{}' ? '' : `\nFaults: ${faults}\n`}
 Inspector: ${emulator.url}/__emulator/inspector (sessions, every webhook attempt, resend, faults)
-Control: ${emulator.url}/__emulator/stats, /__emulator/faults, /__emulator/settings
+Control: ${emulator.url}/__emulator/stats, /__emulator/faults, /__emulator/settings, /__emulator/signing-secret
 Press Ctrl+C to stop.
 `;
 }
