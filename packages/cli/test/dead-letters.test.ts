@@ -125,6 +125,14 @@ async function accountsWithDeadLetters(
   return receiver;
 }
 
+/** The characters of `line` that move the cursor or start an escape sequence. */
+function controlsIn(line: string): string[] {
+  return [...line].filter((char) => {
+    const code = char.codePointAt(0)!;
+    return code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028;
+  });
+}
+
 describe.each([
   ['Redis', redisStores],
   ['PostgreSQL', postgresStores],
@@ -181,6 +189,28 @@ describe.each([
     expect(sealed).toHaveLength(2);
     expect(sealed[0]).toContain(all.out[0]!.split('\t')[0]!);
     expect(keyless.err.join('\n')).not.toContain('u_first');
+  });
+
+  // A user id is whatever the sender put in external_user_id: printed raw, a newline forged a
+  // second dead letter with a key of the sender's choosing, and ESC sequences reached the
+  // operator's terminal.
+  it(`prints a user id's control characters escaped: one dead letter is one line [${name}]`, async () => {
+    const { store, flags } = await stores.create();
+    const forged = 'u_mallory\nforged-key\tu_victim\u001b[2J\u009b31m\u2028\\n';
+    await receiverWithDeadLetters(store, [forged]);
+    const listed = await cli(['list', ...flags]);
+    expect(listed.code).toBe(0);
+    expect(listed.out).toHaveLength(1);
+    const [line] = listed.out;
+    expect(controlsIn(line!)).toEqual(['\t', '\t', '\t', '\t']);
+    expect(line!.split('\t')).toHaveLength(5);
+    expect(line!.split('\t')[1]).toBe(
+      'u_mallory\\nforged-key\\tu_victim\\x1b[2J\\x9b31m\\u2028\\\\n',
+    );
+    const json = await cli(['list', '--json', ...flags]);
+    expect(json.out).toHaveLength(1);
+    expect(controlsIn(json.out[0]!)).toEqual([]);
+    expect(JSON.parse(json.out[0]!).externalUserId).toBe(forged);
   });
 
   it(`a receiver of several accounts: an ACCOUNT column, and --account lists one account's [${name}]`, async () => {

@@ -121,6 +121,19 @@ describe('faceverify doctor: the environment', () => {
     expect(run.all()).toContain("signature_invalid: The receiver's FACEVERIFY_WEBHOOK_SECRET");
   });
 
+  // Express answers a path where nothing is mounted with an 11-line HTML page: printed as it
+  // came, it pushed the hint off the screen.
+  it('summarizes the HTML 404 of an unmounted path in one line, then the hint', async () => {
+    const run = capturingIO(envOf());
+    const unmounted = receiver.url.replace('/webhooks/verification', '/webhook');
+    expect(await runCli(['doctor', '--callback-url', unmounted], run.io)).toBe(EXIT.failed);
+    const check = run.out.slice(run.out.findIndex((line) => line.includes('the receiver at')));
+    expect(check).toEqual([
+      `✖ the receiver at ${unmounted} answered a signed test webhook: 404 an HTML page: Cannot POST /webhook`,
+      '  Nothing is mounted at this path: check the URL against where your app mounts the webhook middleware.',
+    ]);
+  });
+
   it('names every missing variable and notes a short secret', async () => {
     const run = capturingIO({
       FACEVERIFY_WEBHOOK_SECRET: 'short,whsec_the_older_one_that_is_long',

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createClient, FaceverifyError, sign } from '@faceverify/core';
-import { type CliIO, EXIT, envSecrets, envValue } from '../cli-io.js';
+import { type CliIO, EXIT, envSecrets, envValue, usageError } from '../cli-io.js';
 import { describeAnswer, postWebhook } from '../post-webhook.js';
 import { diagnoseSignature } from '../signature-diagnosis.js';
 import { webhookBody } from './trigger.js';
@@ -181,9 +181,7 @@ export async function doctor(args: string[], io: CliIO): Promise<number> {
     return EXIT.ok;
   }
   if ((values.body === undefined) !== (values.signature === undefined)) {
-    io.err('faceverify doctor: --body and --signature go together\n');
-    io.err(DOCTOR_HELP);
-    return EXIT.usage;
+    return usageError(io, 'doctor', '--body and --signature go together');
   }
   if (values.body !== undefined && values.signature !== undefined) {
     return diagnose(io, values.body, values.signature);

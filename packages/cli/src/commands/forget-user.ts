@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createReceiver } from '@faceverify/core';
-import { type CliIO, EXIT, envSecrets, envTokenKeys } from '../cli-io.js';
+import { type CliIO, EXIT, envSecrets, envTokenKeys, usageError } from '../cli-io.js';
 import { openStoreFor, STORE_FLAGS } from '../open-store.js';
 
 export const FORGET_USER_HELP = `usage: faceverify forget-user <EXTERNAL_USER_ID> [options]
@@ -30,7 +30,7 @@ options:
   -h, --help               this text
 
 exit codes: 0 done (even when there was nothing to remove), 1 the store could not be
-reached, 2 a usage error (this text is printed).`;
+reached, 2 a usage error (the reason is printed).`;
 
 export async function forgetUser(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -46,11 +46,7 @@ export async function forgetUser(args: string[], io: CliIO): Promise<number> {
     io.out(FORGET_USER_HELP);
     return EXIT.ok;
   }
-  const usage = (message: string) => {
-    io.err(`faceverify forget-user: ${message}\n`);
-    io.err(FORGET_USER_HELP);
-    return EXIT.usage;
-  };
+  const usage = (message: string) => usageError(io, 'forget-user', message);
   const [externalUserId, ...extra] = positionals;
   if (externalUserId === undefined || externalUserId === '' || extra.length > 0) {
     return usage('give one EXTERNAL_USER_ID, quoted if it holds spaces');
