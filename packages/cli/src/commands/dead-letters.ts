@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createDeadLetters, type DeadLetter } from '@faceverify/core';
 import { type CliIO, EXIT, envSecrets, envTokenKeys, usageError } from '../cli-io.js';
-import { openStoreFor, STORE_FLAGS } from '../open-store.js';
+import { noStoreData, openStoreFor, STORE_FLAGS } from '../open-store.js';
 import { printable, printableJson } from '../printable.js';
 
 export const DEAD_LETTERS_HELP = `usage: faceverify dead-letters <list|redeliver KEY|discard KEY> [options]
@@ -33,8 +33,9 @@ options:
   --json                   list: one JSON object per line, with the whole result
   -h, --help               this text
 
-exit codes: 0 done (list: printed, even none), 1 KEY is no dead letter (any more), or the
-store could not be reached, 2 a usage error (the reason is printed).`;
+exit codes: 0 done (list: printed, even none), 1 KEY is no dead letter (any more), no
+faceverify data where the store was looked for (check --prefix, --schema), or the store could
+not be reached, 2 a usage error (the reason is printed).`;
 
 const ACTIONS = ['list', 'redeliver', 'discard'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -90,6 +91,12 @@ export async function deadLetters(args: string[], io: CliIO): Promise<number> {
     tokenKeys: envTokenKeys(io),
   });
   try {
+    // Looked for first, reading only: the store's own calls write its bookkeeping wherever
+    // they are pointed, and a wrong prefix would read as a store without dead letters.
+    if (!(await opened.hasData())) {
+      io.err(`faceverify dead-letters: ${noStoreData(opened)}`);
+      return EXIT.failed;
+    }
     if (action === 'list') {
       const page = await letters.list({
         limit,
@@ -135,7 +142,7 @@ export async function deadLetters(args: string[], io: CliIO): Promise<number> {
   } catch (error) {
     if (error instanceof RangeError) return usage(error.message);
     io.err(
-      `faceverify dead-letters: ${opened.name} failed: ${(error as Error).message}. Check that ${opened.name === 'Redis' ? 'REDIS_URL' : 'DATABASE_URL'} points at your receiver's store and that it is reachable.`,
+      `faceverify dead-letters: ${opened.name} failed: ${printable((error as Error).message)}. Check that ${opened.variable} points at your receiver's store and that it is reachable.`,
     );
     return EXIT.failed;
   } finally {
