@@ -232,6 +232,30 @@ describe.each([
     expect(current.err).toEqual([]);
   });
 
+  it(`when no record tells its key and none was removed: says the keys could not be checked, exits 1 [${name}]`, async () => {
+    const { store, flags } = await stores.create();
+    const now = Date.now();
+    // A session that expired without a result: a hashed user, nothing sealed left.
+    await store.insert({
+      record: {
+        key: 't1:c2Vzc2lvbi13aXRob3V0LWEtcmVzdWx0',
+        externalUserId: 'u1:aGFzaGVkLXVzZXItb2YtYW5vdGhlci1rZXk',
+        createdAt: now,
+        expiresAt: now + 3_600_000,
+        state: 'expired',
+        dueAt: now,
+        attempts: 0,
+      },
+      now,
+    });
+    const run = await cli(['forget-user', ERASED, ...flags]);
+    expect(run.code, run.all()).toBe(1);
+    expect(run.out).toEqual([`Removed 0 records of that user from ${name}.`]);
+    expect(run.err[0]).toContain(
+      "tells which key keyed it (sessions that closed without a result), so whether your keys are your receiver's cannot be told",
+    );
+  });
+
   it(`the installed command erases, with exit code 0 [${name}]`, async () => {
     const { store, flags } = await stores.create();
     await receiverWithRecords(store);
