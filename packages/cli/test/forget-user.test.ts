@@ -312,6 +312,16 @@ describe('faceverify forget-user, usage', () => {
     expect(malformed.err[0]).toContain('1 to 64 letters');
   });
 
+  it('exits 1 on a token key too short, naming FACEVERIFY_TOKEN_KEYS, not a store failure', async () => {
+    const short = await cli(['u_1'], { ...env, FACEVERIFY_TOKEN_KEYS: 'too-short' });
+    expect(short.code).toBe(1);
+    expect(short.err[0]).toMatch(
+      /^faceverify forget-user: Token key #0 \(FACEVERIFY_TOKEN_KEYS\) is shorter/,
+    );
+    expect(short.all()).not.toContain('Redis failed');
+    expect(short.all()).not.toContain('too-short');
+  });
+
   it('exits 1 when the store cannot be reached, without printing the password or the id', async () => {
     const unreachable = await cli(['u_unreachable_person'], {
       DATABASE_URL: 'postgres://app:s3cret-password@127.0.0.1:1/app',
