@@ -45,3 +45,15 @@ export function envSecrets(io: CliIO): string[] {
 export function envTokenKeys(io: CliIO): string[] {
   return envList(io, 'FACEVERIFY_TOKEN_KEYS');
 }
+
+/**
+ * Says what is wrong with the command line, and where its usage is, in two lines: the usage
+ * itself, tens of lines, would push the one line that matters off the screen. Returns
+ * `EXIT.usage`.
+ */
+export function usageError(io: CliIO, command: string | undefined, message: string): number {
+  const name = command === undefined ? 'faceverify' : `faceverify ${command}`;
+  io.err(`${name}: ${message}`);
+  io.err(`Run \`${name} --help\` for the usage.`);
+  return EXIT.usage;
+}

@@ -1,4 +1,4 @@
-import type { Store } from '@faceverify/core';
+import type { Store, StoredRecordHead, StoredRecordsCount } from '@faceverify/core';
 import { type CliIO, EXIT, envValue } from './cli-io.js';
 
 /** A store the command line opened, and how to let the process end afterwards. */
@@ -6,6 +6,19 @@ export interface OpenedStore {
   store: Store;
   /** Which store it is, for messages: `Redis` or `PostgreSQL`. */
   name: string;
+  /** The environment variable that named it: `REDIS_URL` or `DATABASE_URL`. */
+  variable: string;
+  /** Where in it the store's data was looked for, for messages: the prefix, or the table. */
+  place: string;
+  /** How to point the command at another place: the options that name it, and defaults. */
+  placeFix: string;
+  /**
+   * Whether any of the store's data is at that place. Reads only: the store's own calls
+   * write bookkeeping (the marker, a write count) first, wherever they are pointed.
+   */
+  hasData(): Promise<boolean>;
+  /** The store's records, counted by `classify`, and whether any data is there. Reads only. */
+  countRecords(classify: (record: StoredRecordHead) => string): Promise<StoredRecordsCount>;
   close(): Promise<void>;
 }
 
@@ -57,6 +70,14 @@ export async function openStoreFor(
 }
 
 /**
+ * Says that `opened` holds no data of a store where it was pointed, and how to point it
+ * elsewhere: a wrong prefix or schema reads as a store with nothing in it.
+ */
+export function noStoreData(opened: OpenedStore): string {
+  return `no faceverify data in ${opened.name} ${opened.place}. Check that ${opened.variable} is your receiver's store, and ${opened.placeFix}.`;
+}
+
+/**
  * Opens the application's store from `REDIS_URL` or `DATABASE_URL`, as `RedisStore` or
  * `PostgresStore` with the application's prefix and schema. The packages are optional peers
  * of the command line: the application that uses a store has them installed already.
@@ -73,13 +94,14 @@ export async function openStore(io: CliIO, choice: StoreChoice): Promise<OpenedS
   }
   if (kind === 'redis') {
     if (!redisUrl) throw new StoreChoiceError('--store redis needs REDIS_URL to be set.', true);
-    const [{ Redis }, { RedisStore }] = await Promise.all([
-      importPeer<typeof import('ioredis')>('ioredis', () => import('ioredis')),
-      importPeer<typeof import('@faceverify/redis')>(
-        '@faceverify/redis',
-        () => import('@faceverify/redis'),
-      ),
-    ]);
+    const [{ Redis }, { RedisStore, hasRedisStoreData, countRedisStoreRecords }] =
+      await Promise.all([
+        importPeer<typeof import('ioredis')>('ioredis', () => import('ioredis')),
+        importPeer<typeof import('@faceverify/redis')>(
+          '@faceverify/redis',
+          () => import('@faceverify/redis'),
+        ),
+      ]);
     // One retry: a command line reports an unreachable Redis instead of waiting for it.
     const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
     redis.on('error', () => undefined);
@@ -89,7 +111,17 @@ export async function openStore(io: CliIO, choice: StoreChoice): Promise<OpenedS
       allowEviction: true,
       ...(choice.prefix === undefined ? {} : { prefix: choice.prefix }),
     });
-    return { store, name: 'Redis', close: async () => void redis.disconnect() };
+    const location = { redis, ...(choice.prefix === undefined ? {} : { prefix: choice.prefix }) };
+    return {
+      store,
+      name: 'Redis',
+      variable: 'REDIS_URL',
+      place: `under the prefix "${choice.prefix ?? 'faceverify:'}"`,
+      placeFix: "pass --prefix as your receiver's RedisStore sets it (default faceverify:)",
+      hasData: () => hasRedisStoreData(location),
+      countRecords: (classify) => countRedisStoreRecords(location, classify),
+      close: async () => void redis.disconnect(),
+    };
   }
   if (kind === 'postgres') {
     if (!databaseUrl) {
@@ -100,13 +132,14 @@ export async function openStore(io: CliIO, choice: StoreChoice): Promise<OpenedS
         true,
       );
     }
-    const [pg, { PostgresStore }] = await Promise.all([
-      importPeer<typeof import('pg')>('pg', () => import('pg')),
-      importPeer<typeof import('@faceverify/postgres')>(
-        '@faceverify/postgres',
-        () => import('@faceverify/postgres'),
-      ),
-    ]);
+    const [pg, { PostgresStore, hasPostgresStoreData, countPostgresStoreRecords }] =
+      await Promise.all([
+        importPeer<typeof import('pg')>('pg', () => import('pg')),
+        importPeer<typeof import('@faceverify/postgres')>(
+          '@faceverify/postgres',
+          () => import('@faceverify/postgres'),
+        ),
+      ]);
     const pool = new (pg.default ?? pg).Pool({ connectionString: databaseUrl, max: 2 });
     pool.on('error', () => undefined);
     const store = new PostgresStore({
@@ -114,7 +147,18 @@ export async function openStore(io: CliIO, choice: StoreChoice): Promise<OpenedS
       ...(choice.prefix === undefined ? {} : { prefix: choice.prefix }),
       ...(choice.schema === undefined ? {} : { schema: choice.schema }),
     });
-    return { store, name: 'PostgreSQL', close: () => pool.end() };
+    const location = { pool, schema: choice.schema, prefix: choice.prefix };
+    return {
+      store,
+      name: 'PostgreSQL',
+      variable: 'DATABASE_URL',
+      place: `as the table ${choice.schema ?? 'public'}.${choice.prefix ?? 'faceverify_'}sessions`,
+      placeFix:
+        "pass --schema and --prefix as your receiver's PostgresStore sets them (defaults public and faceverify_)",
+      hasData: () => hasPostgresStoreData(location),
+      countRecords: (classify) => countPostgresStoreRecords(location, classify),
+      close: () => pool.end(),
+    };
   }
   throw new StoreChoiceError(`--store must be redis or postgres, not "${kind}".`, true);
 }

@@ -1,4 +1,6 @@
 import { type ReceiverErrorCode, SIGNATURE_HEADER } from '@faceverify/core';
+import { summarizeBody } from './answer-summary.js';
+import { printable } from './printable.js';
 import { explainStatus, FIX_FOR_CODE } from './receiver-answers.js';
 
 /** What a receiver did with a webhook: its answer, or why there was none. */
@@ -39,13 +41,13 @@ export function describeAnswer(answer: WebhookAnswer): { ok: boolean; lines: str
     return {
       ok: false,
       lines: [
-        `✖ no answer: ${answer.reason}`,
+        `✖ no answer: ${printable(answer.reason)}`,
         '  Is the app running, and is this the URL the service can reach (the callback_url in its Settings)?',
       ],
     };
   }
   const ok = answer.status >= 200 && answer.status < 300;
-  const lines = [`${ok ? '✔' : '✖'} ${answer.status} ${answer.body.slice(0, 300)}`];
+  const lines = [`${ok ? '✔' : '✖'} ${answer.status} ${summarizeBody(answer.body)}`];
   let json: { error?: string; untracked?: boolean } | undefined;
   try {
     json = JSON.parse(answer.body);

@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
-import { type CliIO, EXIT } from './cli-io.js';
-import { DEAD_LETTERS_HELP, deadLetters } from './commands/dead-letters.js';
-import { DOCTOR_HELP, doctor } from './commands/doctor.js';
-import { FORGET_USER_HELP, forgetUser } from './commands/forget-user.js';
-import { TRIGGER_HELP, trigger } from './commands/trigger.js';
+import { type CliIO, EXIT, usageError } from './cli-io.js';
+import { deadLetters } from './commands/dead-letters.js';
+import { doctor } from './commands/doctor.js';
+import { forgetUser } from './commands/forget-user.js';
+import { trigger } from './commands/trigger.js';
+import { printable } from './printable.js';
 
 export const HELP = `usage: faceverify <command> [options]
 
@@ -29,13 +30,6 @@ const COMMANDS: Record<string, (args: string[], io: CliIO) => Promise<number>> =
   'dead-letters': deadLetters,
   'forget-user': forgetUser,
 };
-export const COMMAND_HELP: Record<string, string> = {
-  trigger: TRIGGER_HELP,
-  doctor: DOCTOR_HELP,
-  'dead-letters': DEAD_LETTERS_HELP,
-  'forget-user': FORGET_USER_HELP,
-};
-
 /** The process's own environment and console. */
 export const processIO: CliIO = {
   out: (line) => console.log(line),
@@ -59,18 +53,18 @@ export async function runCli(args: readonly string[], io: CliIO = processIO): Pr
   }
   const command = COMMANDS[name];
   if (!command) {
-    io.err(`faceverify: unknown command "${name}"\n`);
-    io.err(HELP);
-    return EXIT.usage;
+    return usageError(
+      io,
+      undefined,
+      `unknown command "${printable(name)}": the commands are ${Object.keys(COMMANDS).join(', ')}`,
+    );
   }
   try {
     return await command(rest, io);
   } catch (error) {
     // parseArgs refuses unknown options and missing values with a TypeError of its own.
     if ((error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.err(`faceverify ${name}: ${(error as Error).message}\n`);
-      io.err(COMMAND_HELP[name] ?? HELP);
-      return EXIT.usage;
+      return usageError(io, name, printable((error as Error).message));
     }
     throw error;
   }

@@ -3,61 +3,13 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createReceiver, type Receiver, type Store } from '@faceverify/core';
 import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
-import { PostgresStore } from '@faceverify/postgres';
-import { RedisStore } from '@faceverify/redis';
-import { startPostgresServer, startRedisServer } from '@faceverify/test-support';
-import { Redis } from 'ioredis';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/index.js';
+import { postgresStores, redisStores, type StoreUnderTest } from './stores.js';
 import { capturingIO } from './support.js';
 
 const SECRET = 'whsec_cli_dead_letters';
 const BIN = fileURLToPath(new URL('../bin/faceverify.js', import.meta.url));
-
-interface StoreUnderTest {
-  env: Record<string, string>;
-  /** A new store with its own prefix, and the flags that name it on the command line. */
-  create(): Promise<{ store: Store; flags: string[] }>;
-  stop(): Promise<void>;
-}
-
-let sequence = 0;
-
-async function redisStores(): Promise<StoreUnderTest> {
-  const server = await startRedisServer();
-  const redis = new Redis(server.url);
-  return {
-    env: { REDIS_URL: server.url },
-    async create() {
-      const prefix = `cli${++sequence}:`;
-      return { store: new RedisStore({ redis, prefix }), flags: ['--prefix', prefix] };
-    },
-    async stop() {
-      redis.disconnect();
-      await server.stop();
-    },
-  };
-}
-
-async function postgresStores(): Promise<StoreUnderTest> {
-  const server = await startPostgresServer();
-  const url = server.url(await server.createDatabase('faceverify_cli'));
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
-  return {
-    env: { DATABASE_URL: url },
-    async create() {
-      const prefix = `cli${++sequence}_`;
-      const store = new PostgresStore({ pool, prefix });
-      await store.migrate();
-      return { store, flags: ['--prefix', prefix] };
-    },
-    async stop() {
-      await pool.end();
-      await server.stop();
-    },
-  };
-}
 
 /**
  * A receiver of the application whose handler fails until `fixed` is set, with one attempt
@@ -125,9 +77,17 @@ async function accountsWithDeadLetters(
   return receiver;
 }
 
+/** The characters of `line` that move the cursor or start an escape sequence. */
+function controlsIn(line: string): string[] {
+  return [...line].filter((char) => {
+    const code = char.codePointAt(0)!;
+    return code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028;
+  });
+}
+
 describe.each([
-  ['Redis', redisStores],
-  ['PostgreSQL', postgresStores],
+  ['Redis', () => redisStores('cli')],
+  ['PostgreSQL', () => postgresStores('cli')],
 ])('faceverify dead-letters against %s', (name, start) => {
   let stores: StoreUnderTest;
   beforeAll(async () => {
@@ -181,6 +141,48 @@ describe.each([
     expect(sealed).toHaveLength(2);
     expect(sealed[0]).toContain(all.out[0]!.split('\t')[0]!);
     expect(keyless.err.join('\n')).not.toContain('u_first');
+  });
+
+  // A user id is whatever the sender put in external_user_id: printed raw, a newline forged a
+  // second dead letter with a key of the sender's choosing, and ESC sequences reached the
+  // operator's terminal.
+  it(`prints a user id's control characters escaped: one dead letter is one line [${name}]`, async () => {
+    const { store, flags } = await stores.create();
+    const forged = 'u_mallory\nforged-key\tu_victim\u001b[2J\u009b31m\u2028\\n';
+    await receiverWithDeadLetters(store, [forged]);
+    const listed = await cli(['list', ...flags]);
+    expect(listed.code).toBe(0);
+    expect(listed.out).toHaveLength(1);
+    const [line] = listed.out;
+    expect(controlsIn(line!)).toEqual(['\t', '\t', '\t', '\t']);
+    expect(line!.split('\t')).toHaveLength(5);
+    expect(line!.split('\t')[1]).toBe(
+      'u_mallory\\nforged-key\\tu_victim\\x1b[2J\\x9b31m\\u2028\\\\n',
+    );
+    const json = await cli(['list', '--json', ...flags]);
+    expect(json.out).toHaveLength(1);
+    expect(controlsIn(json.out[0]!)).toEqual([]);
+    expect(JSON.parse(json.out[0]!).externalUserId).toBe(forged);
+  });
+
+  // Pointed where no store is, list said "No dead letters" (exit 0), and wrote the store's
+  // marker and a write count there.
+  it(`pointed where the store has no data: says so, exits 1, writes nothing there [${name}]`, async () => {
+    const { store } = await stores.create();
+    await receiverWithDeadLetters(store, ['u_first']);
+    for (const args of [['list'], ['discard', 'webhook:0123'], ['redeliver', 'webhook:0123']]) {
+      const elsewhere = stores.elsewhere();
+      const run = await cli([...args, ...elsewhere]);
+      expect(run.code, run.all()).toBe(1);
+      expect(run.out).toEqual([]);
+      expect(run.err).toEqual([
+        expect.stringContaining(`faceverify dead-letters: no faceverify data in ${name}`),
+      ]);
+      expect(run.err[0]).toContain(
+        name === 'Redis' ? 'pass --prefix' : 'pass --schema and --prefix',
+      );
+      expect(await stores.written(elsewhere)).toEqual([]);
+    }
   });
 
   it(`a receiver of several accounts: an ACCOUNT column, and --account lists one account's [${name}]`, async () => {

@@ -3,7 +3,12 @@ import { type Emulator, startEmulator } from '@faceverify/emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookBody } from '../src/commands/trigger.js';
 import { diagnoseSignature, EXIT, runCli } from '../src/index.js';
-import { capturingIO, startReceiver, type TestReceiver } from './support.js';
+import {
+  capturingIO,
+  startReceiver,
+  startReserializingProxy,
+  type TestReceiver,
+} from './support.js';
 
 let emulator: Emulator;
 let receiver: TestReceiver;
@@ -32,10 +37,11 @@ describe('faceverify doctor: the environment', () => {
     const run = capturingIO(envOf());
     const code = await runCli(['doctor', '--callback-url', receiver.url], run.io);
     expect(code, run.all()).toBe(EXIT.ok);
-    expect(run.out).toEqual([
+    expect(run.out.slice(0, 4)).toEqual([
       '✔ FACEVERIFY_WEBHOOK_SECRET holds 1 secret',
       `✔ the service at ${emulator.url} accepted FACEVERIFY_API_KEY`,
       `✔ the receiver at ${receiver.url} answered a signed test webhook: 200 {"received":true,"untracked":true}`,
+      '✔ it checks the signature over the body as sent: it accepted one that parsing and serializing again would change (spaced, escaped, 0.980)',
     ]);
     expect(receiver.delivered).toEqual([]);
     expect(run.all()).not.toContain(emulator.apiKey);
@@ -119,6 +125,60 @@ describe('faceverify doctor: the environment', () => {
     expect(run.all()).toContain('✖ the receiver at');
     expect(run.all()).toContain('401');
     expect(run.all()).toContain("signature_invalid: The receiver's FACEVERIFY_WEBHOOK_SECRET");
+  });
+
+  // Express answers a path where nothing is mounted with an 11-line HTML page: printed as it
+  // came, it pushed the hint off the screen.
+  it('summarizes the HTML 404 of an unmounted path in one line, then the hint', async () => {
+    const run = capturingIO(envOf());
+    const unmounted = receiver.url.replace('/webhooks/verification', '/webhook');
+    expect(await runCli(['doctor', '--callback-url', unmounted], run.io)).toBe(EXIT.failed);
+    const check = run.out.slice(run.out.findIndex((line) => line.includes('the receiver at')));
+    expect(check).toEqual([
+      `✖ the receiver at ${unmounted} answered a signed test webhook: 404 an HTML page: Cannot POST /webhook`,
+      '  Nothing is mounted at this path: check the URL against where your app mounts the webhook middleware.',
+    ]);
+  });
+
+  // An app that checks the signature over JSON.stringify(req.body), or a proxy that rewrites
+  // JSON, refuses every real webhook the service sends; a compact test body survives both.
+  it('fails when the body is serialized again on the way, naming the fix', async () => {
+    const proxy = await startReserializingProxy(receiver.url);
+    try {
+      const run = capturingIO(envOf());
+      expect(await runCli(['doctor', '--callback-url', proxy.url], run.io)).toBe(EXIT.failed);
+      const at = run.out.findIndex((line) => line.startsWith('✖'));
+      expect(run.out[at]).toContain(
+        `✖ the receiver at ${proxy.url} refused a correctly signed body that parsing and serializing again would change (spaced, escaped, 0.980): 401 {"error":"signature_invalid",`,
+      );
+      expect(run.out[at + 1]).toContain('checks the signature over the body serialized again');
+      expect(run.out[at + 1]).toContain('req.rawBody = JSON.stringify(req.body)');
+      expect(run.out[at + 1]).toContain('captureRawBody');
+      expect(run.all()).not.toContain(emulator.signingSecret);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  // The receiver and doctor agreeing proves the receiver has the variable doctor reads, not
+  // that it holds the secret the service signs with.
+  it("with the app's own wrong secret: says what the check proved and what it did not", async () => {
+    const appSecret = 'whsec_the_apps_own_mistyped_secret';
+    const app = await startReceiver({ secret: appSecret });
+    try {
+      const run = capturingIO(envOf({ FACEVERIFY_WEBHOOK_SECRET: appSecret }));
+      expect(await runCli(['doctor', '--callback-url', app.url], run.io)).toBe(EXIT.ok);
+      const note = run.out.at(-1)!;
+      expect(note).toMatch(/^! /);
+      expect(note).toContain(
+        'proved: the receiver checks signatures with secret#0 of FACEVERIFY_WEBHOOK_SECRET',
+      );
+      expect(note).toContain("not proved: that it is the signing secret in the service's Settings");
+      expect(note).toContain('faceverify doctor --body FILE --signature HEX');
+      expect(run.all()).not.toContain(appSecret);
+    } finally {
+      await app.close();
+    }
   });
 
   it('names every missing variable and notes a short secret', async () => {

@@ -3,13 +3,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createReceiver, type Store } from '@faceverify/core';
 import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
-import { PostgresStore } from '@faceverify/postgres';
-import { RedisStore } from '@faceverify/redis';
-import { startPostgresServer, startRedisServer } from '@faceverify/test-support';
-import { Redis } from 'ioredis';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/index.js';
+import { postgresStores, redisStores, type StoreUnderTest } from './stores.js';
 import { capturingIO } from './support.js';
 
 const SECRET = 'whsec_cli_forget_user';
@@ -17,58 +13,15 @@ const BIN = fileURLToPath(new URL('../bin/faceverify.js', import.meta.url));
 const ERASED = 'u_erased_person';
 const KEPT = 'u_kept_person';
 
-interface StoreUnderTest {
-  env: Record<string, string>;
-  /** A new store with its own prefix, and the flags that name it on the command line. */
-  create(): Promise<{ store: Store; flags: string[] }>;
-  stop(): Promise<void>;
-}
-
-let sequence = 0;
-
-async function redisStores(): Promise<StoreUnderTest> {
-  const server = await startRedisServer();
-  const redis = new Redis(server.url);
-  return {
-    env: { REDIS_URL: server.url, FACEVERIFY_WEBHOOK_SECRET: SECRET },
-    async create() {
-      const prefix = `forget${++sequence}:`;
-      return { store: new RedisStore({ redis, prefix }), flags: ['--prefix', prefix] };
-    },
-    async stop() {
-      redis.disconnect();
-      await server.stop();
-    },
-  };
-}
-
-async function postgresStores(): Promise<StoreUnderTest> {
-  const server = await startPostgresServer();
-  const url = server.url(await server.createDatabase('faceverify_cli_forget'));
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
-  return {
-    env: { DATABASE_URL: url, FACEVERIFY_WEBHOOK_SECRET: SECRET },
-    async create() {
-      const prefix = `forget${++sequence}_`;
-      const store = new PostgresStore({ pool, prefix });
-      await store.migrate();
-      return { store, flags: ['--prefix', prefix] };
-    },
-    async stop() {
-      await pool.end();
-      await server.stop();
-    },
-  };
-}
-
 /**
  * The application's receiver, whose handler always fails with one attempt per result: each
  * webhook's result is given up at once and kept as a dead letter. Two for the user to erase,
- * one for another user.
+ * one for another user. Each `batch` has results of its own: one alike to a closed one would be
+ * a duplicate.
  */
-async function receiverWithRecords(store: Store) {
+async function receiverWithRecords(store: Store, secret: string | string[] = SECRET, batch = 0) {
   const receiver = createReceiver({
-    secret: SECRET,
+    secret,
     client: false,
     store,
     logger: false,
@@ -85,8 +38,12 @@ async function receiverWithRecords(store: Store) {
     [KEPT, 1],
   ] as const) {
     // Outcomes differ: a second result alike to a closed one of the user is a duplicate.
-    const payload = fixturePayload({ external_user_id: user, confidence: 0.9 + n / 100 });
-    await receiver.receive(await signedDelivery(payload, { secret: SECRET }));
+    const payload = fixturePayload({
+      external_user_id: user,
+      confidence: 0.9 + (n + 2 * batch) / 100,
+    });
+    const signing = Array.isArray(secret) ? secret[0]! : secret;
+    await receiver.receive(await signedDelivery(payload, { secret: signing }));
   }
   return receiver;
 }
@@ -134,8 +91,8 @@ async function accountsWithRecords(store: Store) {
 }
 
 describe.each([
-  ['Redis', redisStores],
-  ['PostgreSQL', postgresStores],
+  ['Redis', () => redisStores('forget', { FACEVERIFY_WEBHOOK_SECRET: SECRET })],
+  ['PostgreSQL', () => postgresStores('forget', { FACEVERIFY_WEBHOOK_SECRET: SECRET })],
 ])('faceverify forget-user against %s', (name, start) => {
   let stores: StoreUnderTest;
   beforeAll(async () => {
@@ -168,6 +125,19 @@ describe.each([
     expect(again.out).toEqual([`Removed 0 records of that user from ${name}.`]);
   });
 
+  it(`--account with token keys that are not the receiver's: exits 1, naming FACEVERIFY_TOKEN_KEYS [${name}]`, async () => {
+    const { store, flags } = await stores.create();
+    const receiver = await accountsWithRecords(store);
+    const run = await cli(['forget-user', ERASED, '--account', 'acme', ...flags], {
+      ...stores.env,
+      FACEVERIFY_TOKEN_KEYS: `${TOKEN_KEY}-but-another`,
+    });
+    expect(run.code, run.all()).toBe(1);
+    expect(run.err[0]).toContain('none of your keys has');
+    expect(run.err[0]).toContain('Set FACEVERIFY_TOKEN_KEYS to exactly what your receiver has');
+    expect((await receiver.deadLetters.list()).deadLetters).toHaveLength(4);
+  });
+
   it(`--account erases the user of that account only, with the token keys [${name}]`, async () => {
     const { store, flags } = await stores.create();
     const receiver = await accountsWithRecords(store);
@@ -196,6 +166,94 @@ describe.each([
     );
     expect(other.out).toEqual([`Removed 1 record of that user of account globex from ${name}.`]);
     expect(await remaining()).toEqual([`acme/${KEPT}`]);
+  });
+
+  // Erasure finds a user's records by where they are and by a keyed hash of the id: pointed
+  // elsewhere, or given other keys, it found nothing and said "Removed 0", exit 0.
+  it(`pointed where the store has no data: says so, exits 1, removes and writes nothing [${name}]`, async () => {
+    const { store, flags } = await stores.create();
+    const receiver = await receiverWithRecords(store);
+    for (const elsewhere of [stores.elsewhere(), []]) {
+      const run = await cli(['forget-user', ERASED, ...elsewhere]);
+      expect(run.code, run.all()).toBe(1);
+      expect(run.out).toEqual([]);
+      expect(run.err[0]).toContain(`faceverify forget-user: no faceverify data in ${name}`);
+      expect(run.err[0]).toContain(
+        name === 'Redis' ? 'pass --prefix' : 'pass --schema and --prefix',
+      );
+      expect(run.all()).not.toContain(ERASED);
+      expect(await stores.written(elsewhere)).toEqual([]);
+    }
+    expect((await receiver.deadLetters.list()).deadLetters).toHaveLength(3);
+    expect((await cli(['forget-user', ERASED, ...flags])).out).toEqual([
+      `Removed 2 records of that user from ${name}.`,
+    ]);
+  });
+
+  it(`with a mistyped secret: says the records are keyed under other key ids, exits 1, removes nothing [${name}]`, async () => {
+    const { store, flags } = await stores.create();
+    const receiver = await receiverWithRecords(store);
+    const written = await stores.written(flags);
+    const run = await cli(['forget-user', ERASED, ...flags], {
+      ...stores.env,
+      FACEVERIFY_WEBHOOK_SECRET: `${SECRET}x`,
+    });
+    expect(run.code, run.all()).toBe(1);
+    expect(run.out).toEqual([]);
+    expect(run.err[0]).toMatch(
+      /are keyed under token key ids none of your keys has \([\w-]+ \(3 records\); yours: [\w-]+\): no record of this user can be found with your keys, and nothing was removed\. Set FACEVERIFY_WEBHOOK_SECRET/,
+    );
+    expect(run.all()).not.toContain(ERASED);
+    expect((await receiver.deadLetters.list()).deadLetters).toHaveLength(3);
+    expect(await stores.written(flags)).toEqual(written);
+  });
+
+  it(`with a secret a rotation replaced: removes what it finds, says what it could not, exits 1 [${name}]`, async () => {
+    const { store, flags } = await stores.create();
+    const NEW = 'whsec_cli_forget_user_rotated_in';
+    // Before the rotation, under the old secret; then the new one is listed first.
+    await receiverWithRecords(store, SECRET);
+    const rotated = await receiverWithRecords(store, [NEW, SECRET], 1);
+    expect((await rotated.deadLetters.list()).deadLetters).toHaveLength(6);
+
+    const stale = await cli(['forget-user', ERASED, ...flags]);
+    expect(stale.code, stale.all()).toBe(1);
+    expect(stale.out).toEqual([`Removed 2 records of that user from ${name}.`]);
+    expect(stale.err[0]).toMatch(
+      /^faceverify forget-user: 3 more records in .* are keyed under token key ids none of your keys has \([\w-]+ \(3 records\); yours: [\w-]+\): whatever of this user's is among them was not removed\./,
+    );
+
+    const current = await cli(['forget-user', ERASED, ...flags], {
+      ...stores.env,
+      FACEVERIFY_WEBHOOK_SECRET: `${NEW},${SECRET}`,
+    });
+    expect(current.code, current.all()).toBe(0);
+    expect(current.out).toEqual([`Removed 2 records of that user from ${name}.`]);
+    expect(current.err).toEqual([]);
+  });
+
+  it(`when no record tells its key and none was removed: says the keys could not be checked, exits 1 [${name}]`, async () => {
+    const { store, flags } = await stores.create();
+    const now = Date.now();
+    // A session that expired without a result: a hashed user, nothing sealed left.
+    await store.insert({
+      record: {
+        key: 't1:c2Vzc2lvbi13aXRob3V0LWEtcmVzdWx0',
+        externalUserId: 'u1:aGFzaGVkLXVzZXItb2YtYW5vdGhlci1rZXk',
+        createdAt: now,
+        expiresAt: now + 3_600_000,
+        state: 'expired',
+        dueAt: now,
+        attempts: 0,
+      },
+      now,
+    });
+    const run = await cli(['forget-user', ERASED, ...flags]);
+    expect(run.code, run.all()).toBe(1);
+    expect(run.out).toEqual([`Removed 0 records of that user from ${name}.`]);
+    expect(run.err[0]).toContain(
+      "tells which key keyed it (sessions that closed without a result), so whether your keys are your receiver's cannot be told",
+    );
   });
 
   it(`the installed command erases, with exit code 0 [${name}]`, async () => {
@@ -252,6 +310,16 @@ describe('faceverify forget-user, usage', () => {
     });
     expect(malformed.code).toBe(2);
     expect(malformed.err[0]).toContain('1 to 64 letters');
+  });
+
+  it('exits 1 on a token key too short, naming FACEVERIFY_TOKEN_KEYS, not a store failure', async () => {
+    const short = await cli(['u_1'], { ...env, FACEVERIFY_TOKEN_KEYS: 'too-short' });
+    expect(short.code).toBe(1);
+    expect(short.err[0]).toMatch(
+      /^faceverify forget-user: Token key #0 \(FACEVERIFY_TOKEN_KEYS\) is shorter/,
+    );
+    expect(short.all()).not.toContain('Redis failed');
+    expect(short.all()).not.toContain('too-short');
   });
 
   it('exits 1 when the store cannot be reached, without printing the password or the id', async () => {

@@ -56,3 +56,38 @@ export async function startReceiver(
       }),
   };
 }
+
+/**
+ * A proxy on a loopback port that forwards each request to `target` with its JSON body parsed
+ * and serialized again, as `req.rawBody = JSON.stringify(req.body)` or a JSON-rewriting
+ * proxy does; headers pass as they came.
+ */
+export async function startReserializingProxy(
+  target: string,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = JSON.stringify(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (typeof value === 'string' && name !== 'content-length' && name !== 'host') {
+        headers.set(name, value);
+      }
+    }
+    const answer = await fetch(target, { method: 'POST', headers, body });
+    res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? '' });
+    res.end(await answer.text());
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/webhooks/verification`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

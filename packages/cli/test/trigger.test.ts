@@ -88,12 +88,24 @@ describe('faceverify trigger', () => {
     ],
     [['trigger', '--url', 'http://127.0.0.1:9/x', '--colour'], "Unknown option '--colour'"],
     [['triger'], 'unknown command "triger"'],
-    [[], 'usage: faceverify <command>'],
-  ])('exits 2 with the reason and the usage: %j', async (args, reason) => {
-    const run = capturingIO({ FACEVERIFY_WEBHOOK_SECRET: SECRET });
-    expect(await runCli(args, run.io)).toBe(EXIT.usage);
-    expect(run.err.join('\n')).toContain(reason);
-    expect(run.err.join('\n')).toContain('usage: faceverify');
+  ])(
+    'exits 2 with the reason and one line pointing to --help, not the usage: %j',
+    async (args, reason) => {
+      const run = capturingIO({ FACEVERIFY_WEBHOOK_SECRET: SECRET });
+      expect(await runCli(args, run.io)).toBe(EXIT.usage);
+      const command = args[0] === 'trigger' ? ' trigger' : '';
+      expect(run.err).toEqual([
+        expect.stringContaining(reason),
+        `Run \`faceverify${command} --help\` for the usage.`,
+      ]);
+      expect(run.out).toEqual([]);
+    },
+  );
+
+  it('without a command, prints the usage on stderr and exits 2', async () => {
+    const run = capturingIO({});
+    expect(await runCli([], run.io)).toBe(EXIT.usage);
+    expect(run.err.join('\n')).toContain('usage: faceverify <command>');
   });
 
   it.each([['trigger'], ['doctor']])(

@@ -74,6 +74,13 @@ export { ImageFetchError, type ImageFetchFailure } from './image/image-fetch-err
 // Logging, health and alarms, for the app's operations.
 export type { Logger } from './logging/logger.js';
 export type { AlarmCode, ReceiverAlert } from './operations/alarms.js';
+export {
+  checkErasureRequest,
+  type StoredRecordHead,
+  type StoredRecordsCount,
+  type TokenKeySources,
+  tokenKeyIds,
+} from './operations/forget-user.js';
 export type { ReceiverHealth } from './operations/health.js';
 // The payload, for code that handles requests without a Receiver; whether an event's image
 // link still works.

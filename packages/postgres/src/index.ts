@@ -9,6 +9,11 @@
 // here alone: this entry loads no driver (`pg` is only a type here), so an app on PGlite
 // imports them from it as well, and `instanceof PostgresStoreError` holds for either store.
 export { PostgresStoreError, type PostgresStoreFailure } from './errors.js';
+export {
+  countPostgresStoreRecords,
+  hasPostgresStoreData,
+  type PostgresStoreLocation,
+} from './inspect-store.js';
 export type { TableNames } from './names.js';
 export {
   type PostgresReplication,

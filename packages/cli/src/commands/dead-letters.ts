@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { createDeadLetters, type DeadLetter } from '@faceverify/core';
-import { type CliIO, EXIT, envSecrets, envTokenKeys } from '../cli-io.js';
-import { openStoreFor, STORE_FLAGS } from '../open-store.js';
+import { type CliIO, EXIT, envSecrets, envTokenKeys, usageError } from '../cli-io.js';
+import { noStoreData, openStoreFor, STORE_FLAGS } from '../open-store.js';
+import { printable, printableJson } from '../printable.js';
 
 export const DEAD_LETTERS_HELP = `usage: faceverify dead-letters <list|redeliver KEY|discard KEY> [options]
 
@@ -32,8 +33,9 @@ options:
   --json                   list: one JSON object per line, with the whole result
   -h, --help               this text
 
-exit codes: 0 done (list: printed, even none), 1 KEY is no dead letter (any more), or the
-store could not be reached, 2 a usage error (this text is printed).`;
+exit codes: 0 done (list: printed, even none), 1 KEY is no dead letter (any more), no
+faceverify data where the store was looked for (check --prefix, --schema), or the store could
+not be reached, 2 a usage error (the reason is printed).`;
 
 const ACTIONS = ['list', 'redeliver', 'discard'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -60,16 +62,12 @@ export async function deadLetters(args: string[], io: CliIO): Promise<number> {
     return EXIT.ok;
   }
   const [action, key, ...extra] = positionals;
-  const usage = (message: string) => {
-    io.err(`faceverify dead-letters: ${message}\n`);
-    io.err(DEAD_LETTERS_HELP);
-    return EXIT.usage;
-  };
+  const usage = (message: string) => usageError(io, 'dead-letters', message);
   if (!isAction(action)) {
     return usage(
       action === undefined
         ? 'say what to do: list, redeliver KEY or discard KEY'
-        : `unknown action "${action}"`,
+        : `unknown action "${printable(action)}"`,
     );
   }
   if (action === 'list' ? key !== undefined : key === undefined || extra.length > 0) {
@@ -84,7 +82,7 @@ export async function deadLetters(args: string[], io: CliIO): Promise<number> {
   }
   const limit = Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-    return usage(`--limit must be a whole number from 1 to 1000, not "${values.limit}"`);
+    return usage(`--limit must be a whole number from 1 to 1000, not "${printable(values.limit)}"`);
   }
   const opened = await openStoreFor(io, 'dead-letters', values, usage);
   if (typeof opened === 'number') return opened;
@@ -93,6 +91,12 @@ export async function deadLetters(args: string[], io: CliIO): Promise<number> {
     tokenKeys: envTokenKeys(io),
   });
   try {
+    // Looked for first, reading only: the store's own calls write its bookkeeping wherever
+    // they are pointed, and a wrong prefix would read as a store without dead letters.
+    if (!(await opened.hasData())) {
+      io.err(`faceverify dead-letters: ${noStoreData(opened)}`);
+      return EXIT.failed;
+    }
     if (action === 'list') {
       const page = await letters.list({
         limit,
@@ -106,12 +110,14 @@ export async function deadLetters(args: string[], io: CliIO): Promise<number> {
       }
       for (const { key, keyIds } of page.sealed ?? []) {
         io.err(
-          `sealed: ${key} opens with none of the keys given (it needs token key ${keyIds.join(' or ')}): set FACEVERIFY_WEBHOOK_SECRET and FACEVERIFY_TOKEN_KEYS as your receiver has them.`,
+          `sealed: ${printable(key)} opens with none of the keys given (it needs token key ${keyIds.join(' or ')}): set FACEVERIFY_WEBHOOK_SECRET and FACEVERIFY_TOKEN_KEYS as your receiver has them.`,
         );
       }
       const accountFlag = values.account === undefined ? '' : ` --account ${values.account}`;
       if (page.cursor !== undefined) {
-        io.err(`more: faceverify dead-letters list${accountFlag} --cursor '${page.cursor}'`);
+        io.err(
+          `more: faceverify dead-letters list${accountFlag} --cursor '${printable(page.cursor)}'`,
+        );
       } else if (page.deadLetters.length === 0 && !page.sealed && values.cursor === undefined) {
         io.err(
           `No dead letters${values.account === undefined ? '' : ` of account ${values.account}`} in ${opened.name}.`,
@@ -123,20 +129,20 @@ export async function deadLetters(args: string[], io: CliIO): Promise<number> {
       action === 'redeliver' ? await letters.redeliver(key!) : await letters.discard(key!);
     if (!applied) {
       io.err(
-        `faceverify dead-letters: ${key} is no dead letter in ${opened.name} (any more): it was redelivered or discarded already, its retention ended, or the key is not one \`faceverify dead-letters list\` printed (check --prefix).`,
+        `faceverify dead-letters: ${printable(key!)} is no dead letter in ${opened.name} (any more): it was redelivered or discarded already, its retention ended, or the key is not one \`faceverify dead-letters list\` printed (check --prefix).`,
       );
       return EXIT.failed;
     }
     io.out(
       action === 'redeliver'
-        ? `${key}: handed back for delivery; your receiver's next sweep delivers it.`
-        : `${key}: discarded.`,
+        ? `${printable(key!)}: handed back for delivery; your receiver's next sweep delivers it.`
+        : `${printable(key!)}: discarded.`,
     );
     return EXIT.ok;
   } catch (error) {
     if (error instanceof RangeError) return usage(error.message);
     io.err(
-      `faceverify dead-letters: ${opened.name} failed: ${(error as Error).message}. Check that ${opened.name === 'Redis' ? 'REDIS_URL' : 'DATABASE_URL'} points at your receiver's store and that it is reachable.`,
+      `faceverify dead-letters: ${opened.name} failed: ${printable((error as Error).message)}. Check that ${opened.variable} points at your receiver's store and that it is reachable.`,
     );
     return EXIT.failed;
   } finally {
@@ -144,8 +150,9 @@ export async function deadLetters(args: string[], io: CliIO): Promise<number> {
   }
 }
 
+/** One line per dead letter, each field escaped: the user id is whatever the sender wrote. */
 function asLine(letter: DeadLetter, withAccount: boolean): string {
-  return [
+  const fields = [
     letter.key,
     letter.externalUserId,
     letter.data.status,
@@ -153,9 +160,10 @@ function asLine(letter: DeadLetter, withAccount: boolean): string {
     letter.receivedAt.toISOString(),
     // A dead letter of no account beside those of accounts (one left from before accounts).
     ...(withAccount ? [letter.account ?? '-'] : []),
-  ].join('\t');
+  ];
+  return fields.map((field) => printable(String(field))).join('\t');
 }
 
 function asJson(letter: DeadLetter): string {
-  return JSON.stringify({ ...letter, receivedAt: letter.receivedAt.toISOString() });
+  return printableJson({ ...letter, receivedAt: letter.receivedAt.toISOString() });
 }

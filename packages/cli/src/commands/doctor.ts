@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
-import { createClient, FaceverifyError, sign } from '@faceverify/core';
-import { type CliIO, EXIT, envSecrets, envValue } from '../cli-io.js';
-import { describeAnswer, postWebhook } from '../post-webhook.js';
+import { createClient, FaceverifyError } from '@faceverify/core';
+import { type Report, report } from '../check-report.js';
+import { type CliIO, EXIT, envSecrets, envValue, usageError } from '../cli-io.js';
 import { diagnoseSignature } from '../signature-diagnosis.js';
-import { webhookBody } from './trigger.js';
+import { checkCallback } from './callback-check.js';
 
 export const DOCTOR_HELP = `usage: faceverify doctor [--callback-url URL]
        faceverify doctor --body FILE --signature HEX
@@ -14,7 +14,11 @@ Checks the environment a receiver runs with:
   - FACEVERIFY_API_KEY is accepted by the service at FACEVERIFY_BASE_URL (and does not look
     swapped with the secret: whsec_… is a secret's prefix, fv_… an API key's);
   - with --callback-url (or FACEVERIFY_CALLBACK_URL), the receiver answers a signed test
-    webhook (for a user no session tracks, so no handler runs on a Receiver with a client).
+    webhook (for a user no session tracks, so no handler runs on a Receiver with a client),
+    and a second one that parsing and serializing the body again would change: a receiver
+    that checks signatures over JSON.stringify(req.body) refuses every real webhook.
+    That proves the receiver and doctor use the same secret, not that it is the one in the
+    service's Settings: --body and --signature on a captured real webhook prove that.
 
 With --body and --signature, says why a captured webhook's signature does not match its
 body: a wrong secret, a body serialized again (key order, whitespace), a trailing newline,
@@ -28,27 +32,6 @@ options:
 
 exit codes: 0 every check passed (or the signature matches), 1 a check failed (or the
 signature does not match), 2 a usage error.`;
-
-interface Report {
-  pass(line: string): void;
-  fail(line: string, fix?: string): void;
-  note(line: string): void;
-  failed: boolean;
-}
-
-function report(io: CliIO): Report {
-  const result: Report = {
-    failed: false,
-    pass: (line) => io.out(`✔ ${line}`),
-    fail: (line, fix) => {
-      result.failed = true;
-      io.out(`✖ ${line}`);
-      if (fix) io.out(`  ${fix}`);
-    },
-    note: (line) => io.out(`! ${line}`),
-  };
-  return result;
-}
 
 const MIN_SECRET_BYTES = 16;
 
@@ -142,16 +125,6 @@ async function checkApiKey(
   }
 }
 
-async function checkCallback(url: string, secret: string, checks: Report): Promise<void> {
-  const body = webhookBody('verified', 'faceverify-doctor', null);
-  const answer = await postWebhook(url, body, await sign(body, secret));
-  const { ok, lines } = describeAnswer(answer);
-  const [first = '', ...rest] = lines;
-  const summary = `the receiver at ${url} answered a signed test webhook: ${first.slice(2)}`;
-  if (ok) checks.pass(summary);
-  else checks.fail(summary, rest.join('\n').trim());
-}
-
 async function diagnose(io: CliIO, file: string, signature: string): Promise<number> {
   const secrets = envSecrets(io);
   if (secrets.length === 0) {
@@ -181,9 +154,7 @@ export async function doctor(args: string[], io: CliIO): Promise<number> {
     return EXIT.ok;
   }
   if ((values.body === undefined) !== (values.signature === undefined)) {
-    io.err('faceverify doctor: --body and --signature go together\n');
-    io.err(DOCTOR_HELP);
-    return EXIT.usage;
+    return usageError(io, 'doctor', '--body and --signature go together');
   }
   if (values.body !== undefined && values.signature !== undefined) {
     return diagnose(io, values.body, values.signature);

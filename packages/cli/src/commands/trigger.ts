@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { sign } from '@faceverify/core';
-import { type CliIO, EXIT, envSecrets } from '../cli-io.js';
+import { type CliIO, EXIT, envSecrets, usageError } from '../cli-io.js';
 import { describeAnswer, postWebhook } from '../post-webhook.js';
+import { printable } from '../printable.js';
 
 export const TRIGGER_HELP = `usage: faceverify trigger --url URL [options]
 
@@ -21,7 +22,7 @@ started: the URL and the secret are right, and nothing was delivered to your han
 a session first (or set untrackedWebhooks: 'deliver') to see your handler run.
 
 exit codes: 0 the receiver answered 2xx, 1 it answered otherwise or could not be reached,
-2 a usage error (this text is printed).`;
+2 a usage error (the reason is printed).`;
 
 /** The body the service would send for this result, field for field. */
 export function webhookBody(
@@ -59,14 +60,14 @@ export async function trigger(args: string[], io: CliIO): Promise<number> {
     return EXIT.ok;
   }
   if (!values.url) {
-    io.err("faceverify trigger: --url is required (the receiver's webhook URL)\n");
-    io.err(TRIGGER_HELP);
-    return EXIT.usage;
+    return usageError(io, 'trigger', "--url is required (the receiver's webhook URL)");
   }
   if (values.status !== 'verified' && values.status !== 'failed') {
-    io.err(`faceverify trigger: --status must be verified or failed, not "${values.status}"\n`);
-    io.err(TRIGGER_HELP);
-    return EXIT.usage;
+    return usageError(
+      io,
+      'trigger',
+      `--status must be verified or failed, not "${printable(values.status)}"`,
+    );
   }
   const [secret] = envSecrets(io);
   if (!secret) {

@@ -1,7 +1,9 @@
 import type { AccountDirectory } from '../accounts/account-directory.js';
+import { checkAccountId } from '../accounts/account-id.js';
 import { accountScope } from '../accounts/account-scope.js';
 import { checkExternalUserId } from '../client/external-user-id.js';
 import type { Log } from '../logging/logger.js';
+import { deriveTokenKey, tokenKeySecrets } from '../token-protection/token-keys.js';
 import type { TokenProtectingStore } from '../token-protection/token-protecting-store.js';
 import type { RefusedBodies } from './refused-bodies.js';
 
@@ -51,4 +53,71 @@ export async function forgetUser(
   context.refusedBodies.forget(externalUserId, account);
   context.log.info("A user's records were erased.", { removed });
   return { removed };
+}
+
+/**
+ * Throws the `TypeError` `receiver.forgetUser(externalUserId, { account })` throws for an id
+ * no store holds (a NUL, a lone surrogate, too long) or an account id that is not one, before
+ * anything is looked up; neither is repeated in the message. A tool that inspects the store
+ * before it erases refuses a request it could never carry out first.
+ */
+export function checkErasureRequest(externalUserId: string, account?: string): void {
+  checkExternalUserId(externalUserId, 'forgetUser()');
+  if (account !== undefined) checkAccountId(account, 'forgetUser()');
+}
+
+/** The keys `tokenKeyIds` derives ids from, as a Receiver is given them. */
+export interface TokenKeySources {
+  /** The webhook signing secrets (`secret`); none on a Receiver of several accounts. */
+  secrets?: readonly string[];
+  /** The dedicated token keys (`tokenKeys`), when set. */
+  tokenKeys?: readonly string[];
+}
+
+/**
+ * The public ids of the token keys a Receiver given `sources` keys records with, in its order:
+ * the first hashes the user ids of records it inserts, and every one is tried by
+ * `forgetUser`. Each sealed text in a store begins with the id of the first key it was sealed
+ * under (`fvt1.<key id>.…`): a record whose id is none of these was keyed by another
+ * configuration, whose user hashes `forgetUser` cannot match. Ids only: a key id is derived
+ * one way from its key, and tells nothing of it. A token key too short is refused as
+ * `createReceiver` refuses it, naming `source`.
+ *
+ * @example
+ * const ids = await tokenKeyIds({ secrets: [process.env.FACEVERIFY_WEBHOOK_SECRET!] });
+ */
+export async function tokenKeyIds(
+  sources: TokenKeySources,
+  source = '`tokenKeys`',
+): Promise<string[]> {
+  const secrets = tokenKeySecrets(sources.tokenKeys, sources.secrets ?? [], source);
+  const keys = await Promise.all(secrets.map(deriveTokenKey));
+  return keys.map((key) => key.id);
+}
+
+/**
+ * The start of one stored record's fields, as the store holds them: enough to tell, without
+ * opening anything, which key keyed the record (the id after the prefix of a sealed text) and
+ * whether its user id is a keyed hash (`u1:<hash>[.<account>]`) or one written in clear before
+ * ids were hashed.
+ */
+export interface StoredRecordHead {
+  /** The stored user id: `u1:<keyed hash>[.<account>]`, or the id in clear on an older record. */
+  user: string;
+  /** The stored token (`fvt1.<key id>.…` once sealed); a closed record keeps none. */
+  token: string | undefined;
+  /** The stored result's JSON text (`{"sealed":"fvr1.<key id>.…"}`), when it holds one. */
+  result: string | undefined;
+}
+
+/**
+ * What a store's read-only count found: whether any of its data is where the store was told
+ * to look (a wrong prefix or schema finds none), and its records counted by the class that
+ * the caller's `classify` gave each.
+ */
+export interface StoredRecordsCount {
+  /** Whether any data of the store is there; false for a wrong prefix or schema. */
+  found: boolean;
+  /** How many records `classify` put in each class; classes of no record are absent. */
+  counts: Map<string, number>;
 }
