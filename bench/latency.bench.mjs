@@ -464,6 +464,22 @@ async function answered(balancer, count, withinMs) {
   return balancer.answers.length;
 }
 
+/** The most answers awaited at once: of `answers`, the most whose times overlap. */
+function mostInFlight(answers) {
+  const changes = answers.flatMap(({ startedAt, ms }) => [
+    [startedAt, 1],
+    [startedAt + ms, -1],
+  ]);
+  changes.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let inFlight = 0;
+  let most = 0;
+  for (const [, change] of changes) {
+    inFlight += change;
+    most = Math.max(most, inFlight);
+  }
+  return most;
+}
+
 /** The sum of each field over `counts` (objects of numbers). */
 function sumOf(counts) {
   const sums = {};
@@ -595,6 +611,7 @@ async function measureConcurrent({ store, setup, settings, core, startEmulator, 
       pastSenderTimeout: ms.filter((x) => x > SENDER_TIMEOUT_MS).length,
       senderGaveUp: emulator.stats().webhooks.failed - failedBefore,
       burstMs: Math.round(burstMs),
+      mostInFlight: mostInFlight(balancer.answers),
       delivered: sumOf(stats.map((instance) => instance.delivered)),
       poolWaitingMax: stats.map((instance) => instance.poolWaitingMax),
       statementsPerAnswer:
@@ -611,7 +628,8 @@ async function measureConcurrent({ store, setup, settings, core, startEmulator, 
     };
     console.log(
       `  ${STORE_NAMES[store]}, ${minMs}-${maxMs} ms per chunk, ${settings.sessions} sessions, ${settings.instances} instances: ` +
-        `p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, max ${row.maxMs} ms; ${row.pastSenderTimeout} of ${count} past ${SENDER_TIMEOUT_MS / 1000} s`,
+        `p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, max ${row.maxMs} ms; ${row.pastSenderTimeout} of ${count} past ${SENDER_TIMEOUT_MS / 1000} s; ` +
+        `at most ${row.mostInFlight} awaited at once, the last answered ${(row.burstMs / 1000).toFixed(1)} s after the completions began`,
     );
     return row;
   } finally {
@@ -725,6 +743,7 @@ async function main() {
           'sessions',
           'instances',
           'answers',
+          'most at once',
           'p50 ms',
           'p99 ms',
           'max ms',
@@ -737,6 +756,7 @@ async function main() {
           String(r.sessions),
           String(r.instances),
           String(r.answers),
+          String(r.mostInFlight),
           String(r.p50Ms),
           String(r.p99Ms),
           String(r.maxMs),

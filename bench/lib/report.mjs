@@ -738,6 +738,7 @@ function latencyConcurrentSection(concurrent) {
   const rows = concurrent.rows.map((r) => [
     `${storeName(r.store)}${r.poolMax ? ` (pool ${int(r.poolMax)}${r.transactional ? ', transactional handler' : ''})` : ''}`,
     int(r.answers),
+    int(r.mostInFlight),
     int(r.p50Ms),
     int(r.p99Ms),
     int(r.maxMs),
@@ -763,6 +764,7 @@ ${mdTable(
   [
     'store',
     'answers',
+    'most awaited at once',
     'p50 ms',
     'p99 ms',
     'max ms',
@@ -771,7 +773,7 @@ ${mdTable(
     'most callers waiting for a connection, per instance',
   ],
   rows,
-  ['l', 'r', 'r', 'r', 'r', 'r', 'l', 'r'],
+  ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'l', 'r'],
 )}
 `;
 }

@@ -6,7 +6,8 @@
 import { createServer, request } from 'node:http';
 
 /**
- * @typedef {{ ms: number, status: number, instance: number }} TimedAnswer
+ * @typedef {{ startedAt: number, ms: number, status: number, instance: number }} TimedAnswer
+ *   `startedAt` is the request's arrival on `performance.now()`
  * @typedef {{ url: string, answers: TimedAnswer[], close(): Promise<void> }} TimingBalancer
  */
 
@@ -24,7 +25,8 @@ export async function startTimingBalancer(targets) {
   const server = createServer((incoming, outgoing) => {
     const started = performance.now();
     const instance = next++ % targets.length;
-    const noted = (status) => answers.push({ ms: performance.now() - started, status, instance });
+    const noted = (status) =>
+      answers.push({ startedAt: started, ms: performance.now() - started, status, instance });
     const target = new URL(incoming.url ?? '/', targets[instance]);
     const forwarded = request(
       target,
