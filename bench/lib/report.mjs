@@ -775,6 +775,26 @@ ${mdTable(
   rows,
   ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'l', 'r'],
 )}
+
+Where an answer's time went: each store method's calls per answer and their mean time as the
+Receiver saw it (waiting for a pooled connection included), and the service's answers to the
+webhooks' confirmations (\`GET /v1/sessions/:token\`, not delayed):
+
+${concurrent.rows
+  .map((r) => {
+    const calls = Object.entries(r.storeCalls)
+      .filter(([, { calls }]) => calls >= r.answers)
+      .map(
+        ([method, { calls, meanMs }]) =>
+          `${method} ${fixed(calls / r.answers, 0)}× ${int(meanMs)} ms`,
+      )
+      .join(', ');
+    const statements = r.statementsPerAnswer
+      ? `; ${fixed(r.statementsPerAnswer, 1)} statements per answer`
+      : '';
+    return `- ${storeName(r.store)}: ${calls}${statements}; the service p50 ${int(r.serviceCalls.p50Ms)} ms.`;
+  })
+  .join('\n')}
 `;
 }
 
