@@ -2,8 +2,9 @@
 // Prints the shape of packages/core/src, to compare the code before and after a restructuring:
 // files and lines per folder, imports and cycles between folders (and files), the names each
 // entry point exports, the `return` statements of the webhook decision and the places in it
-// that name an answer's row, and with `--trace` the source files one webhook runs functions
-// in. Folders are read, never named here, so the same command runs on any layout.
+// that name an answer's row, and with `--trace` what one webhook runs: the source files and
+// functions, the calls V8 counted, the promises made, the timers armed, the Proxy traps and
+// the clock reads. Folders are read, never named here, so the same command runs on any layout.
 //
 // usage: node scripts/core-shape.mjs [--json] [--trace] [--decision <file>[,<file>...]]
 //   --decision  files (relative to packages/core/src) whose returns are counted; by default
@@ -367,26 +368,176 @@ function rowNames(files, options) {
   return { counted: true, type: ROW_TYPE, files: withRows, total: sum(withRows, 'places') };
 }
 
-// --- 5. Files one webhook runs through ---
+// --- 5. What one webhook runs ---
 
 const EXPRESS = join(ROOT, 'packages', 'express');
+const PACKAGES_URL = `${pathToFileURL(join(ROOT, 'packages')).href}/`;
 const SETTLE_MS = 200;
 const TRACE_SECRET = 'whsec_core_shape_trace_0123456789abcdef';
+/**
+ * A class keeping many timers on one platform timer, and its methods that start and cancel
+ * one of them; counted when src declares and exports it. Each start is a timer armed, as a
+ * reader counts them; the platform timer it sets to wake itself is counted apart.
+ */
+const TIMER_POOL = { className: 'FixedDelayTimers', start: 'start', cancel: 'cancel' };
+
+/** The file under src declaring TIMER_POOL's class, as a URL, or undefined. */
+function timerPoolUrl(files) {
+  const declaration = new RegExp(`\\bclass\\s+${TIMER_POOL.className}\\b`);
+  const file = files
+    .filter((name) => CODE_FILE.test(name))
+    .find((name) => declaration.test(readFileSync(join(SRC, name), 'utf8')));
+  return file && pathToFileURL(join(SRC, file)).href;
+}
 
 // Runs in packages/express, so `@faceverify/*` and `express` resolve as that package's
 // dependencies, through the source condition to packages/*/src. Both deliveries are signed
 // before any measurement, so signing is not counted. v8.takeCoverage() resets V8's counters
 // each time it writes a report: the report written right after the measured answer holds the
 // counts of that request alone, the next one what ran in the SETTLE_MS after it.
-const CHILD = `
+//
+// Probes are installed before any package is loaded, so that what src captures at load
+// (`Date.now` as a default, `Proxy`) is the probe. While a window is open each notes an event
+// with the files under packages/*/src on the stack: a promise created (an async_hooks `init`
+// of type PROMISE, with or without such a file), a clock read (`Date.now`,
+// `performance.now`), a platform timer set or cleared, a start or cancel of TIMER_POOL, a trap
+// of a Proxy that src made. The request is sent with node:http's callbacks, which make no
+// promise, so the promises of the window are the server's.
+const childScript = (poolUrl) => `
+import { createHook } from 'node:async_hooks';
 import { once } from 'node:events';
 import { readdirSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import v8 from 'node:v8';
-import { createReceiver, MemoryStore } from '@faceverify/core';
-import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
-import { verificationWebhook } from '@faceverify/express';
-import express from 'express';
+
+const PACKAGES = ${JSON.stringify(PACKAGES_URL)};
+const POOL = ${JSON.stringify(poolUrl ? { url: poolUrl, ...TIMER_POOL } : null)};
+
+/** The events of the open window, or undefined when none is open. */
+let events;
+
+/** The call sites on the stack above \`below\`. */
+function stack(below) {
+  const { prepareStackTrace, stackTraceLimit } = Error;
+  Error.prepareStackTrace = (_, sites) => sites;
+  Error.stackTraceLimit = 200;
+  const holder = {};
+  Error.captureStackTrace(holder, below);
+  // Read before restoring: V8 formats the stack when it is first read.
+  const sites = holder.stack;
+  Error.prepareStackTrace = prepareStackTrace;
+  Error.stackTraceLimit = stackTraceLimit;
+  return sites;
+}
+
+/** The files under packages/<name>/src on the stack, innermost first. */
+function srcFrames(sites = stack(srcFrames)) {
+  const files = [];
+  for (const site of sites) {
+    const name = site.getFileName() ?? '';
+    const url = name.startsWith('/') ? pathToFileURL(name).href : name;
+    if (!url.startsWith(PACKAGES)) continue;
+    const path = url.slice(PACKAGES.length);
+    if (path.split('/')[1] === 'src') files.push('packages/' + path);
+  }
+  return files;
+}
+
+/** Notes an event: \`at\` the innermost src file, \`from\` the next src file that is another. */
+function note(kind, detail, frames = srcFrames()) {
+  const at = frames[0];
+  events.push({ kind, detail, at, from: frames.find((file) => file !== at), frames });
+}
+
+/** Whether the innermost code on the stack outside Node is this script: its own awaits. */
+const isOwn = (sites) =>
+  sites.find((site) => !(site.getFileName() ?? 'node:').startsWith('node:'))?.getFileName() ===
+  import.meta.url;
+
+createHook({
+  init: function countPromise(_id, type) {
+    if (!events || type !== 'PROMISE') return;
+    const sites = stack(countPromise);
+    if (!isOwn(sites)) note('promise', undefined, srcFrames(sites));
+  },
+}).enable();
+
+const readClock = (read, detail) =>
+  function now() {
+    if (events) {
+      const frames = srcFrames();
+      if (frames.length > 0) note('clock', detail, frames);
+    }
+    return read();
+  };
+Date.now = readClock(Date.now, 'Date.now');
+performance.now = readClock(performance.now.bind(performance), 'performance.now');
+
+const timers = createRequire(import.meta.url)('node:timers');
+for (const name of ['setTimeout', 'setInterval', 'clearTimeout', 'clearInterval']) {
+  const platform = globalThis[name];
+  const counted = function (...args) {
+    if (events) {
+      const frames = srcFrames();
+      if (frames.length > 0) note(name.startsWith('set') ? 'timer' : 'timer-cleared', name, frames);
+    }
+    return platform.apply(this, args);
+  };
+  if (platform[promisify.custom]) counted[promisify.custom] = platform[promisify.custom];
+  globalThis[name] = counted;
+  timers[name] = counted;
+}
+syncBuiltinESMExports();
+
+const TRAPS = ['apply', 'construct', 'defineProperty', 'deleteProperty', 'get',
+  'getOwnPropertyDescriptor', 'getPrototypeOf', 'has', 'isExtensible', 'ownKeys',
+  'preventExtensions', 'set', 'setPrototypeOf'];
+const PlatformProxy = Proxy;
+/** The handler of a Proxy made in src with each trap counted, noted at the file that made it. */
+function countedHandler(handler) {
+  const madeIn = srcFrames()[0];
+  if (madeIn === undefined) return handler;
+  const counted = {};
+  for (const trap of TRAPS) {
+    const run = handler[trap];
+    if (typeof run !== 'function') continue;
+    counted[trap] = function (...args) {
+      if (events) note('proxy-trap', trap, [madeIn, ...srcFrames()]);
+      return run.apply(handler, args);
+    };
+  }
+  return counted;
+}
+function CountedProxy(target, handler) {
+  if (new.target === undefined) throw new TypeError("Constructor Proxy requires 'new'");
+  return new PlatformProxy(target, countedHandler(handler));
+}
+CountedProxy.revocable = (target, handler) =>
+  PlatformProxy.revocable(target, countedHandler(handler));
+globalThis.Proxy = CountedProxy;
+
+let poolCounted = false;
+if (POOL) {
+  const pool = (await import(POOL.url))[POOL.className]?.prototype;
+  for (const [method, kind] of [[POOL.start, 'pool-start'], [POOL.cancel, 'pool-cancel']]) {
+    const run = pool?.[method];
+    if (typeof run !== 'function') continue;
+    pool[method] = function (...args) {
+      if (events) note(kind, POOL.className);
+      return run.apply(this, args);
+    };
+    poolCounted = true;
+  }
+}
+
+const { createReceiver, MemoryStore } = await import('@faceverify/core');
+const { fixturePayload, signedDelivery } = await import('@faceverify/core/testing');
+const { verificationWebhook } = await import('@faceverify/express');
+const { default: express } = await import('express');
 
 const secret = ${JSON.stringify(TRACE_SECRET)};
 const delivered = [];
@@ -403,11 +554,25 @@ const url = 'http://127.0.0.1:' + server.address().port + '/webhooks/verificatio
 const sign = (user) => signedDelivery(fixturePayload({ external_user_id: user }), { secret });
 const warmUp = await sign('user_warm_up');
 const measured = await sign('user_measured');
-const send = async (delivery) => {
-  const answer = await fetch(url, { method: 'POST', headers: delivery.headers, body: delivery.text });
-  await answer.text();
-  return answer.status;
-};
+const agent = new Agent({ keepAlive: true });
+/** Sends a delivery, noting events in \`window\` from sending it to the end of its answer. */
+const send = (delivery, window) =>
+  new Promise((resolve, reject) => {
+    events = window;
+    const headers = { ...delivery.headers, 'content-length': delivery.body.byteLength };
+    const sent = request(url, { method: 'POST', headers, agent }, (answer) => {
+      answer.resume();
+      answer.on('end', () => {
+        events = undefined;
+        resolve(answer.statusCode);
+      });
+    });
+    sent.on('error', (error) => {
+      events = undefined;
+      reject(error);
+    });
+    sent.end(delivery.body);
+  });
 const reports = new Set(readdirSync(process.env.NODE_V8_COVERAGE));
 const takeReport = () => {
   v8.takeCoverage();
@@ -415,27 +580,43 @@ const takeReport = () => {
   added.forEach((name) => reports.add(name));
   return added;
 };
-const warmUpStatus = await send(warmUp);
+const warmUpStatus = await send(warmUp, undefined);
 takeReport();
-const status = await send(measured);
-const request = takeReport();
-await sleep(${SETTLE_MS});
+const requestEvents = [];
+const status = await send(measured, requestEvents);
+const requestReport = takeReport();
+const settleEvents = [];
+const settling = sleep(${SETTLE_MS});
+events = settleEvents;
+await settling;
+events = undefined;
 const settle = takeReport();
-// fetch keeps its connection alive; closing it lets the process exit now.
+agent.destroy();
 server.closeAllConnections();
 server.close();
-console.log(JSON.stringify({ warmUpStatus, status, delivered, request, settle }));
+console.log(JSON.stringify({
+  warmUpStatus, status, delivered, request: requestReport, settle, poolCounted,
+  events: { request: requestEvents, settle: settleEvents },
+}));
 `;
 
-function runChild(coverageDir) {
+function runChild(coverageDir, poolUrl) {
   return spawnSync(
     process.execPath,
-    [`--conditions=${SOURCE_CONDITION}`, '--import', 'tsx', '--input-type=module', '-e', CHILD],
+    [
+      `--conditions=${SOURCE_CONDITION}`,
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      childScript(poolUrl),
+    ],
     {
       cwd: EXPRESS,
       env: { ...process.env, NODE_V8_COVERAGE: coverageDir },
       encoding: 'utf8',
       timeout: 60_000,
+      maxBuffer: 64 * 1024 * 1024,
     },
   );
 }
@@ -462,44 +643,116 @@ function unmeasurable(child, result) {
 }
 
 /**
- * Functions that ran per source file of packages/*, from one coverage report. esbuild's
- * `__name` helper, which tsx adds to each compiled file, is not source and is left out. A
- * module's own top-level code counts only when the module was evaluated during the report's
- * window, which is listed apart.
+ * Functions that ran, and the calls V8 counted of them, per source file of packages/*, from
+ * one coverage report. esbuild's `__name` helper, which tsx adds to each compiled file, is not
+ * source and is left out. A module's own top-level code counts only when the module was
+ * evaluated during the report's window, which is listed apart.
  */
 function functionsRan(reportPath) {
-  const packagesUrl = pathToFileURL(join(ROOT, 'packages')).href;
   const files = [];
   const evaluated = [];
   for (const script of JSON.parse(readFileSync(reportPath, 'utf8')).result) {
-    const path =
-      script.url.startsWith(`${packagesUrl}/`) && script.url.slice(packagesUrl.length + 1);
+    const path = script.url.startsWith(PACKAGES_URL) && script.url.slice(PACKAGES_URL.length);
     if (!path || !/^[^/]+\/src\//.test(path)) continue;
     const ran = script.functions.filter(
       (fn) => fn.ranges[0].count > 0 && fn.functionName !== '__name',
     );
-    const topLevel = ran.filter((fn) => fn.ranges[0].startOffset === 0 && fn.functionName === '');
-    if (topLevel.length > 0) evaluated.push(`packages/${path}`);
-    const functions = ran.length - topLevel.length;
-    if (functions > 0) files.push({ file: `packages/${path}`, functions });
+    const isTopLevel = (fn) => fn.ranges[0].startOffset === 0 && fn.functionName === '';
+    if (ran.some(isTopLevel)) evaluated.push(`packages/${path}`);
+    const own = ran.filter((fn) => !isTopLevel(fn));
+    const calls = own.reduce((total, fn) => total + fn.ranges[0].count, 0);
+    if (own.length > 0) files.push({ file: `packages/${path}`, functions: own.length, calls });
   }
   files.sort((a, b) => a.file.localeCompare(b.file));
   return { files, evaluated: evaluated.sort() };
 }
 
-function trace() {
+/** Events grouped by `keyOf` (fields of the row), most first, as `{ ...fields, count }`. */
+function countBy(events, keyOf) {
+  const rows = new Map();
+  for (const event of events) {
+    const fields = keyOf(event);
+    const key = JSON.stringify(fields);
+    const row = rows.get(key) ?? { ...fields, count: 0 };
+    row.count += 1;
+    rows.set(key, row);
+  }
+  return [...rows.values()].sort(
+    (a, b) => b.count - a.count || JSON.stringify(a).localeCompare(JSON.stringify(b)),
+  );
+}
+
+/** The probes' events of one window as counts, each with where in src they happened. */
+function probeCounts(events, poolUrl, poolCounted) {
+  const of = (kind) => events.filter((event) => event.kind === kind);
+  const promises = of('promise');
+  const inSrc = promises.filter((event) => event.at !== undefined);
+  const poolFile = poolUrl && `packages/${poolUrl.slice(PACKAGES_URL.length)}`;
+  // A platform timer set or cleared by the pool itself wakes it; its entries are the timers.
+  const byPool = (event) => event.frames.includes(poolFile);
+  const entries = of('pool-start');
+  const platform = of('timer').filter((event) => !byPool(event));
+  const cleared = of('timer-cleared').filter((event) => !byPool(event));
+  const clock = of('clock');
+  const traps = of('proxy-trap');
+  const where = ({ at, from }) => ({ at, from: from ?? null });
+  return {
+    promises: {
+      total: promises.length,
+      inSrc: inSrc.length,
+      byFile: countBy(inSrc, ({ at }) => ({ at })),
+    },
+    timers: {
+      pool: poolFile
+        ? { className: TIMER_POOL.className, file: poolFile, counted: poolCounted }
+        : null,
+      armed: entries.length + platform.length,
+      poolEntries: entries.length,
+      platform: platform.length,
+      poolWakeUps: of('timer').length - platform.length,
+      cancelled: of('pool-cancel').length + cleared.length,
+      byFile: countBy([...entries, ...platform], (event) => ({
+        ...where(event),
+        how: event.detail,
+      })),
+    },
+    proxyTraps: {
+      total: traps.length,
+      byProxy: countBy(traps, (event) => ({ madeIn: event.at, trap: event.detail })),
+    },
+    clockReads: {
+      total: clock.length,
+      byFile: countBy(clock, (event) => ({ ...where(event), how: event.detail })),
+    },
+  };
+}
+
+function trace(poolUrl) {
   if (!existsSync(EXPRESS)) return { measured: false, reason: 'packages/express does not exist' };
   const coverageDir = mkdtempSync(join(tmpdir(), 'core-shape-coverage-'));
   try {
-    const child = runChild(coverageDir);
+    const child = runChild(coverageDir, poolUrl);
     const lastLine = child.stdout?.trim().split('\n').pop();
     const result = lastLine?.startsWith('{') ? JSON.parse(lastLine) : undefined;
     const reason = unmeasurable(child, result);
     if (reason) return { measured: false, reason };
     const request = functionsRan(join(coverageDir, result.request[0]));
     const settle = functionsRan(join(coverageDir, result.settle[0]));
-    const functions = sum(request.files, 'functions');
-    return { measured: true, ...request, functions, settleMs: SETTLE_MS, afterAnswer: settle };
+    const settleProbes = probeCounts(result.events.settle, poolUrl, result.poolCounted);
+    return {
+      measured: true,
+      ...request,
+      functions: sum(request.files, 'functions'),
+      calls: sum(request.files, 'calls'),
+      ...probeCounts(result.events.request, poolUrl, result.poolCounted),
+      settleMs: SETTLE_MS,
+      afterAnswer: {
+        ...settle,
+        promisesInSrc: settleProbes.promises.inSrc,
+        timersArmed: settleProbes.timers.armed,
+        clockReads: settleProbes.clockReads.total,
+      },
+    };
   } finally {
     rmSync(coverageDir, { recursive: true, force: true });
   }
@@ -576,8 +829,42 @@ function printRowNames({ counted, type, files, total }) {
   console.log(`  total: ${total} in ${count} top-level declarations of ${files.length} files`);
 }
 
+/** `file` without the packages/ prefix every traced file has, `(none)` when undefined. */
+function short(file) {
+  return file === undefined || file === null ? '(none)' : file.replace(/^packages\//, '');
+}
+
+/** `at` and, when another src file called into it, `at <- from`. */
+function site({ at, from }) {
+  return from ? `${short(at)} <- ${short(from)}` : short(at);
+}
+
+function printProbes(traced) {
+  const { promises, timers, proxyTraps, clockReads } = traced;
+  console.log(
+    `  promises created: ${promises.total} (async_hooks init of type PROMISE), ${promises.inSrc} with a packages/*/src file on the stack; per innermost such file:`,
+  );
+  for (const { at, count } of promises.byFile) console.log(`    ${short(at)}: ${count}`);
+  const pool = timers.pool
+    ? `${timers.poolEntries} ${timers.pool.className} entries${timers.pool.counted ? '' : ' (not counted: its class is not exported)'}, `
+    : '';
+  console.log(
+    `  timers armed: ${timers.armed} (${pool}${timers.platform} setTimeout/setInterval), ${timers.cancelled} cancelled` +
+      (timers.pool
+        ? `; platform timers set or cleared to wake ${timers.pool.className}, not counted: ${timers.poolWakeUps}`
+        : ''),
+  );
+  for (const row of timers.byFile) console.log(`    ${row.how} from ${site(row)}: ${row.count}`);
+  console.log(`  Proxy traps: ${proxyTraps.total} (traps of Proxies made in src)`);
+  for (const { madeIn, trap, count } of proxyTraps.byProxy) {
+    console.log(`    ${trap} of the Proxy made in ${short(madeIn)}: ${count}`);
+  }
+  console.log(`  clock reads: ${clockReads.total} (Date.now and performance.now called from src)`);
+  for (const row of clockReads.byFile) console.log(`    ${row.how} in ${site(row)}: ${row.count}`);
+}
+
 function printTrace(traced) {
-  console.log('\nFiles one webhook runs through (--trace)');
+  console.log('\nWhat one webhook runs (--trace)');
   if (!traced.measured) {
     console.log(`  not measured: ${traced.reason}`);
     return;
@@ -586,15 +873,26 @@ function printTrace(traced) {
   console.log(
     '  over loopback HTTP after a warm-up webhook; V8 coverage from sending it to its answer;',
   );
-  console.log('  functions as V8 counts them in tsx output (anonymous ones included), per file:');
-  for (const { file, functions } of traced.files) console.log(`  ${file}: ${functions}`);
-  console.log(`  ${traced.files.length} files, ${traced.functions} functions`);
+  console.log(
+    '  functions as V8 counts them in tsx output (anonymous ones included) and their calls, per file:',
+  );
+  for (const { file, functions, calls } of traced.files) {
+    console.log(`  ${file}: ${functions} functions, ${calls} calls`);
+  }
+  console.log(
+    `  ${traced.files.length} files, ${traced.functions} functions, ${traced.calls} calls`,
+  );
   const evaluated = traced.evaluated.length > 0 ? traced.evaluated.join(', ') : 'none';
   console.log(`  modules first evaluated during the request: ${evaluated}`);
-  const after = traced.afterAnswer.files.map(({ file, functions }) => `${file} (${functions})`);
-  const afterText = after.length > 0 ? after.join(', ') : 'nothing in packages/*/src';
+  printProbes(traced);
+  const after = traced.afterAnswer;
+  const ran = after.files.map(({ file, functions }) => `${file} (${functions})`);
+  const ranText = ran.length > 0 ? ran.join(', ') : 'nothing in packages/*/src';
   console.log(
-    `  ran in the ${traced.settleMs} ms after the answer (not counted above): ${afterText}`,
+    `  ran in the ${traced.settleMs} ms after the answer (not counted above): ${ranText}`,
+  );
+  console.log(
+    `    with ${after.promisesInSrc} promises made in src, ${after.timersArmed} timers armed, ${after.clockReads} clock reads`,
   );
 }
 
@@ -606,7 +904,7 @@ const shape = {
   exports: exportedNames(options),
   returns: returnPoints(files),
   rowNames: rowNames(files, options),
-  ...(values.trace ? { trace: trace() } : {}),
+  ...(values.trace ? { trace: trace(timerPoolUrl(files)) } : {}),
 };
 
 if (values.json) {

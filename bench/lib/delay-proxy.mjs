@@ -15,10 +15,16 @@ import { createConnection, createServer } from 'node:net';
  * `delayMs` more, however many requests share it, as on a network whose round trip is that
  * long; `turns()` counts the turns of every connection so far.
  *
- * @param {{ targetPort: number, delayMs: number }} options
+ * With `perChunk`, every chunk a client sends is held a delay of its own, drawn from
+ * `delayMs` when that is a function, and never passes the one before it: a network whose
+ * latency varies from packet to packet (a store in another region), where a request written
+ * in several chunks may wait longer than one delay.
+ *
+ * @param {{ targetPort: number, delayMs: number | (() => number), perChunk?: boolean }} options
  * @returns {Promise<DelayProxy>}
  */
-export async function startDelayProxy({ targetPort, delayMs }) {
+export async function startDelayProxy({ targetPort, delayMs, perChunk = false }) {
+  const delayOf = typeof delayMs === 'function' ? delayMs : () => delayMs;
   const sockets = new Set();
   let turns = 0;
   const listener = createServer((client) => {
@@ -39,11 +45,13 @@ export async function startDelayProxy({ targetPort, delayMs }) {
       if (queue.length > 0) timer = setTimeout(flush, queue[0].at - now);
     };
     client.on('data', (chunk) => {
-      if (!turnOpen) {
+      const newTurn = !turnOpen;
+      if (newTurn) {
         turnOpen = true;
         turns++;
-        releaseAt = performance.now() + delayMs;
       }
+      // Never earlier than the chunk before: the bytes of a connection stay in order.
+      if (newTurn || perChunk) releaseAt = Math.max(releaseAt, performance.now() + delayOf());
       queue.push({ chunk, at: releaseAt });
       timer ??= setTimeout(flush, Math.max(0, releaseAt - performance.now()));
     });
