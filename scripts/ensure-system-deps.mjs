@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The test suite talks to a real redis-server, PostgreSQL, nats-server and RabbitMQ, runs a
 // Python consumer, and drives a real Chromium. This installs them from Debian's packages when
-// they are missing and we may (root with apt-get), and otherwise says exactly what to install. Tests never skip silently because one is absent.
+// they are missing and we may (root with apt-get), and otherwise says exactly what to install.
+// Tests never skip silently because one is absent.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
