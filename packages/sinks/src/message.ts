@@ -24,6 +24,7 @@ export interface MessageOptions {
 export interface SinkMessage {
   /** `event.id`: the same on every delivery of this result. Deduplicate by it. */
   id: string;
+  /** What the message is: a verification's result. */
   type: 'verification.completed';
   /** How the result reached faceverify: the signed webhook, or the polling fallback. */
   source: 'webhook' | 'poll';

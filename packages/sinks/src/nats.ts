@@ -6,6 +6,7 @@ import { sinkFailure } from './sink-error.js';
 
 /** What the sink needs of a JetStream client: `jetstream(connection)` of `@nats-io/jetstream`. */
 export interface JetStreamPublisher {
+  /** Publishes to a stream and resolves with its acknowledgement. */
   publish(
     subject: string,
     payload?: string | Uint8Array,

@@ -4,6 +4,7 @@ import { SinkError, sinkFailure } from './sink-error.js';
 
 /** What the outbox writes through: the store's transaction (a `pg` `PoolClient`, or PGlite's). */
 export interface OutboxTransaction {
+  /** Runs one statement with its parameters in the transaction. */
   query(text: string, values?: unknown[]): Promise<unknown>;
 }
 

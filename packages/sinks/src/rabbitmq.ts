@@ -20,6 +20,7 @@ export interface RabbitMqSinkOptions extends MessageOptions {
 
 /** A `verification.completed` handler publishing to RabbitMQ, and `close()` to end its connection. */
 export interface RabbitMqSink {
+  /** Publishes one result; register the sink itself as the handler. */
   (event: VerificationCompletedEvent): Promise<void>;
   /** Closes the sink's connection; a result arriving after it throws `SinkError`. */
   close(): Promise<void>;

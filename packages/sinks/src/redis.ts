@@ -8,6 +8,7 @@ import { sinkFailure } from './sink-error.js';
  * client is the application's, so the sink adds no command to it.
  */
 export interface RedisScriptClient {
+  /** `EVAL`: runs the sink's script with its keys and arguments. */
   eval(script: string, numKeys: number, ...args: (string | number)[]): Promise<unknown>;
 }
 
