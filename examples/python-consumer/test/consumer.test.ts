@@ -75,8 +75,8 @@ it('a Python consumer reads the results the Redis sink added, each once, and ski
   // A copy of the first result (as a stream could hold once its deduplication key expired),
   // read by this consumer before it stopped without acknowledging it: on restart it reads
   // its pending entries first, and skips the copy by its id.
-  const [[, fields]] = (await redis.xrange(STREAM, '-', '+', 'COUNT', 1)) as [string, string[]][];
-  await redis.xadd(STREAM, '*', ...fields);
+  const [first] = (await redis.xrange(STREAM, '-', '+', 'COUNT', 1)) as [string, string[]][];
+  await redis.xadd(STREAM, '*', ...(first?.[1] ?? []));
   await redis.xreadgroup('GROUP', 'backend', 'consumer-1', 'COUNT', 1, 'STREAMS', STREAM, '>');
   expect(await consume()).toEqual([`duplicate skipped ${ids[0]}`]);
   expect(await redis.xpending(STREAM, 'backend')).toEqual([0, null, null, null]);

@@ -23,7 +23,7 @@ function base64(bytes: ArrayBuffer): string {
   return btoa(binary);
 }
 
-function secretKey(secret: string): Uint8Array {
+function secretKey(secret: string): Uint8Array<ArrayBuffer> {
   const fail = () =>
     new ConfigurationError(
       'httpForwardSink: `secret` must be a Standard Webhooks secret: `whsec_` followed by base64 (e.g. from `openssl rand -base64 32`).',
