@@ -38,6 +38,8 @@ const LONGEST = [
   'packages/simulation/test/real-stores.test.ts',
   'packages/postgres/test/round-trips.test.ts',
   'packages/reliability/test/process-restart.test.ts',
+  // Starts a RabbitMQ node twice (~10 s each).
+  'packages/sinks/test/rabbitmq.test.ts',
 ];
 
 class LongestFirst extends BaseSequencer {

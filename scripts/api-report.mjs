@@ -46,6 +46,17 @@ const PACKAGES = [
       { report: 'postgres-pglite', dts: 'dist/pglite.d.ts' },
     ],
   },
+  {
+    dir: 'packages/sinks',
+    entries: [
+      { report: 'sinks', dts: 'dist/index.d.ts' },
+      { report: 'sinks-redis', dts: 'dist/redis.d.ts' },
+      { report: 'sinks-nats', dts: 'dist/nats.d.ts' },
+      { report: 'sinks-rabbitmq', dts: 'dist/rabbitmq.d.ts' },
+      { report: 'sinks-postgres', dts: 'dist/postgres.d.ts' },
+      { report: 'sinks-http', dts: 'dist/http.d.ts' },
+    ],
+  },
   { dir: 'packages/cloudflare', entries: [{ report: 'cloudflare', dts: 'dist/index.d.ts' }] },
   { dir: 'packages/emulator', entries: [{ report: 'emulator', dts: 'dist/index.d.ts' }] },
   { dir: 'packages/cli', entries: [{ report: 'cli', dts: 'dist/index.d.ts' }] },

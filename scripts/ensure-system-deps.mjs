@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// The test suite talks to a real redis-server and a real PostgreSQL, and drives a real
-// Chromium. This installs them from Debian's packages when they are missing and we may (root with apt-get), and otherwise
-// says exactly what to install. Tests never skip silently because one is absent.
+// The test suite talks to a real redis-server, PostgreSQL, nats-server and RabbitMQ, runs a
+// Python consumer, and drives a real Chromium. This installs them from Debian's packages when
+// they are missing and we may (root with apt-get), and otherwise says exactly what to install.
+// Tests never skip silently because one is absent.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +13,23 @@ const needs = [
   // Tests start clusters of their own with initdb and postgres, which Debian keeps in
   // /usr/lib/postgresql/<major>/bin rather than on PATH.
   { what: 'PostgreSQL', present: postgresInstalled, pkg: 'postgresql' },
+  // The sinks' tests publish to a real NATS JetStream and a real RabbitMQ node; the Python
+  // consumer example's test reads a Redis stream with redis-py.
+  { what: 'nats-server', present: () => onPath('nats-server'), pkg: 'nats-server' },
+  {
+    what: 'RabbitMQ',
+    present: () => existsSync('/usr/lib/rabbitmq/bin/rabbitmq-server') || onPath('rabbitmq-server'),
+    pkg: 'rabbitmq-server',
+  },
+  { what: 'python3 with redis-py', present: () => pythonImports('redis'), pkg: 'python3-redis' },
 ];
+
+// Debian's python3-* packages install for the system's interpreter, which the example's test
+// runs, whatever else (pyenv) comes first on PATH.
+function pythonImports(module) {
+  const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+  return spawnSync(python, ['-c', `import ${module}`], { stdio: 'ignore' }).status === 0;
+}
 
 function postgresInstalled() {
   const root = '/usr/lib/postgresql';
