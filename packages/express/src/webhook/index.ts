@@ -1,11 +1,7 @@
-import {
-  type VerificationWebhookFactory,
-  webhookMiddleware,
-  writeNodeAnswer,
-} from '@faceverify/core/adapter';
-import { readWebhookBody } from '../raw-body/read-webhook-body.js';
-import { fullPath, isRouteHandler } from './mounting.js';
+import { type VerificationWebhookFactory, webhookMiddleware } from '@faceverify/core/adapter';
+import type { NextFunction, Request, Response } from 'express';
 import type { VerificationWebhookOptions } from './options.js';
+import { expressPlatform } from './platform.js';
 import type { VerificationWebhookMiddleware } from './types.js';
 
 /**
@@ -37,24 +33,7 @@ import type { VerificationWebhookMiddleware } from './types.js';
 export const verificationWebhook: VerificationWebhookFactory<
   VerificationWebhookMiddleware,
   VerificationWebhookOptions
-> = webhookMiddleware<VerificationWebhookMiddleware, VerificationWebhookOptions>(
-  (self, req, res, next) => ({
-    method: req.method,
-    headers: req.headers,
-    request: req,
-    // Express 5 gives a wildcard's segments as a list: an account is one segment.
-    routeParam: (name) => {
-      const value: unknown = req.params?.[name];
-      return typeof value === 'string' ? value : undefined;
-    },
-    isRouted: () => isRouteHandler(req, self),
-    path: () => fullPath(req),
-    readBody: (limit, signal) => readWebhookBody(req, limit, signal),
-    keep: (event) => Object.assign(req, { verification: event }),
-    next,
-    respond: (answer, close) => writeNodeAnswer(res, answer, close),
-    // Express 4 ignores returned promises: failures (such as a response already sent by
-    // someone else) go to the app's error handler explicitly.
-    fail: next,
-  }),
+> = webhookMiddleware(
+  expressPlatform,
+  (webhook) => (req: Request, res: Response, next: NextFunction) => webhook.handle(req, res, next),
 );

@@ -1,14 +1,8 @@
-import {
-  lazyWaitUntil,
-  nodeIncomingOf,
-  toFetchResponse,
-  type VerificationWebhookFactory,
-  webhookMiddleware,
-} from '@faceverify/core/adapter';
-import { readWebhookBody } from '../body/read-webhook-body.js';
-import { isRouteHandler } from './mounting.js';
+import { type VerificationWebhookFactory, webhookMiddleware } from '@faceverify/core/adapter';
+import type { Context, Next } from 'hono';
 import type { VerificationWebhookOptions } from './options.js';
-import type { VerificationWebhookMiddleware } from './types.js';
+import { honoPlatform } from './platform.js';
+import type { VerificationEnv, VerificationWebhookMiddleware } from './types.js';
 
 /**
  * Hono middleware that receives the signed `verification.completed` webhook on Node, Bun,
@@ -41,22 +35,7 @@ import type { VerificationWebhookMiddleware } from './types.js';
 export const verificationWebhook: VerificationWebhookFactory<
   VerificationWebhookMiddleware,
   VerificationWebhookOptions
-> = webhookMiddleware<VerificationWebhookMiddleware, VerificationWebhookOptions>(
-  (_self, c, next) => ({
-    method: c.req.method,
-    // On @hono/node-server, Node's headers as parsed: `c.req.raw.headers` would build Fetch
-    // Headers for every webhook.
-    headers: nodeIncomingOf(c.env)?.headers ?? c.req.raw.headers,
-    request: c,
-    routeParam: (name) => c.req.param(name),
-    isRouted: () => isRouteHandler(c),
-    path: () => c.req.path,
-    readBody: (limit, signal) => readWebhookBody(c, limit, signal),
-    // Read only when work outlives the response: Hono throws (building an Error) on every
-    // read where the runtime has no execution context (Node, Bun, Deno).
-    waitUntil: lazyWaitUntil(() => c.executionCtx),
-    keep: (event) => c.set('verification', event),
-    next,
-    respond: (answer, close) => toFetchResponse(answer, close),
-  }),
+> = webhookMiddleware(
+  honoPlatform,
+  (webhook) => (c: Context<VerificationEnv>, next: Next) => webhook.handle(c, c, next),
 );

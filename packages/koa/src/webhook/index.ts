@@ -1,8 +1,7 @@
 import { type VerificationWebhookFactory, webhookMiddleware } from '@faceverify/core/adapter';
-import { readWebhookBody } from '../raw-body/read-webhook-body.js';
-import { writeAnswer } from '../response/write-answer.js';
-import { isRouteHandler } from './mounting.js';
+import type { Context, Next } from 'koa';
 import type { VerificationWebhookOptions } from './options.js';
+import { koaPlatform } from './platform.js';
 import type { VerificationWebhookMiddleware } from './types.js';
 
 /**
@@ -36,19 +35,7 @@ import type { VerificationWebhookMiddleware } from './types.js';
 export const verificationWebhook: VerificationWebhookFactory<
   VerificationWebhookMiddleware,
   VerificationWebhookOptions
-> = webhookMiddleware<VerificationWebhookMiddleware, VerificationWebhookOptions>(
-  (self, ctx, next) => ({
-    method: ctx.method,
-    headers: ctx.req.headers,
-    request: ctx,
-    // @koa/router's parameters of the route it matched.
-    routeParam: (name) => (ctx as { params?: Record<string, string> }).params?.[name],
-    isRouted: () => isRouteHandler(ctx, self),
-    // Koa throws on a request line it cannot parse as a URL; the pipeline passes it on.
-    path: () => ctx.path,
-    readBody: (limit, signal) => readWebhookBody(ctx, limit, signal),
-    keep: (event) => Object.assign(ctx.state, { verification: event }),
-    next,
-    respond: (answer, close) => writeAnswer(ctx, answer, close),
-  }),
+> = webhookMiddleware(
+  koaPlatform,
+  (webhook) => (ctx: Context, next: Next) => webhook.handle(ctx, ctx, next),
 );
