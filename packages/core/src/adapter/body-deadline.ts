@@ -1,5 +1,5 @@
 import { FixedDelayTimers, type PendingTimer } from '../clock/fixed-delay-timers.js';
-import { type BodyRead, failedRead, settledRead } from './body-read.js';
+import { ABORTED_BODY, type BodyRead, SIZE_MISMATCH_BODY, UNREADABLE_BODY } from './body-read.js';
 import type { Timers } from './timers.js';
 import type { WebhookPlatform } from './webhook-platform.js';
 
@@ -30,13 +30,11 @@ export function createBodyDeadline(ms: number, timers: Timers) {
   // Elsewhere the deadlines of all reads share one timer: a platform timer set and cleared
   // for every request costs more than the rest of reading a small body.
   const shared = workers ? undefined : new FixedDelayTimers(timers, ms);
-  const start = (callback: () => void) =>
-    shared?.start(callback) ?? timers.setTimeout(callback, ms);
-  const cancel = (handle: unknown) => {
+
+  /** A read ended before its deadline: its timer is cancelled, its signal kept for another. */
+  const ended = (handle: unknown, controller: AbortController) => {
     if (shared) shared.cancel(handle as PendingTimer);
     else timers.clearTimeout(handle);
-  };
-  const release = (controller: AbortController) => {
     if (idle && idle.length < POOL_LIMIT) idle.push(controller);
   };
 
@@ -52,23 +50,24 @@ export function createBodyDeadline(ms: number, timers: Timers) {
     // A reader that throws instead of rejecting fails the request, as it always did.
     const reading = platform.readBody(request, limit, controller.signal, response);
     if (!(reading instanceof Promise)) {
-      release(controller);
+      // Taken from the pool just now (or the pool was empty): it has room for it.
+      idle?.push(controller);
       return reading;
     }
     return new Promise<DeadlineRead>((resolve) => {
       let done = false;
-      const handle = start(() => {
+      const passed = () => {
         if (done) return;
         done = true;
         resolve(timeout);
         controller.abort();
-      });
+      };
+      const handle = shared ? shared.start(passed) : timers.setTimeout(passed, ms);
       reading.then(
         (value) => {
           if (done) return;
           done = true;
-          cancel(handle);
-          release(controller);
+          ended(handle, controller);
           const read = settledRead(value, declared);
           if (read.kind === 'bytes') platform.spent?.(request, read.bytes);
           resolve(read);
@@ -76,13 +75,38 @@ export function createBodyDeadline(ms: number, timers: Timers) {
         (error: unknown) => {
           if (done) return;
           done = true;
-          cancel(handle);
-          release(controller);
+          ended(handle, controller);
           resolve(failedRead(error));
         },
       );
     });
   };
+}
+
+/**
+ * How a platform's promise of the body ended, as a read: bytes (a view, or a Fetch
+ * `ArrayBuffer`) are the body only when as long as `declared`, the Content-Length (a server's
+ * parser holds a body to it, but can end early); a read the reader decided is as it is.
+ */
+export function settledRead(
+  value: Uint8Array | ArrayBuffer | BodyRead,
+  declared: string | undefined,
+): BodyRead {
+  if ('kind' in value) return value;
+  const bytes = ArrayBuffer.isView(value) ? value : new Uint8Array(value);
+  if (declared !== undefined && /^\d+$/.test(declared) && bytes.byteLength !== Number(declared)) {
+    return UNREADABLE_BODY;
+  }
+  return { kind: 'bytes', bytes };
+}
+
+/** A rejected read by raw-body's error types (`error.type`), the ones body-parser users know. */
+export function failedRead(error: unknown): BodyRead {
+  const type = (error as { type?: unknown } | null)?.type;
+  if (type === 'entity.too.large') return { kind: 'too-large' };
+  if (type === 'request.size.invalid') return SIZE_MISMATCH_BODY;
+  if (type === 'request.aborted') return ABORTED_BODY;
+  return UNREADABLE_BODY;
 }
 
 /** Cloudflare Workers (workerd) announce themselves in `navigator.userAgent`. */

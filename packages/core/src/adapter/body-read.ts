@@ -22,36 +22,10 @@ export const ABORTED_BODY: BodyRead = {
   kind: 'unreadable',
   reason: 'The request was aborted before its body was complete.',
 };
-const SIZE_MISMATCH: BodyRead = {
+export const SIZE_MISMATCH_BODY: BodyRead = {
   kind: 'unreadable',
   reason: 'The body is not as long as its Content-Length header says.',
 };
-
-/**
- * How a platform's promise of the body ended, as a read: bytes (a view, or a Fetch
- * `ArrayBuffer`) are the body only when as long as `declared`, the Content-Length (a server's
- * parser holds a body to it, but can end early); a read the reader decided is as it is.
- */
-export function settledRead(
-  value: Uint8Array | ArrayBuffer | BodyRead,
-  declared: string | undefined,
-): BodyRead {
-  if ('kind' in value) return value;
-  const bytes = ArrayBuffer.isView(value) ? value : new Uint8Array(value);
-  if (declared !== undefined && /^\d+$/.test(declared) && bytes.byteLength !== Number(declared)) {
-    return UNREADABLE_BODY;
-  }
-  return { kind: 'bytes', bytes };
-}
-
-/** A rejected read by raw-body's error types (`error.type`), the ones body-parser users know. */
-export function failedRead(error: unknown): BodyRead {
-  const type = (error as { type?: unknown } | null)?.type;
-  if (type === 'entity.too.large') return { kind: 'too-large' };
-  if (type === 'request.size.invalid') return SIZE_MISMATCH;
-  if (type === 'request.aborted') return ABORTED_BODY;
-  return UNREADABLE_BODY;
-}
 
 /**
  * Bytes a body parser kept (`express.raw()`, a `verify` callback): the bytes as sent only
