@@ -88,7 +88,7 @@ export function createBodyDeadline(ms: number, timers: Timers) {
  * `ArrayBuffer`) are the body only when as long as `declared`, the Content-Length (a server's
  * parser holds a body to it, but can end early); a read the reader decided is as it is.
  */
-export function settledRead(
+function settledRead(
   value: Uint8Array | ArrayBuffer | BodyRead,
   declared: string | undefined,
 ): BodyRead {
@@ -101,7 +101,7 @@ export function settledRead(
 }
 
 /** A rejected read by raw-body's error types (`error.type`), the ones body-parser users know. */
-export function failedRead(error: unknown): BodyRead {
+function failedRead(error: unknown): BodyRead {
   const type = (error as { type?: unknown } | null)?.type;
   if (type === 'entity.too.large') return { kind: 'too-large' };
   if (type === 'request.size.invalid') return SIZE_MISMATCH_BODY;
