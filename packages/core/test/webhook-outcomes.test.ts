@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createWebhookPipeline } from '../src/adapter/webhook-pipeline.js';
+import { WebhookPipeline } from '../src/adapter/webhook-pipeline.js';
 import {
   createReceiver,
   type Logger,
@@ -237,20 +237,20 @@ const scenarios: Record<AnswerName, () => Promise<Answered>> = {
     delete process.env.FACEVERIFY_WEBHOOK_SECRET;
     try {
       // The adapter answers on what the options name: their logger and telemetry.
-      const pipeline = createWebhookPipeline({ logger, telemetry });
       let written: Answer | undefined;
-      await pipeline.handle({
-        method: 'POST',
-        headers: {},
-        isRouted: () => true,
-        path: () => '/webhooks/verification',
-        readBody: () => Promise.resolve({ kind: 'bytes', bytes: new Uint8Array() }),
-        keep: () => undefined,
-        next: () => undefined,
-        respond: (answer) => {
-          written = answer;
+      // A platform of one request, mounted on its route, whose answer is kept here.
+      const pipeline = new WebhookPipeline<undefined, undefined>(
+        {
+          method: () => 'POST',
+          headers: () => ({}),
+          readBody: () => Promise.resolve(new Uint8Array()),
+          respond: (_response, answer) => {
+            written = answer;
+          },
         },
-      });
+        { logger, telemetry },
+      );
+      await pipeline.handle(undefined, undefined, undefined);
       return { answer: written! };
     } finally {
       if (saved !== undefined) process.env.FACEVERIFY_WEBHOOK_SECRET = saved;

@@ -13,6 +13,20 @@ export type BodyRead =
 
 const encoder = new TextEncoder();
 
+/** A read that failed, or ended before its Content-Length: the stream errored or ended early. */
+export const UNREADABLE_BODY: BodyRead = {
+  kind: 'unreadable',
+  reason: 'The request body could not be read to its end.',
+};
+export const ABORTED_BODY: BodyRead = {
+  kind: 'unreadable',
+  reason: 'The request was aborted before its body was complete.',
+};
+export const SIZE_MISMATCH_BODY: BodyRead = {
+  kind: 'unreadable',
+  reason: 'The body is not as long as its Content-Length header says.',
+};
+
 /**
  * Bytes a body parser kept (`express.raw()`, a `verify` callback): the bytes as sent only
  * when nothing was decompressed on the way. Otherwise `unavailable` with `decodedHint`.

@@ -18,6 +18,8 @@ export {
   bytesAsSent,
   // Koa and Hono: text a body parser kept is turned back into bytes only when provably sent.
   textAsSent,
+  // Hono: the read of a body cached by an earlier middleware that failed.
+  UNREADABLE_BODY,
 } from './body-read.js';
 // Fetch and Hono: the Receiver's answer as a Fetch `Response`.
 export { toFetchResponse } from './fetch-response.js';
@@ -52,8 +54,6 @@ export {
   readFetchBody,
   // What `bunServedOf` returns and `readFetchBody` takes: a request a server parsed.
   type ServerParsed,
-  // Hono: the read of a body cached by an earlier middleware that failed.
-  UNREADABLE_BODY,
 } from './read-fetch-body.js';
 export {
   // What `readLimited` resolves.
@@ -68,22 +68,26 @@ export {
   nodeBodyTaken,
 } from './read-node-body.js';
 export {
-  // Express, Koa, Hono and Fastify: each adapter's reader of its request type.
-  type BodyReader,
   // The bound of `webhookMiddleware`'s middleware: any framework's middleware function.
   type MiddlewareFunction,
   // What `webhookMiddleware` returns: an adapter's `verificationWebhook()`.
   type VerificationWebhookFactory,
+  // What `webhookMiddleware` hands an adapter's middleware to call for each request.
+  type WebhookHandler,
   // Every adapter (Express, Koa, Hono, Fastify, Fetch) is built with it.
   webhookMiddleware,
 } from './webhook-middleware.js';
 export {
   // Fastify's route and the conformance suite: where adapters listen when given no path.
   DEFAULT_WEBHOOK_PATH,
-  // What an adapter's function given to `webhookMiddleware` returns for each request.
-  type WebhookExchange,
   // The options every adapter's `verificationWebhook()` shares (the bound of its own).
   type WebhookPipelineOptions,
 } from './webhook-pipeline.js';
+export type {
+  // What a platform's `readBody` returns (`readFetchBody`, `rawBodyReader`'s reader).
+  BodyReading,
+  // What each adapter describes once and gives `webhookMiddleware`: its framework.
+  WebhookPlatform,
+} from './webhook-platform.js';
 // Every adapter's middleware type: the framework's middleware, its Receiver and `.on()`.
 export type { WithReceiver } from './with-receiver.js';

@@ -1,14 +1,9 @@
 import { readHeader } from '../webhook/headers.js';
-import type { BodyRead } from './body-read.js';
-import { readLimited } from './read-limited.js';
+import { type BodyRead, UNREADABLE_BODY } from './body-read.js';
+import { type LimitedRead, readLimited } from './read-limited.js';
+import type { BodyReading } from './webhook-platform.js';
 
-const EMPTY = new Uint8Array(0);
-
-/** A body that failed while being read: the stream errored or ended early. */
-export const UNREADABLE_BODY: BodyRead = {
-  kind: 'unreadable',
-  reason: 'The request body could not be read to its end.',
-};
+const EMPTY: BodyRead = { kind: 'bytes', bytes: new Uint8Array(0) };
 
 const LONGER: BodyRead = {
   kind: 'unreadable',
@@ -82,20 +77,13 @@ export function bunServedOf(context: unknown, request: Request): ServerParsed | 
 }
 
 /**
- * `request.arrayBuffer()`. Nothing races the body deadline here: the pipeline answers `408`
- * when it passes whatever the read does, and the connection it closes ends the read.
- */
-async function wholeBody(request: Request, signal: AbortSignal): Promise<Uint8Array | undefined> {
-  if (signal.aborted) return undefined;
-  return new Uint8Array(await request.arrayBuffer());
-}
-
-/**
  * Reads a Fetch `Request` body once through its stream, never buffering past `limit` nor
  * past the declared Content-Length, whatever the stream really carries: a `Request` built
  * in the process (a test, a Worker handing one on) is not framed by HTTP, so
  * `arrayBuffer()` would read all of it before anything could count. Stops when `signal`
- * aborts. A body someone already read is `unavailable` with `consumedHint` (the fix).
+ * aborts. A body someone already read is `unavailable` with `consumedHint` (the fix). What
+ * it returns is a platform's `readBody` (see `BodyReading`): a read decided at once, or a
+ * promise the pipeline races against the body deadline.
  *
  * `parsed` ({@link nodeIncomingOf}, {@link bunServedOf}) is the request as the HTTP server
  * that read it from a connection saw it, whose parser holds the body to its Content-Length: a
@@ -104,34 +92,33 @@ async function wholeBody(request: Request, signal: AbortSignal): Promise<Uint8Ar
  * authors.
  *
  * @example
- * const read = await readFetchBody(request, limit, signal, 'Read the body only once.');
+ * readBody: (request, limit, signal) => readFetchBody(request, limit, signal, 'Read it once.'),
  */
-export async function readFetchBody(
+export function readFetchBody(
   request: Request,
   limit: number,
   signal: AbortSignal,
   consumedHint: string,
   parsed?: ServerParsed,
-): Promise<BodyRead> {
+): BodyReading {
   if (request.bodyUsed) return { kind: 'unavailable', hint: consumedHint };
   if (parsed && parsed.headers['transfer-encoding'] === undefined) {
     const declared = lengthOf(readHeader(parsed.headers, 'content-length'));
-    if (declared !== undefined && declared <= limit) {
-      try {
-        const bytes = await wholeBody(request, signal);
-        return bytes === undefined || bytes.byteLength !== declared
-          ? UNREADABLE_BODY
-          : { kind: 'bytes', bytes };
-      } catch {
-        return UNREADABLE_BODY;
-      }
-    }
+    // The runtime's own promise: the pipeline holds its bytes to the Content-Length, and
+    // answers `408` when the deadline passes whatever it does (the connection it closes ends it).
+    if (declared !== undefined && declared <= limit) return request.arrayBuffer();
   }
   const body = request.body;
-  if (body === null) return { kind: 'bytes', bytes: EMPTY };
+  if (body === null) return EMPTY;
   const declared = lengthOf(request.headers.get('content-length'));
   const framed = declared !== undefined && declared < limit;
-  const read = await readLimited(body, framed ? declared : limit, signal);
+  return readLimited(body, framed ? declared : limit, signal).then((read) =>
+    streamRead(read, framed, declared),
+  );
+}
+
+/** A stream read as a body read: past a Content-Length within the limit, the body is longer than it says. */
+function streamRead(read: LimitedRead, framed: boolean, declared: number | undefined): BodyRead {
   if (read.kind === 'failed') return UNREADABLE_BODY;
   if (read.kind === 'too-large') return framed ? LONGER : read;
   return declared !== undefined && read.bytes.byteLength !== declared ? SHORTER : read;

@@ -20,13 +20,3 @@ export function nodeBodyTaken(req: NodeRequestLike): boolean {
     req.readableEnded || req.readableDidRead === true || (req as { _body?: unknown })._body === true
   );
 }
-
-/**
- * Reads a Node request body to its end, never buffering past `limit`: on the first byte
- * over it, or when `signal` aborts, reading stops and the stream is paused (the adapter
- * answers with `Connection: close`, so the rest is never read). Check `nodeBodyTaken` first.
- * For adapter authors.
- *
- * @example
- * const read = nodeBodyTaken(req) ? earlierRead(req) : await readNodeBody(req, limit, signal);
- */

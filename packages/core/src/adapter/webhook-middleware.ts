@@ -1,19 +1,8 @@
 import type { Receiver } from '../receiver/create-receiver.js';
 import type { ReceiverOptions } from '../receiver/options.js';
-import type { BodyRead } from './body-read.js';
-import {
-  createWebhookPipeline,
-  type WebhookExchange,
-  type WebhookPipelineOptions,
-} from './webhook-pipeline.js';
+import { WebhookPipeline, type WebhookPipelineOptions } from './webhook-pipeline.js';
+import type { WebhookPlatform } from './webhook-platform.js';
 import { type WithReceiver, withReceiver } from './with-receiver.js';
-
-/** How an adapter reads the exact body of its request type; see `WebhookExchange.readBody`. */
-export type BodyReader<Request> = (
-  request: Request,
-  limit: number,
-  signal: AbortSignal,
-) => Promise<BodyRead>;
 
 /**
  * An adapter's `verificationWebhook(receiverOrOptions?, options?)`: it returns the
@@ -29,45 +18,57 @@ export type VerificationWebhookFactory<Middleware, Options> = (
 export type MiddlewareFunction = (...args: any[]) => unknown;
 
 /**
- * Builds an adapter's `verificationWebhook()` from one function: how a call of the
- * framework's middleware becomes a `WebhookExchange` (`self` is the middleware, for
- * frameworks whose router is asked whether it chose it). Every call of the factory checks
- * its options at once, and builds its Receiver (from options or the environment) when the
- * first webhook arrives, so a module that builds the middleware imports without
- * configuration; a webhook arriving while the configuration is missing is answered
- * `500 receiver_not_configured`, and the log names what to set. Every request then runs
- * through the pipeline all adapters share: whether the request is the webhook's, the body
- * read within `maxBodyBytes` and `bodyTimeoutMs`, the Receiver's answer, written back or
- * passed on. For adapter authors.
+ * What an adapter's middleware calls for each request, with the framework's own objects
+ * (see `WebhookPlatform`): it resolves what the middleware resolves to.
+ */
+export interface WebhookHandler<Request, Response, Next, Result> {
+  /**
+   * Runs one request through the pipeline: passed on when it is not the webhook's, else its
+   * body read, the Receiver's answer written (or the accepted event passed on).
+   */
+  handle(request: Request, response: Response, next: Next): Promise<Result | undefined>;
+}
+
+/**
+ * Builds an adapter's `verificationWebhook()` from its platform, described once (how to read
+ * the framework's request and answer it), and `middlewareOf`, which gives the framework's
+ * middleware function for a handler: it hands the framework's arguments to
+ * `handler.handle(request, response, next)`. Every call of the factory checks its options at
+ * once, and builds its Receiver (from options or the environment) when the first webhook
+ * arrives, so a module that builds the middleware imports without configuration; a webhook
+ * arriving while the configuration is missing is answered `500 receiver_not_configured`, and
+ * the log names what to set. Every request then runs through the pipeline all adapters share:
+ * whether the request is the webhook's, the body read within `maxBodyBytes` and
+ * `bodyTimeoutMs`, the Receiver's answer, written back or passed on. For adapter authors.
  *
  * @example
- * export const verificationWebhook = webhookMiddleware<WithReceiver<Middleware>>(
- *   (self, req, res, next) => ({
- *     method: req.method,
- *     headers: req.headers,
- *     isRouted: () => false,
- *     path: () => req.url,
- *     readBody: (limit, signal) => readRawBody(req, limit, signal), // rawBodyReader(getRawBody)
- *     keep: (event) => Object.assign(req, { verification: event }),
- *     next,
- *     respond: (answer, close) => writeNodeAnswer(res, answer, close),
- *   }),
+ * const platform: WebhookPlatform<Request, Response, NextFunction> = {
+ *   method: (req) => req.method,
+ *   headers: (req) => req.headers,
+ *   readBody: (req, limit) => readRawBody(req, limit), // rawBodyReader(getRawBody)
+ *   next: (_req, _res, next) => next(),
+ *   respond: (res, answer, close) => writeNodeAnswer(res, answer, close),
+ * };
+ * export const verificationWebhook = webhookMiddleware(
+ *   platform,
+ *   (webhook) => (req: Request, res: Response, next: NextFunction) => webhook.handle(req, res, next),
  * );
  */
 export function webhookMiddleware<
-  Middleware extends WithReceiver<MiddlewareFunction>,
-  Options extends WebhookPipelineOptions = WebhookPipelineOptions,
+  Request,
+  Response,
+  Next,
+  Result,
+  Middleware extends MiddlewareFunction,
 >(
-  exchangeOf: (
-    self: Middleware,
-    ...args: Parameters<Middleware>
-  ) => WebhookExchange<Awaited<ReturnType<Middleware>>>,
-): VerificationWebhookFactory<Middleware, Options> {
+  platform: WebhookPlatform<Request, Response, Next, Result>,
+  middlewareOf: (handler: WebhookHandler<Request, Response, Next, Result>) => Middleware,
+): VerificationWebhookFactory<WithReceiver<Middleware>, WebhookPipelineOptions<Request>> {
   return (receiverOrOptions, options) => {
-    const pipeline = createWebhookPipeline(receiverOrOptions, options);
-    const handle = (...args: Parameters<Middleware>) =>
-      pipeline.handle(exchangeOf(middleware, ...args));
-    const middleware = withReceiver(handle, pipeline) as unknown as Middleware;
+    const pipeline = new WebhookPipeline(platform, receiverOrOptions, options);
+    const middleware = withReceiver(middlewareOf(pipeline), pipeline);
+    // A framework's router is asked whether it chose this middleware for a request.
+    pipeline.middleware = middleware;
     return middleware;
   };
 }

@@ -1,15 +1,15 @@
-import type { ReceiverEventName, VerificationCompletedEvent } from '../delivery/events.js';
+import type { ReceiverEventName } from '../delivery/events.js';
 import type { HandlerOptions } from '../delivery/handler-registry.js';
 import { ConfigurationError } from '../errors.js';
 import type { Receiver } from '../receiver/create-receiver.js';
 import type { ReceiverOptions } from '../receiver/options.js';
-import type { ReceiverResponse } from '../webhook/answers.js';
 import { type HeadersLike, readHeader } from '../webhook/headers.js';
 import type { WebhookRequest } from '../webhook/receive-webhook.js';
-import { createBodyDeadline, type DeadlineRead } from './body-deadline.js';
+import { createBodyDeadline } from './body-deadline.js';
 import type { BodyRead } from './body-read.js';
-import { deferReceiver } from './deferred-receiver.js';
+import { type DeferredReceiver, deferReceiver } from './deferred-receiver.js';
 import { systemTimers, type Timers } from './timers.js';
+import type { WebhookPlatform } from './webhook-platform.js';
 
 /** Where adapters listen when mounted app-wide and given no `path`. */
 export const DEFAULT_WEBHOOK_PATH = '/webhooks/verification';
@@ -18,6 +18,7 @@ export const DEFAULT_WEBHOOK_PATH = '/webhooks/verification';
 export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
 
 const NO_BODY = new Uint8Array(0);
+const TOO_LARGE: BodyRead = { kind: 'too-large' };
 
 /** The options every adapter's `verificationWebhook()` shares. */
 export interface WebhookPipelineOptions<Request = never> {
@@ -36,93 +37,6 @@ export interface WebhookPipelineOptions<Request = never> {
    * parameter `account` (`/webhooks/verification/:account`), where the framework has routes.
    */
   account?(request: Request): string | undefined;
-}
-
-/**
- * One request as an adapter hands it to the pipeline: what it is, and how to do the few
- * things only the framework knows. `Result` is what the framework's middleware returns.
- */
-export interface WebhookExchange<Result> {
-  readonly method: string;
-  readonly headers: HeadersLike;
-  /** The framework's request (or context), given to the `account` option. */
-  readonly request?: unknown;
-  /** A parameter of the route the framework matched (the default account is `account`). */
-  routeParam?(name: string): string | undefined;
-  /**
-   * True when the framework's router chose this request for the middleware (a route).
-   * Absent: the handler is only ever mounted on the webhook's route (a Fetch handler).
-   */
-  isRouted?(): boolean;
-  /** The request path as sent; may throw (or say `undefined`) when it cannot be parsed. */
-  path?(): string | undefined;
-  /**
-   * Reads the exact body bytes once, never past `limit`; stops when `signal` aborts. Remove
-   * any listener from `signal` when the read ends: a signal that never aborted is reused.
-   */
-  readBody(limit: number, signal: AbortSignal): Promise<BodyRead>;
-  /** The platform's `waitUntil`, for handlers that outlive the response. */
-  waitUntil?: (promise: Promise<unknown>) => void;
-  /**
-   * Keeps the accepted event where later middleware reads it (`req.verification`, ...).
-   * Absent where nothing runs after the handler.
-   */
-  keep?(event: VerificationCompletedEvent): void;
-  /**
-   * Hands the request on to the next middleware; the pipeline then resolves `undefined`.
-   * Absent where nothing runs after the handler: it then answers every request itself.
-   */
-  next?(): unknown;
-  /** Writes the answer; `close` asks to close the connection after it (body left unread). */
-  respond(answer: ReceiverResponse, close: boolean): Result | Promise<Result>;
-  /**
-   * Takes an error thrown while passing on or answering (a response someone else already
-   * sent, ...), for frameworks that ignore rejected promises (Express 4 wants `next(error)`).
-   * Without it, `handle` rejects.
-   */
-  fail?(error: unknown): void;
-}
-
-/**
- * The request an exchange hands the Receiver. Its account is read only by a Receiver of
- * several accounts (a router's parameters are not free), through a getter on the class: an
- * object literal with a getter costs a closure and an accessor per request, which Node 20
- * keeps until a full collection.
- */
-class ExchangeRequest implements WebhookRequest {
-  readonly method: string;
-  readonly headers: HeadersLike;
-  readonly waitUntil: ((promise: Promise<unknown>) => void) | undefined;
-
-  constructor(
-    private readonly exchange: WebhookExchange<unknown>,
-    readonly body: WebhookRequest['body'],
-    private readonly accountFor: (exchange: WebhookExchange<unknown>) => string | undefined,
-  ) {
-    this.method = exchange.method;
-    this.headers = exchange.headers;
-    this.waitUntil = exchange.waitUntil;
-  }
-
-  get account(): string | undefined {
-    return this.accountFor(this.exchange);
-  }
-}
-
-/** The request flow every adapter shares, from path matching to the written answer. */
-export interface WebhookPipeline {
-  /**
-   * The Receiver, built on first use when options (or the environment) were given: reading
-   * it throws the `ConfigurationError` while the configuration is missing.
-   */
-  readonly receiver: Receiver;
-  /** Registers a handler on the Receiver now, or when it is built. */
-  on(
-    name: ReceiverEventName,
-    handler: (...args: never[]) => unknown,
-    options?: HandlerOptions,
-  ): void;
-  handle<Result>(exchange: WebhookExchange<Result>): Promise<Result | undefined>;
 }
 
 function checkedOptions(options: WebhookPipelineOptions<unknown>) {
@@ -152,95 +66,160 @@ function checkedOptions(options: WebhookPipelineOptions<unknown>) {
 }
 
 /**
- * Builds the request flow of a framework adapter: it checks the options now and resolves
- * the Receiver (given, or built from options or the environment) when the first webhook
- * arrives, so that a module building the middleware can be imported without configuration
- * (`next build`, tests). A webhook arriving while the configuration is missing is answered
- * `500 receiver_not_configured` and the `ConfigurationError`, which names what to set, is
- * logged. For each request the adapter hands over a `WebhookExchange`; the pipeline decides
- * whether the request is the webhook's, reads the body within `maxBodyBytes` and
- * `bodyTimeoutMs`, lets the Receiver answer it (a body not read included), and answers or
- * passes on. Not exported: adapters reach it through `webhookMiddleware`, which has the
- * example; `timers` is for tests.
+ * The request the pipeline hands the Receiver. Its account is read only by a Receiver of
+ * several accounts (a router's parameters are not free), through a getter on the class: an
+ * object literal with a getter costs a closure and an accessor per request, which Node 20
+ * keeps until a full collection.
  */
-export function createWebhookPipeline(
-  receiverOrOptions: Receiver | ReceiverOptions | undefined,
-  options: WebhookPipelineOptions<unknown> = {},
-  timers: Timers = systemTimers,
-): WebhookPipeline {
-  const deferred = deferReceiver(receiverOrOptions);
-  const { path, bodyTimeoutMs, passThrough, accountOf } = checkedOptions(options);
-  const accountFor = (exchange: WebhookExchange<unknown>): string | undefined =>
-    accountOf ? accountOf(exchange.request) : exchange.routeParam?.('account');
-  const readWithDeadline = createBodyDeadline(bodyTimeoutMs, timers);
+class PlatformRequest<Request, Response, Next, Result> implements WebhookRequest {
+  readonly method: string;
+  readonly headers: HeadersLike;
 
-  function readBody(exchange: WebhookExchange<unknown>, limit: number): Promise<DeadlineRead> {
-    // A declared length over the limit is refused before a byte of the body is read.
-    const declared = readHeader(exchange.headers, 'content-length');
-    if (declared !== undefined && Number(declared) > limit) {
-      return Promise.resolve({ kind: 'too-large' });
-    }
-    return readWithDeadline((signal) => exchange.readBody(limit, signal));
+  constructor(
+    private readonly pipeline: WebhookPipeline<Request, Response, Next, Result>,
+    private readonly request: Request,
+    private readonly response: Response,
+    method: string,
+    headers: HeadersLike,
+    readonly body: WebhookRequest['body'],
+  ) {
+    this.method = method;
+    this.headers = headers;
   }
 
-  function isForWebhook(exchange: WebhookExchange<unknown>): boolean {
-    if (!exchange.isRouted || exchange.isRouted() || !exchange.path) return true;
+  get account(): string | undefined {
+    const { accountOf, platform } = this.pipeline;
+    return accountOf ? accountOf(this.request) : platform.account?.(this.request);
+  }
+
+  waitUntil(promise: Promise<unknown>): void {
+    this.pipeline.platform.waitUntil?.(this.request, this.response, promise);
+  }
+}
+
+/**
+ * The request flow of one framework adapter's middleware, from path matching to the written
+ * answer, on the framework's own request and response (`handle`). It checks the options when
+ * built and resolves the Receiver (given, or built from options or the environment) when the
+ * first webhook arrives, so that a module building the middleware can be imported without
+ * configuration (`next build`, tests). A webhook arriving while the configuration is missing
+ * is answered `500 receiver_not_configured` and the `ConfigurationError`, which names what to
+ * set, is logged. Built once per middleware, not per request; not exported: adapters reach it
+ * through `webhookMiddleware`, which has the example; `timers` is for tests.
+ */
+export class WebhookPipeline<Request, Response = Request, Next = undefined, Result = unknown> {
+  /** The middleware running this pipeline, which a framework's router is asked about. */
+  middleware: unknown;
+  readonly accountOf: ((request: Request) => string | undefined) | undefined;
+  private readonly deferred: DeferredReceiver;
+  private readonly path: string;
+  private readonly passThrough: boolean;
+  private readonly readBody: ReturnType<typeof createBodyDeadline>;
+
+  constructor(
+    readonly platform: WebhookPlatform<Request, Response, Next, Result>,
+    receiverOrOptions: Receiver | ReceiverOptions | undefined,
+    options: WebhookPipelineOptions<Request> = {},
+    timers: Timers = systemTimers,
+  ) {
+    this.deferred = deferReceiver(receiverOrOptions);
+    const { path, bodyTimeoutMs, passThrough, accountOf } = checkedOptions(
+      options as WebhookPipelineOptions<unknown>,
+    );
+    this.path = path;
+    this.passThrough = passThrough;
+    this.accountOf = accountOf;
+    this.readBody = createBodyDeadline(bodyTimeoutMs, timers);
+  }
+
+  /**
+   * The Receiver, built on first use when options (or the environment) were given: reading
+   * it throws the `ConfigurationError` while the configuration is missing.
+   */
+  get receiver(): Receiver {
+    return this.deferred.get();
+  }
+
+  /** Registers a handler on the Receiver now, or when it is built. */
+  on(
+    name: ReceiverEventName,
+    handler: (...args: never[]) => unknown,
+    options?: HandlerOptions,
+  ): void {
+    this.deferred.on(name, handler, options);
+  }
+
+  /**
+   * One request: passed on when it is not the webhook's; else its body read within
+   * `maxBodyBytes` and `bodyTimeoutMs` (POST only), the Receiver's answer (a body not read
+   * included), and that answer written, or the accepted event passed on. Resolves what the
+   * framework's middleware resolves to: the written answer, or what `next` returned.
+   */
+  async handle(request: Request, response: Response, next: Next): Promise<Result | undefined> {
+    const { platform } = this;
     try {
-      return exchange.path() === path;
+      if (!this.isForWebhook(request)) return this.passOn(request, response, next);
+      const method = platform.method(request);
+      let receiver: Receiver;
+      try {
+        receiver = this.deferred.get();
+      } catch (error) {
+        // No Receiver to answer: the deferred one answers, as the table says.
+        const answer = this.deferred.notConfigured(error);
+        return platform.respond(response, answer, method === 'POST');
+      }
+      const headers = platform.headers(request, response);
+      let body: WebhookRequest['body'] = NO_BODY;
+      // Other methods get the Receiver's 405 without their body being read.
+      if (method === 'POST') {
+        const limit = receiver.maxBodyBytes;
+        const declared = readHeader(headers, 'content-length');
+        // A declared length over the limit is refused before a byte of the body is read.
+        const read =
+          declared !== undefined && Number(declared) > limit
+            ? TOO_LARGE
+            : this.readBody(platform, request, response, limit, declared);
+        // A body not read is the Receiver's to answer too (413, 408, 400, 500).
+        const settled = read instanceof Promise ? await read : read;
+        body = settled.kind === 'bytes' ? settled.bytes : settled;
+      }
+      const answer = await receiver.receive(
+        new PlatformRequest(this, request, response, method, headers, body),
+      );
+      // Only a body read whole is delivered: its event is kept, and passed on when asked.
+      if (answer.event) {
+        platform.keep?.(request, answer.event);
+        if (this.passThrough && platform.next) return this.passOn(request, response, next);
+      }
+      // Unless a parser spent it, the rest of a body not read is still on the connection.
+      const leftOnConnection = !(body instanceof Uint8Array) && body.kind !== 'unavailable';
+      return platform.respond(response, answer, leftOnConnection);
+    } catch (error) {
+      if (!platform.fail) throw error;
+      platform.fail(error, next);
+      return undefined;
+    }
+  }
+
+  /** What the middleware resolves to when it passes the request on: what `next` returned. */
+  private passOn(
+    request: Request,
+    response: Response,
+    next: Next,
+  ): Result | Promise<Result> | undefined {
+    return this.platform.next?.(request, response, next) as Result | Promise<Result> | undefined;
+  }
+
+  private isForWebhook(request: Request): boolean {
+    const { platform } = this;
+    if (!platform.isRouted || platform.isRouted(request, this.middleware) || !platform.path) {
+      return true;
+    }
+    try {
+      return platform.path(request) === this.path;
     } catch {
       // A request line the framework cannot parse as a URL is no webhook of ours.
       return false;
     }
   }
-
-  async function passOn(exchange: WebhookExchange<unknown>): Promise<undefined> {
-    await exchange.next?.();
-    return undefined;
-  }
-
-  async function handle<Result>(exchange: WebhookExchange<Result>): Promise<Result | undefined> {
-    if (!exchange.fail) return flow(exchange);
-    try {
-      return await flow(exchange);
-    } catch (error) {
-      exchange.fail(error);
-      return undefined;
-    }
-  }
-
-  async function flow<Result>(exchange: WebhookExchange<Result>): Promise<Result | undefined> {
-    if (!isForWebhook(exchange)) return passOn(exchange);
-    let receiver: Receiver;
-    try {
-      receiver = deferred.get();
-    } catch (error) {
-      // No Receiver to answer: the deferred one answers, as the table says.
-      return exchange.respond(deferred.notConfigured(error), exchange.method === 'POST');
-    }
-    let body: WebhookRequest['body'] = NO_BODY;
-    // Other methods get the Receiver's 405 without their body being read.
-    if (exchange.method === 'POST') {
-      const read = await readBody(exchange, receiver.maxBodyBytes);
-      // A body not read is the Receiver's to answer too (413, 408, 400, 500).
-      body = read.kind === 'bytes' ? read.bytes : read;
-    }
-    const answer = await receiver.receive(new ExchangeRequest(exchange, body, accountFor));
-    // Only a body read whole is delivered: its event is kept, and passed on when asked.
-    if (answer.event) {
-      exchange.keep?.(answer.event);
-      if (passThrough && exchange.next) return passOn(exchange);
-    }
-    // Unless a parser spent it, the rest of a body not read is still on the connection.
-    const leftOnConnection = !(body instanceof Uint8Array) && body.kind !== 'unavailable';
-    return exchange.respond(answer, leftOnConnection);
-  }
-
-  // Built once per middleware, not per request (per-request-literals.test.ts).
-  return {
-    get receiver() {
-      return deferred.get();
-    },
-    on: deferred.on,
-    handle,
-  };
 }

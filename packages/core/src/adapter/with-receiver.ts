@@ -5,7 +5,6 @@ import type {
 } from '../delivery/events.js';
 import type { HandlerOptions } from '../delivery/handler-registry.js';
 import type { Receiver } from '../receiver/create-receiver.js';
-import type { WebhookPipeline } from './webhook-pipeline.js';
 
 /**
  * A framework middleware that also carries its Receiver and a chainable `on`. The store's
@@ -46,7 +45,14 @@ export type WithReceiver<Middleware> = Middleware & {
 };
 
 /** Where `withReceiver` finds the Receiver: the adapter's `WebhookPipeline`. */
-export type ReceiverHolder = Pick<WebhookPipeline, 'receiver' | 'on'>;
+export interface ReceiverHolder {
+  readonly receiver: Receiver;
+  on(
+    name: ReceiverEventName,
+    handler: (...args: never[]) => unknown,
+    options?: HandlerOptions,
+  ): void;
+}
 
 /**
  * Gives a middleware function its `.receiver` and chainable `.on()`, both from the

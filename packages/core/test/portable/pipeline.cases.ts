@@ -1,11 +1,20 @@
-import { type BodyRead, readLimited } from '../../src/adapter/index.js';
+import {
+  type BodyRead,
+  type BodyReading,
+  readLimited,
+  type WebhookPlatform,
+} from '../../src/adapter/index.js';
 import type { Timers } from '../../src/adapter/timers.js';
 import {
-  createWebhookPipeline,
-  type WebhookExchange,
+  WebhookPipeline,
   type WebhookPipelineOptions,
 } from '../../src/adapter/webhook-pipeline.js';
-import { createReceiver, MemoryStore, type ReceiverResponse } from '../../src/index.js';
+import {
+  createReceiver,
+  MemoryStore,
+  type Receiver,
+  type ReceiverResponse,
+} from '../../src/index.js';
 import { fixturePayload, signedDelivery } from '../../src/testing/index.js';
 import { check, checkEqual, checkRejects, type PortableCase } from './case.js';
 
@@ -51,41 +60,67 @@ interface Outcome {
   close: boolean;
 }
 
+/** A request of the test platform: what it is, and what the pipeline did with it. */
+interface TestRequest {
+  method: string;
+  headers: Headers;
+  routed: boolean;
+  path(): string | undefined;
+  readBody(limit: number, signal: AbortSignal): BodyReading;
+  respond(answer: ReceiverResponse, close: boolean): Outcome;
+  kept: unknown[];
+  reads: number;
+  passedOn: boolean;
+}
+
+/** A platform whose request says what it is and how it is read. */
+const platform: WebhookPlatform<TestRequest, TestRequest, undefined, Outcome> = {
+  method: (request) => request.method,
+  headers: (request) => request.headers,
+  isRouted: (request) => request.routed,
+  path: (request) => request.path(),
+  readBody(request, limit, signal) {
+    request.reads += 1;
+    return request.readBody(limit, signal);
+  },
+  keep(request, event) {
+    request.kept.push(event);
+  },
+  next(request) {
+    request.passedOn = true;
+  },
+  respond: (request, answer, close) => request.respond(answer, close),
+};
+
 function exchange(
-  overrides: Partial<WebhookExchange<Outcome>> & { body?: Uint8Array; headers?: Headers } = {},
-): WebhookExchange<Outcome> & { kept: unknown[]; reads: number; passedOn: boolean } {
-  const state = { kept: [] as unknown[], reads: 0, passedOn: false };
-  const body = overrides.body ?? new Uint8Array(0);
+  overrides: Partial<Omit<TestRequest, 'kept' | 'reads' | 'passedOn'>> & { body?: Uint8Array } = {},
+): TestRequest {
+  const { body = new Uint8Array(0), ...rest } = overrides;
   return {
     method: 'POST',
-    headers: overrides.headers ?? new Headers(),
-    isRouted: () => false,
+    headers: new Headers(),
+    routed: false,
     path: () => PATH,
-    readBody: async (): Promise<BodyRead> => {
-      state.reads += 1;
-      return { kind: 'bytes', bytes: body };
-    },
-    keep: (event) => {
-      state.kept.push(event);
-    },
-    next: () => {
-      state.passedOn = true;
-    },
+    readBody: async (): Promise<BodyRead> => ({ kind: 'bytes', bytes: body }),
     respond: (answer, close) => ({ answer, close }),
-    ...overrides,
-    get kept() {
-      return state.kept;
-    },
-    get reads() {
-      return state.reads;
-    },
-    get passedOn() {
-      return state.passedOn;
-    },
+    ...rest,
+    kept: [],
+    reads: 0,
+    passedOn: false,
   };
 }
 
-function setup(options: WebhookPipelineOptions = {}, timers?: Timers) {
+function pipelineOf(
+  receiver: Receiver | undefined,
+  options: WebhookPipelineOptions<TestRequest> = {},
+  timers?: Timers,
+  on: WebhookPlatform<TestRequest, TestRequest, undefined, Outcome> = platform,
+) {
+  const pipeline = new WebhookPipeline(on, receiver, options, timers);
+  return { handle: (request: TestRequest) => pipeline.handle(request, request, undefined) };
+}
+
+function setup(options: WebhookPipelineOptions<TestRequest> = {}, timers?: Timers) {
   const errors: string[] = [];
   const receiver = createReceiver({
     secret: SECRET,
@@ -94,10 +129,10 @@ function setup(options: WebhookPipelineOptions = {}, timers?: Timers) {
     maxBodyBytes: LIMIT,
     logger: { debug() {}, info() {}, warn() {}, error: (message) => errors.push(message) },
   });
-  return { pipeline: createWebhookPipeline(receiver, options, timers), receiver, errors };
+  return { pipeline: pipelineOf(receiver, options, timers), receiver, errors };
 }
 
-function pipeline(options: WebhookPipelineOptions = {}, timers?: Timers) {
+function pipeline(options: WebhookPipelineOptions<TestRequest> = {}, timers?: Timers) {
   return setup(options, timers).pipeline;
 }
 
@@ -187,13 +222,13 @@ export const pipelineCases: PortableCase[] = [
         kept: delivery.body,
       });
       // A stranger's: no signature, or one that does not hold. Neither is logged.
-      await createWebhookPipeline(receiver).handle(exchange({ readBody }));
+      await pipelineOf(receiver).handle(exchange({ readBody }));
       const forged = new Headers({ 'x-webhook-signature': '0'.repeat(64) });
-      await createWebhookPipeline(receiver).handle(exchange({ readBody, headers: forged }));
+      await pipelineOf(receiver).handle(exchange({ readBody, headers: forged }));
       checkEqual(errors.length, 0, 'strangers log nothing');
       // Two adapters on one Receiver: the fix is still logged once.
-      await createWebhookPipeline(receiver).handle(exchange({ readBody, headers }));
-      const outcome = await createWebhookPipeline(receiver).handle(exchange({ readBody, headers }));
+      await pipelineOf(receiver).handle(exchange({ readBody, headers }));
+      const outcome = await pipelineOf(receiver).handle(exchange({ readBody, headers }));
       checkEqual(errors.filter((line) => line.includes(hint)).length, 1, 'logged once');
       checkEqual(outcome?.answer.status, 500, 'status');
       checkEqual(errorCode(outcome), 'raw_body_unavailable', 'code');
@@ -222,6 +257,62 @@ export const pipelineCases: PortableCase[] = [
     },
   },
   {
+    name: "pipeline: a reader's own promise of bytes is held to the Content-Length, and spent is told",
+    async run() {
+      const delivery = await signedDelivery(fixturePayload(), { secret: SECRET });
+      const spent: Uint8Array[] = [];
+      const telling = {
+        ...platform,
+        spent: (_request: TestRequest, bytes: Uint8Array) => void spent.push(bytes),
+      };
+      const headers = new Headers(delivery.headers);
+      headers.set('content-length', String(delivery.body.byteLength));
+      // A Fetch arrayBuffer(): the bytes as a buffer, not a view.
+      const whole = exchange({
+        headers,
+        readBody: () => Promise.resolve(delivery.body.slice().buffer),
+      });
+      const accepted = await pipelineOf(setup().receiver, {}, undefined, telling).handle(whole);
+      checkEqual(accepted?.answer.status, 200, 'read whole: accepted');
+      checkEqual(spent.length, 1, 'spent is told of the bytes');
+      const short = new Headers(headers);
+      short.set('content-length', String(delivery.body.byteLength + 1));
+      const cut = exchange({
+        headers: short,
+        readBody: () => Promise.resolve(delivery.body),
+      });
+      const refused = await pipelineOf(setup().receiver, {}, undefined, telling).handle(cut);
+      checkEqual(refused?.answer.status, 400, 'shorter than declared');
+      checkEqual(errorCode(refused), 'body_unreadable', 'code');
+      checkEqual(refused?.close, true, 'the rest is left on the connection');
+      checkEqual(spent.length, 1, 'spent is not told of a body not read whole');
+    },
+  },
+  {
+    name: "pipeline: a reader's rejection is read by raw-body's error type",
+    async run() {
+      const rejecting = (type: string) =>
+        exchange({ readBody: () => Promise.reject(Object.assign(new Error(type), { type })) });
+      const tooLarge = await pipeline().handle(rejecting('entity.too.large'));
+      checkEqual(tooLarge?.answer.status, 413, 'entity.too.large');
+      const mismatch = await pipeline().handle(rejecting('request.size.invalid'));
+      check(mismatch?.answer.body.includes('Content-Length'), 'request.size.invalid says why');
+      const aborted = await pipeline().handle(rejecting('request.aborted'));
+      check(aborted?.answer.body.includes('aborted'), 'request.aborted says why');
+    },
+  },
+  {
+    name: 'pipeline: a read decided at once arms no deadline',
+    async run() {
+      const clock = manualTimers();
+      const hint = 'Mount the webhook before the parser.';
+      const taken = exchange({ readBody: () => ({ kind: 'unavailable', hint }) });
+      const outcome = await pipeline({}, clock.timers).handle(taken);
+      checkEqual(errorCode(outcome), 'raw_body_unavailable', 'code');
+      checkEqual(clock.pending.size, 0, 'no deadline');
+    },
+  },
+  {
     name: 'pipeline: other paths pass on unread; a path that throws counts as another path',
     async run() {
       const other = exchange({ path: () => '/other' });
@@ -235,7 +326,7 @@ export const pipelineCases: PortableCase[] = [
       });
       await pipeline().handle(unparsable);
       checkEqual(unparsable.passedOn, true, 'unparsable');
-      const routed = exchange({ path: () => '/other', isRouted: () => true });
+      const routed = exchange({ path: () => '/other', routed: true });
       checkEqual(
         (await pipeline().handle(routed))?.answer.status,
         401,
@@ -276,7 +367,8 @@ export const pipelineCases: PortableCase[] = [
       const respond = () => {
         throw boom;
       };
-      await pipeline().handle(exchange({ respond, fail: (error) => failures.push(error) }));
+      const failing = { ...platform, fail: (error: unknown) => failures.push(error) };
+      await pipelineOf(setup().receiver, {}, undefined, failing).handle(exchange({ respond }));
       checkEqual(failures[0], boom, 'handed to fail');
       await checkRejects(
         () => pipeline().handle(exchange({ respond })),

@@ -1,4 +1,4 @@
-import type { BodyRead, BodyReader } from '@faceverify/core/adapter';
+import type { BodyRead, BodyReading } from '@faceverify/core/adapter';
 import { bytesAsSent, nodeBodyTaken, rawBodyReader } from '@faceverify/core/adapter';
 import type { Request } from 'express';
 import getRawBody from 'raw-body';
@@ -35,16 +35,12 @@ function writtenAgain(body: unknown): Uint8Array | undefined {
 const readRawBody = rawBodyReader(getRawBody);
 
 /**
- * The exact bytes of the request body, read at most once through raw-body (as
- * body-parser reads it) and never past `limit`. Bytes a
- * body parser already read are used only when they are the bytes as sent
- * (`captureRawBody`, `express.raw()`, the `rawBody` of Google Cloud Functions).
+ * The exact bytes of the request body, read at most once through raw-body (as body-parser
+ * reads it) and never past `limit`: raw-body's own promise. Bytes a body parser already read
+ * are used only when they are the bytes as sent (`captureRawBody`, `express.raw()`, the
+ * `rawBody` of Google Cloud Functions).
  */
-export const readWebhookBody: BodyReader<Request> = async (req, limit, signal) => {
+export function readWebhookBody(req: Request, limit: number): BodyReading {
   if (capturedBody(req) || nodeBodyTaken(req)) return earlierRead(req);
-  const read = await readRawBody(req, limit, signal);
-  // The stream is spent. Body parsers of Express 4 skip a request marked this way instead
-  // of failing on it, so `passThrough` can hand over to routes behind them.
-  if (read.kind === 'bytes') Object.assign(req, { _body: true });
-  return read;
-};
+  return readRawBody(req, limit);
+}

@@ -1,12 +1,45 @@
 import {
   type VerificationWebhookFactory,
+  type WebhookPlatform,
   webhookMiddleware,
   writeNodeAnswer,
 } from '@faceverify/core/adapter';
+import type { NextFunction, Request, Response } from 'express';
 import { readWebhookBody } from '../raw-body/read-webhook-body.js';
 import { fullPath, isRouteHandler } from './mounting.js';
 import type { VerificationWebhookOptions } from './options.js';
 import type { VerificationWebhookMiddleware } from './types.js';
+
+/** Express to the webhook pipeline: its request, its response and `next`. */
+const expressPlatform: WebhookPlatform<Request, Response, NextFunction, void> = {
+  method: (req) => req.method,
+  headers: (req) => req.headers,
+  // Express 5 gives a wildcard's segments as a list: an account is one segment.
+  account(req) {
+    const value: unknown = req.params?.account;
+    return typeof value === 'string' ? value : undefined;
+  },
+  isRouted: isRouteHandler,
+  path: fullPath,
+  readBody: readWebhookBody,
+  // The stream is spent. Body parsers of Express 4 skip a request marked this way instead of
+  // failing on it, so `passThrough` can hand over to routes behind them.
+  spent(req) {
+    Object.assign(req, { _body: true });
+  },
+  keep(req, event) {
+    Object.assign(req, { verification: event });
+  },
+  next: (_req, _res, next) => next(),
+  respond(res, answer, close) {
+    // The rest of a body left unread is not read on: the connection closes after the answer.
+    if (close) res.req.pause();
+    writeNodeAnswer(res, answer, close);
+  },
+  // Express 4 ignores returned promises: failures (such as a response already sent by
+  // someone else) go to the app's error handler explicitly.
+  fail: (error, next) => next(error),
+};
 
 /**
  * Express 4 and 5 middleware that receives the signed `verification.completed` webhook:
@@ -37,24 +70,7 @@ import type { VerificationWebhookMiddleware } from './types.js';
 export const verificationWebhook: VerificationWebhookFactory<
   VerificationWebhookMiddleware,
   VerificationWebhookOptions
-> = webhookMiddleware<VerificationWebhookMiddleware, VerificationWebhookOptions>(
-  (self, req, res, next) => ({
-    method: req.method,
-    headers: req.headers,
-    request: req,
-    // Express 5 gives a wildcard's segments as a list: an account is one segment.
-    routeParam: (name) => {
-      const value: unknown = req.params?.[name];
-      return typeof value === 'string' ? value : undefined;
-    },
-    isRouted: () => isRouteHandler(req, self),
-    path: () => fullPath(req),
-    readBody: (limit, signal) => readWebhookBody(req, limit, signal),
-    keep: (event) => Object.assign(req, { verification: event }),
-    next,
-    respond: (answer, close) => writeNodeAnswer(res, answer, close),
-    // Express 4 ignores returned promises: failures (such as a response already sent by
-    // someone else) go to the app's error handler explicitly.
-    fail: next,
-  }),
+> = webhookMiddleware(
+  expressPlatform,
+  (webhook) => (req: Request, res: Response, next: NextFunction) => webhook.handle(req, res, next),
 );

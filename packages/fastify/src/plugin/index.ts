@@ -1,7 +1,7 @@
 import { ConfigurationError } from '@faceverify/core';
 import {
   DEFAULT_WEBHOOK_PATH,
-  type WithReceiver,
+  type WebhookPlatform,
   webhookMiddleware,
 } from '@faceverify/core/adapter';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
@@ -9,46 +9,49 @@ import fastifyPlugin from 'fastify-plugin';
 import { readWebhookBody } from '../raw-body/read-webhook-body.js';
 import type { VerificationWebhookOptions } from './options.js';
 
-/** What the `passThrough` handler returned: the route's answer when it takes the request. */
-type Answered = { value: unknown };
+/** The `passThrough` handler, which answers an accepted webhook in the route's place. */
+type Later = (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) => unknown;
 
 /**
- * One request on the route: `later` is the `passThrough` handler, called with the route's
- * `this` when a webhook is accepted; what it returns is kept in `answered`.
+ * Fastify to the webhook pipeline: its request, its reply, and the route's `this` in the
+ * place of `next`, which the `passThrough` handler is called with. Built once per
+ * registration, not per request: `later` is that registration's handler.
  */
-type Route = WithReceiver<
-  (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    answered: Answered,
-    later: ((request: FastifyRequest, reply: FastifyReply) => unknown) | undefined,
-    self: FastifyInstance,
-  ) => Promise<unknown>
->;
-
-const route = webhookMiddleware<Route>((_route, request, reply, answered, later, self) => ({
-  method: request.method,
-  headers: request.headers,
-  request,
-  routeParam: (name) => (request.params as Record<string, string> | undefined)?.[name],
-  isRouted: () => true,
-  path: () => request.url,
-  readBody: (limit, signal) => readWebhookBody(request, limit, signal),
-  keep: (event) => Object.assign(request, { verification: event }),
-  next: async () => {
-    answered.value = await later?.call(self, request, reply);
-  },
-  // With `close` the socket is closed after the answer, so the sender stops pushing a body
-  // nobody reads (HTTP/2 forbids the header and ends the stream itself).
-  respond: (answer, close) => {
-    if (close && request.raw.httpVersionMajor === 1) reply.header('connection', 'close');
-    void reply.code(answer.status).headers(answer.headers).send(answer.body);
-  },
-}));
+function fastifyPlatform(
+  later: Later | undefined,
+): WebhookPlatform<FastifyRequest, FastifyReply, FastifyInstance, unknown> {
+  return {
+    method: (request) => request.method,
+    headers: (request) => request.headers,
+    account: (request) => (request.params as Record<string, string> | undefined)?.account,
+    readBody: readWebhookBody,
+    keep(request, event) {
+      Object.assign(request, { verification: event });
+    },
+    // The route resolves to what the handler returned: its answer.
+    next: (request, reply, self) => later?.call(self, request, reply),
+    // With `close` the rest of the body is not read and the socket is closed after the
+    // answer, so the sender stops pushing a body nobody reads (HTTP/2 forbids the header and
+    // ends the stream itself).
+    respond(reply, answer, close) {
+      if (close) {
+        reply.request.raw.pause();
+        if (reply.request.raw.httpVersionMajor === 1) reply.header('connection', 'close');
+      }
+      return reply.code(answer.status).headers(answer.headers).send(answer.body);
+    },
+  };
+}
 
 const plugin: FastifyPluginAsync<VerificationWebhookOptions> = async (fastify, options) => {
   const { receiver: receiverOrOptions, handler: later, ...pipelineOptions } = options;
-  const webhook = route(receiverOrOptions, pipelineOptions);
+  const webhook = webhookMiddleware(
+    fastifyPlatform(later),
+    (pipeline) =>
+      function route(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+        return pipeline.handle(request, reply, this);
+      },
+  )(receiverOrOptions, pipelineOptions);
   if (options.passThrough === true && later === undefined) {
     throw new ConfigurationError(
       'verificationWebhook: "passThrough" needs a "handler" to answer accepted webhooks, e.g. { passThrough: true, handler: async (request) => ({ ok: true }) }.',
@@ -68,11 +71,7 @@ const plugin: FastifyPluginAsync<VerificationWebhookOptions> = async (fastify, o
       options.path ?? DEFAULT_WEBHOOK_PATH,
       // fastify-raw-body skips the route; a hook honouring bodyLimit agrees with the Receiver.
       { bodyLimit: maxBodyBytes, config: { rawBody: false } },
-      async function webhookRoute(request, reply) {
-        const answered: Answered = { value: reply };
-        await webhook(request, reply, answered, later, this);
-        return answered.value;
-      },
+      webhook,
     );
   });
 };

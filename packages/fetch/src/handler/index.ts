@@ -5,11 +5,37 @@ import {
   readFetchBody,
   toFetchResponse,
   type VerificationWebhookFactory,
+  type WebhookPlatform,
   webhookMiddleware,
 } from '@faceverify/core/adapter';
 import { BODY_CONSUMED_HINT } from './hints.js';
 import type { VerificationWebhookOptions } from './options.js';
-import type { VerificationWebhookHandler } from './types.js';
+import type { PlatformContext, VerificationWebhookHandler } from './types.js';
+
+/**
+ * The Fetch API to the webhook pipeline: the `Request`, and the platform's context (the
+ * handler's second argument) in the response's place. No path and no `next`: the handler is
+ * mounted on the webhook's route, and nothing runs after it.
+ */
+const fetchPlatform: WebhookPlatform<Request, PlatformContext | undefined, undefined, Response> = {
+  method: (request) => request.method,
+  // On @hono/node-server, Node's request under `request`: its headers are read as Node parsed
+  // them, where `request.headers` would build Fetch Headers for every webhook.
+  headers: (request, context) => nodeIncomingOf(context)?.headers ?? request.headers,
+  readBody: (request, limit, signal, context) =>
+    readFetchBody(
+      request,
+      limit,
+      signal,
+      BODY_CONSUMED_HINT,
+      // Node's parser, or Bun.serve's, held the body to its Content-Length: read it whole.
+      nodeIncomingOf(context) ?? bunServedOf(context, request),
+    ),
+  waitUntil(_request, context, promise) {
+    lazyWaitUntil(() => context)(promise);
+  },
+  respond: (_context, answer, close) => toFetchResponse(answer, close),
+};
 
 /**
  * A Fetch-standard handler, `(request, context?) => Promise<Response>`, that receives the
@@ -42,28 +68,8 @@ import type { VerificationWebhookHandler } from './types.js';
 export const verificationWebhook: VerificationWebhookFactory<
   VerificationWebhookHandler,
   VerificationWebhookOptions
-> = webhookMiddleware<VerificationWebhookHandler, VerificationWebhookOptions>(
-  (_self, request, context) => {
-    // On @hono/node-server, Node's request under `request`: its headers are read as Node parsed
-    // them, where `request.headers` would build Fetch Headers for every webhook.
-    const incoming = nodeIncomingOf(context);
-    return {
-      method: request.method,
-      headers: incoming?.headers ?? request.headers,
-      request,
-      // Node's parser, or Bun.serve's, held the body to its Content-Length: read it whole.
-      readBody: (limit, signal) =>
-        readFetchBody(
-          request,
-          limit,
-          signal,
-          BODY_CONSUMED_HINT,
-          incoming ?? bunServedOf(context, request),
-        ),
-      waitUntil: lazyWaitUntil(() => context),
-      // No path, no `next`: the handler is mounted on the webhook's route, and nothing runs
-      // after it.
-      respond: (answer, close) => toFetchResponse(answer, close),
-    };
-  },
+> = webhookMiddleware(
+  fetchPlatform,
+  (webhook) => (request: Request, context?: PlatformContext) =>
+    webhook.handle(request, context, undefined) as Promise<Response>,
 );

@@ -1,4 +1,4 @@
-import type { BodyRead, BodyReader } from '@faceverify/core/adapter';
+import type { BodyRead, BodyReading } from '@faceverify/core/adapter';
 import {
   bunServedOf,
   nodeIncomingOf,
@@ -15,7 +15,7 @@ import { HINTS } from './hints.js';
  * (arrayBuffer, blob) or as text that provably equals them. Parsed JSON or form data is
  * never turned back into bytes.
  */
-async function fromBodyCache(req: HonoRequest): Promise<BodyRead | undefined> {
+async function fromBodyCache(req: HonoRequest): Promise<BodyRead> {
   const cache = bodyCacheOf(req);
   const kept = cache.arrayBuffer ?? cache.blob?.then((blob) => blob.arrayBuffer());
   try {
@@ -24,20 +24,24 @@ async function fromBodyCache(req: HonoRequest): Promise<BodyRead | undefined> {
   } catch {
     return UNREADABLE_BODY;
   }
-  const kinds = Object.keys(cache).join(', ');
-  return kinds === '' ? undefined : { kind: 'unavailable', hint: HINTS.parsedOnly(kinds) };
+  return { kind: 'unavailable', hint: HINTS.parsedOnly(Object.keys(cache).join(', ')) };
+}
+
+/** Whether an earlier middleware read the body: an entry is only ever added by reading it. */
+function isSpent(cache: object): boolean {
+  for (const _kind in cache) return true;
+  return false;
 }
 
 /**
  * The exact bytes of the request body, read at most once and never past `limit`, through
- * the Fetch API (on `@hono/node-server`, straight from Node's request). The bytes are left in Hono's body cache, so later `c.req.json()` or
- * `c.req.text()` still work.
+ * the Fetch API (on `@hono/node-server`, straight from Node's request). A body an earlier
+ * middleware read through Hono is taken from its cache (see `fromBodyCache`).
  */
-export const readWebhookBody: BodyReader<Context> = async (c, limit, signal) => {
+export function readWebhookBody(c: Context, limit: number, signal: AbortSignal): BodyReading {
   const req = c.req;
-  const cached = await fromBodyCache(req);
-  if (cached) return cached;
-  const read = await readFetchBody(
+  if (isSpent(bodyCacheOf(req))) return fromBodyCache(req);
+  return readFetchBody(
     req.raw,
     limit,
     signal,
@@ -45,9 +49,16 @@ export const readWebhookBody: BodyReader<Context> = async (c, limit, signal) => 
     // Node's parser, or Bun.serve's, held the body to its Content-Length: read it whole.
     nodeIncomingOf(c.env) ?? bunServedOf(c.env, req.raw),
   );
-  if (read.kind === 'bytes') bodyCacheOf(req).arrayBuffer = Promise.resolve(ownBuffer(read.bytes));
-  return read;
-};
+}
+
+/**
+ * Leaves the bytes read in Hono's body cache, so later `c.req.json()` or `c.req.text()` still
+ * work; a body taken from the cache is there already.
+ */
+export function spent(c: Context, bytes: Uint8Array): void {
+  const cache = bodyCacheOf(c.req);
+  if (!isSpent(cache)) cache.arrayBuffer = Promise.resolve(ownBuffer(bytes));
+}
 
 /** The bytes' own ArrayBuffer, copied only when they are a view into a larger one. */
 function ownBuffer(bytes: Uint8Array): ArrayBuffer {

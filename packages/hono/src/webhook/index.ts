@@ -3,12 +3,42 @@ import {
   nodeIncomingOf,
   toFetchResponse,
   type VerificationWebhookFactory,
+  type WebhookPlatform,
   webhookMiddleware,
 } from '@faceverify/core/adapter';
-import { readWebhookBody } from '../body/read-webhook-body.js';
+import type { Context, Next } from 'hono';
+import { readWebhookBody, spent } from '../body/read-webhook-body.js';
 import { isRouteHandler } from './mounting.js';
 import type { VerificationWebhookOptions } from './options.js';
-import type { VerificationWebhookMiddleware } from './types.js';
+import type { VerificationEnv, VerificationWebhookMiddleware } from './types.js';
+
+type WebhookContext = Context<VerificationEnv>;
+
+/** Hono to the webhook pipeline: its context (request and response both) and `next`. */
+const honoPlatform: WebhookPlatform<WebhookContext, WebhookContext, Next, Response> = {
+  method: (c) => c.req.method,
+  // On @hono/node-server, Node's headers as parsed: `c.req.raw.headers` would build Fetch
+  // Headers for every webhook.
+  headers: (c) => nodeIncomingOf(c.env)?.headers ?? c.req.raw.headers,
+  account: (c) => c.req.param('account'),
+  isRouted: isRouteHandler,
+  path: (c) => c.req.path,
+  readBody: readWebhookBody,
+  spent,
+  // Read only when work outlives the response: Hono throws (building an Error) on every
+  // read where the runtime has no execution context (Node, Bun, Deno).
+  waitUntil(c, _same, promise) {
+    lazyWaitUntil(() => c.executionCtx)(promise);
+  },
+  keep(c, event) {
+    c.set('verification', event);
+  },
+  // Hono's `next` resolves to the context, which a middleware must not return.
+  async next(_c, _same, next) {
+    await next();
+  },
+  respond: (_c, answer, close) => toFetchResponse(answer, close),
+};
 
 /**
  * Hono middleware that receives the signed `verification.completed` webhook on Node, Bun,
@@ -41,22 +71,7 @@ import type { VerificationWebhookMiddleware } from './types.js';
 export const verificationWebhook: VerificationWebhookFactory<
   VerificationWebhookMiddleware,
   VerificationWebhookOptions
-> = webhookMiddleware<VerificationWebhookMiddleware, VerificationWebhookOptions>(
-  (_self, c, next) => ({
-    method: c.req.method,
-    // On @hono/node-server, Node's headers as parsed: `c.req.raw.headers` would build Fetch
-    // Headers for every webhook.
-    headers: nodeIncomingOf(c.env)?.headers ?? c.req.raw.headers,
-    request: c,
-    routeParam: (name) => c.req.param(name),
-    isRouted: () => isRouteHandler(c),
-    path: () => c.req.path,
-    readBody: (limit, signal) => readWebhookBody(c, limit, signal),
-    // Read only when work outlives the response: Hono throws (building an Error) on every
-    // read where the runtime has no execution context (Node, Bun, Deno).
-    waitUntil: lazyWaitUntil(() => c.executionCtx),
-    keep: (event) => c.set('verification', event),
-    next,
-    respond: (answer, close) => toFetchResponse(answer, close),
-  }),
+> = webhookMiddleware(
+  honoPlatform,
+  (webhook) => (c: WebhookContext, next: Next) => webhook.handle(c, c, next),
 );

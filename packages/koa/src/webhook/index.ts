@@ -1,9 +1,39 @@
-import { type VerificationWebhookFactory, webhookMiddleware } from '@faceverify/core/adapter';
+import {
+  type VerificationWebhookFactory,
+  type WebhookPlatform,
+  webhookMiddleware,
+} from '@faceverify/core/adapter';
+import type { Context, Next } from 'koa';
 import { readWebhookBody } from '../raw-body/read-webhook-body.js';
 import { writeAnswer } from '../response/write-answer.js';
 import { isRouteHandler } from './mounting.js';
 import type { VerificationWebhookOptions } from './options.js';
 import type { VerificationWebhookMiddleware } from './types.js';
+
+/** Koa to the webhook pipeline: its context (request and response both) and `next`. */
+const koaPlatform: WebhookPlatform<Context, Context, Next, void> = {
+  method: (ctx) => ctx.method,
+  headers: (ctx) => ctx.req.headers,
+  // @koa/router's parameters of the route it matched.
+  account: (ctx) => (ctx as { params?: Record<string, string> }).params?.account,
+  isRouted: isRouteHandler,
+  // Koa throws on a request line it cannot parse as a URL; the pipeline passes it on.
+  path: (ctx) => ctx.path,
+  readBody: readWebhookBody,
+  // The stream is spent. @koa/bodyparser and koa-bodyparser skip a request with this flag
+  // instead of failing on it, so `passThrough` can hand over to middleware behind them.
+  spent(ctx) {
+    Object.assign(ctx, { disableBodyParser: true });
+  },
+  keep(ctx, event) {
+    Object.assign(ctx.state, { verification: event });
+  },
+  // Passing on resolves nothing, whatever the middleware behind resolved to.
+  async next(_ctx, _same, next) {
+    await next();
+  },
+  respond: writeAnswer,
+};
 
 /**
  * Koa 2 and 3 middleware that receives the signed `verification.completed` webhook: it
@@ -36,19 +66,7 @@ import type { VerificationWebhookMiddleware } from './types.js';
 export const verificationWebhook: VerificationWebhookFactory<
   VerificationWebhookMiddleware,
   VerificationWebhookOptions
-> = webhookMiddleware<VerificationWebhookMiddleware, VerificationWebhookOptions>(
-  (self, ctx, next) => ({
-    method: ctx.method,
-    headers: ctx.req.headers,
-    request: ctx,
-    // @koa/router's parameters of the route it matched.
-    routeParam: (name) => (ctx as { params?: Record<string, string> }).params?.[name],
-    isRouted: () => isRouteHandler(ctx, self),
-    // Koa throws on a request line it cannot parse as a URL; the pipeline passes it on.
-    path: () => ctx.path,
-    readBody: (limit, signal) => readWebhookBody(ctx, limit, signal),
-    keep: (event) => Object.assign(ctx.state, { verification: event }),
-    next,
-    respond: (answer, close) => writeAnswer(ctx, answer, close),
-  }),
+> = webhookMiddleware(
+  koaPlatform,
+  (webhook) => (ctx: Context, next: Next) => webhook.handle(ctx, ctx, next),
 );
