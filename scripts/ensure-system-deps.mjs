@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// The test suite talks to a real redis-server, PostgreSQL, nats-server and RabbitMQ, runs a
-// Python consumer, and drives a real Chromium. This installs them from Debian's packages when
-// they are missing and we may (root with apt-get), and otherwise says exactly what to install.
+// The test suite talks to a real redis-server, PostgreSQL (also behind PgBouncer), nats-server
+// and RabbitMQ, runs a Python consumer, and drives a real Chromium. This installs them from
+// Debian's packages when they are missing and we may (root with apt-get), and otherwise says
+// exactly what to install.
 // Tests never skip silently because one is absent.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -13,6 +14,12 @@ const needs = [
   // Tests start clusters of their own with initdb and postgres, which Debian keeps in
   // /usr/lib/postgresql/<major>/bin rather than on PATH.
   { what: 'PostgreSQL', present: postgresInstalled, pkg: 'postgresql' },
+  // The reliability and PostgreSQL tests put a real pooler in front of it.
+  {
+    what: 'PgBouncer',
+    present: () => existsSync('/usr/sbin/pgbouncer') || existsSync('/usr/bin/pgbouncer'),
+    pkg: 'pgbouncer',
+  },
   // The sinks' tests publish to a real NATS JetStream and a real RabbitMQ node; the Python
   // consumer example's test reads a Redis stream with redis-py.
   { what: 'nats-server', present: () => onPath('nats-server'), pkg: 'nats-server' },

@@ -6,8 +6,14 @@ import { expect, it } from 'vitest';
 const packagesFolder = new URL('../../', import.meta.url);
 const readme = readFileSync(new URL('core/README.md', packagesFolder), 'utf8');
 
-// Published packages built on core that are tools, not an adapter or a store.
-const TOOLS = new Set(['@faceverify/cli', '@faceverify/emulator']);
+// Published packages built on core that are neither an adapter nor a store: the tools, and
+// where results go on from a Receiver (the sinks, and the relay that runs them).
+const NEITHER = new Set([
+  '@faceverify/cli',
+  '@faceverify/emulator',
+  '@faceverify/sinks',
+  '@faceverify/relay',
+]);
 
 interface Manifest {
   name: string;
@@ -29,7 +35,7 @@ function adaptersAndStores(): string[] {
     .filter(
       (manifest) =>
         !manifest.private &&
-        !TOOLS.has(manifest.name) &&
+        !NEITHER.has(manifest.name) &&
         '@faceverify/core' in { ...manifest.dependencies, ...manifest.peerDependencies },
     )
     .map((manifest) => manifest.name)
