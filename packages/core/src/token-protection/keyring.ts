@@ -125,7 +125,13 @@ export class Keyring {
       this.dataKey = dataKey;
       return dataKey;
     });
-    if (drawn instanceof Promise) this.dataKey = drawn;
+    if (drawn instanceof Promise) {
+      this.dataKey = drawn;
+      // A failed draw is seen by the seals that waited on it; the next one draws again.
+      drawn.catch(() => {
+        if (this.dataKey === drawn) this.dataKey = undefined;
+      });
+    }
     return drawn;
   }
 

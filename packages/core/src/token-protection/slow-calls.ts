@@ -68,15 +68,18 @@ export class SlowCalls {
   private readonly check = (): void => {
     this.armed = false;
     const now = this.elapsed();
+    const slow: string[] = [];
     for (const call of this.calls.values()) {
       if (call.reported) continue;
       const dueIn = call.at + this.slowMs - now;
       if (dueIn > 0) {
         this.arm(dueIn);
-        return;
+        break;
       }
       call.reported = true;
-      this.onSlow(call.method);
+      slow.push(call.method);
     }
+    // Armed again first: a listener that throws does not stop the watch.
+    for (const method of slow) this.onSlow(method);
   };
 }

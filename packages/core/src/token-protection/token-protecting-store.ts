@@ -508,7 +508,9 @@ export class TokenProtectingStore implements Store {
 
   /** `answer`, watched when calls are. */
   private watched<T>(method: string, answer: Promise<T>): Promise<T> {
-    return this.slowCalls ? this.slowCalls.watch(method, answer) : answer;
+    // A store that answers at once (not a promise) has nothing to wait on.
+    if (!this.slowCalls || !((answer as unknown) instanceof Promise)) return answer;
+    return this.slowCalls.watch(method, answer);
   }
 
   /** `options` of a lookup by user for the inner store, under `externalUserId` as it stores it. */
