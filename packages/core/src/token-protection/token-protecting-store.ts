@@ -189,11 +189,6 @@ export class TokenProtectingStore implements Store {
     StoredResult,
     { storedKey: string; sealed: StoredResult }
   >();
-  // The result last handed out (or sealed) for each stored key, while its holder keeps it: the
-  // same result without its image link, given back (a retry past the link's 15 minutes, a
-  // record closing), is then stored without sealing anything again (see `withoutLinkOf`).
-  // Weak, so that a sweep of more records than the caches above hold still finds each one.
-  private readonly handedOut = new Map<string, WeakRef<StoredResult>>();
   // The stored key a token's record was last read under, tried first by the next call: a
   // record sealed under an older key, or written before tokens were protected, is then
   // leased and settled in one store call, not in one per key listed before its own.
@@ -689,13 +684,13 @@ export class TokenProtectingStore implements Store {
     if (isSealedResult(result)) return result;
     const known = this.sealedForms.get(result);
     if (known?.storedKey === storedKey) return known.sealed;
-    return this.withoutLinkOf(result, storedKey) ?? this.sealAnew(result, storedKey);
+    return this.withoutLinkOfStored(result, storedKey) ?? this.sealAnew(result, storedKey);
   }
 
   private sealAnew(result: StoredResult, storedKey: string): MaybeAsync<StoredResult> {
     return this.withKeyring((keyring) =>
       andThen(sealResult(keyring, result, storedKey), (sealed) => {
-        this.noteSealedForm(storedKey, result, sealed);
+        this.sealedForms.set(result, { storedKey, sealed });
         this.rememberOpened(storedKey, sealed, result);
         return sealed;
       }),
@@ -703,24 +698,17 @@ export class TokenProtectingStore implements Store {
   }
 
   /**
-   * The result this process handed out (or sealed) for `storedKey`, sealed without its image
-   * link, when `result` is that result with the link dropped (a retry due after the link's 15
-   * minutes, a record closing): the link's sealed part left out, nothing sealed again.
+   * The result stored under `storedKey`, as this process sealed or opened it, with its image
+   * link dropped, when `result` is that (a retry due after the link's 15 minutes, a record
+   * closing): the sealed link's part left out, nothing sealed again.
    */
-  private withoutLinkOf(result: StoredResult, storedKey: string): StoredResult | undefined {
+  private withoutLinkOfStored(result: StoredResult, storedKey: string): StoredResult | undefined {
     if (result.payload.frontImageUrl !== '') return undefined;
-    const handed = this.handedOut.get(storedKey)?.deref();
-    const known = handed && this.sealedForms.get(handed);
-    if (!known || known.storedKey !== storedKey || !sameButLink(result, handed)) return undefined;
-    const sealed = sealedWithoutLink(known.sealed);
-    if (sealed) this.noteSealedForm(storedKey, result, sealed);
+    const stored = this.openedResults.get(storedKey);
+    if (!stored || !sameButLink(result, stored.value)) return undefined;
+    const sealed = sealedWithoutLink({ sealed: stored.sealed } as unknown as StoredResult);
+    if (sealed) this.rememberOpened(storedKey, sealed, result);
     return sealed;
-  }
-
-  /** Notes `sealed` as what `result`, handed out for `storedKey`, is stored as. */
-  private noteSealedForm(storedKey: string, result: StoredResult, sealed: StoredResult): void {
-    this.sealedForms.set(result, { storedKey, sealed });
-    cacheEntry(this.handedOut, storedKey, new WeakRef(result));
   }
 
   /**
@@ -823,7 +811,7 @@ export class TokenProtectingStore implements Store {
         if (!cached) this.keepOpenedResult(record.key, { sealed, value: result });
         // A copy, as a store hands out: what a caller changes stays out of the cache.
         const copy = { ...result };
-        this.noteSealedForm(record.key, copy, stored);
+        this.sealedForms.set(copy, { storedKey: record.key, sealed: stored });
         return this.revealed(record, externalUserId, opened, copy, missing);
       });
     });
