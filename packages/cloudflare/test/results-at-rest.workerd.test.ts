@@ -48,7 +48,7 @@ describe('results at rest (D1Store)', () => {
 
     const { dump } = await worker.call<Dump>('/dump');
     expect(CANARIES.filter((canary) => dump.includes(canary))).toEqual([]);
-    expect(dump).toContain('fvr1.');
+    expect(dump).toContain('fvr2.');
 
     const letters = await worker.call<DeadLetterList>('/untracked/dead-letters', { secret });
     expect(letters.sealed).toBeUndefined();

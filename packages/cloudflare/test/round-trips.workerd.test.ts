@@ -6,18 +6,18 @@ import { type ContractWorker, startContractWorker } from './support-worker.js';
 // inside workerd (exact, never timed): BENCHMARKS.md, "Store round trips per webhook", tables
 // these counts beside Redis' and PostgreSQL's. A call is one statement, or one batch (one
 // transaction). A webhook remembers its digest while it looks its user up (under the keyed
-// hash of the id and under the id as it is: three calls, one round trip), attaches its result
+// hash of the id: two calls, one round trip), attaches its result
 // and leases the session in one batch, and records the delivery. A sweep prunes, reads and
 // leases what is due in one batch, settles its sessions (those settled side by side go in one
 // batch: nothing more per session), and reads the backlog. The first step reads D1's clock.
 const D1 = {
   firstStep: '2/2',
   track: '1/1',
-  webhookTracked_plain: '3/5',
-  webhookTrackedElsewhere: '3/5',
-  duplicate: '1/3',
+  webhookTracked_plain: '3/4',
+  webhookTrackedElsewhere: '3/4',
+  duplicate: '1/2',
   rejection: '0/0',
-  webhookConfirmed: '3/5',
+  webhookConfirmed: '3/4',
   pollDelivery: '3/3',
   sweep1: '3/3',
   perDueSession: '+0',

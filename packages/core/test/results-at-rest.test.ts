@@ -1,9 +1,10 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { withoutImageLink } from '../src/delivery/stored-image-link.js';
 import { MemoryStore } from '../src/store/memory-store.js';
 import type { StoredResult, TrackedSession } from '../src/store/store.js';
 import { fixturePayload } from '../src/testing/fixture-payload.js';
-import { deriveTokenKey } from '../src/token-protection/token-keys.js';
+import { deriveTokenKey, tokenKeySecrets } from '../src/token-protection/token-keys.js';
 import { TokenProtectingStore } from '../src/token-protection/token-protecting-store.js';
 
 // Issue 35, part 1: a store holds no user id, outcome, reason or image link in clear. The
@@ -65,7 +66,7 @@ describe('results at rest (TokenProtectingStore over a MemoryStore)', () => {
 
     expect(await store.attachResult({ key: 'tok_1', result: result(), now: T0 })).toBe('attached');
     expect(leaks(memory)).toEqual([]);
-    expect(everything(memory)).toContain('fvr1.');
+    expect(everything(memory)).toContain('fvr2.');
     const leased = await store.lease({ key: 'tok_1', owner: 'w', now: T0, leaseMs: 1000 });
     expect(leased).toMatchObject({ externalUserId: USER, result: result() });
 
@@ -166,10 +167,15 @@ describe('results at rest (TokenProtectingStore over a MemoryStore)', () => {
     expect(due.find((record) => record.key === 'tok_b')).toMatchObject({ externalUserId: USER });
   });
 
-  it('finds records written before results were sealed (clear id and result) until they close', async () => {
+  it('finds records written before results were sealed (clear id and result) by user only with lookUpClearUserIds, and erases them either way', async () => {
     const memory = new MemoryStore();
     await memory.insert({ record: { ...pending('tok_legacy'), result: result() }, now: T0 });
-    const store = new TokenProtectingStore(memory, [KEY_A]);
+    await memory.insert({ record: pending('tok_legacy_2', 'canary-user-2'), now: T0 });
+    // By default, one lookup per webhook: under the hash alone.
+    const upgraded = new TokenProtectingStore(memory, [KEY_A]);
+    expect(await upgraded.findByUser({ externalUserId: USER, now: T0, limit: 5 })).toEqual([]);
+    expect(await upgraded.forgetUser({ externalUserId: 'canary-user-2', now: T0 })).toBe(1);
+    const store = new TokenProtectingStore(memory, [KEY_A], { lookUpClearUserIds: true });
     expect(await store.findByUser({ externalUserId: USER, now: T0, limit: 5 })).toMatchObject([
       { key: 'tok_legacy', token: 'tok_legacy', externalUserId: USER, result: result() },
     ]);
@@ -187,6 +193,84 @@ describe('results at rest (TokenProtectingStore over a MemoryStore)', () => {
       state: 'completed',
       result: result(),
     });
+  });
+
+  it('dropping the image link seals nothing again: the link is a part of its own, left out', async () => {
+    const memory = new MemoryStore();
+    const store = new TokenProtectingStore(memory, [KEY_A, KEY_B]);
+    await store.insert({ record: pending('tok_link'), now: T0 });
+    await store.attachResult({ key: 'tok_link', result: result(), now: T0 });
+    const sealedText = () => /fvr2\.[A-Za-z0-9_.~-]+/.exec(everything(memory))![0];
+    const before = sealedText();
+    expect(before.split('~')).toHaveLength(3);
+    const leased = await store.lease({ key: 'tok_link', owner: 'w', now: T0 + 1, leaseMs: 1000 });
+    // A retry due after the link's 15 minutes keeps the result without it.
+    const update = { state: 'delivering', dueAt: T0 + 60_000, attempts: 1 } as const;
+    const dropped = withoutImageLink(leased!.result!);
+    expect(
+      await store.settle({
+        key: 'tok_link',
+        owner: 'w',
+        update: { ...update, result: dropped },
+        now: T0 + 1,
+      }),
+    ).toBe(true);
+    const after = sealedText();
+    expect(after).toBe(before.split('~').slice(0, 2).join('~'));
+    expect(leaks(memory)).toEqual([]);
+    // Another instance, which never saw it, opens it without the link and with all else.
+    const reader = new TokenProtectingStore(memory, [KEY_A, KEY_B]);
+    const read = await reader.get({ key: 'tok_link', now: T0 + 2 });
+    expect(read?.result).toEqual({
+      ...result(),
+      payload: { ...result().payload, frontImageUrl: '' },
+    });
+  });
+
+  it('once dedicated token keys are set, a dump and the webhook secret alone open nothing sealed since', async () => {
+    const WEBHOOK_SECRET = 'whsec_signing_0123456789abcdef0123456789';
+    const TOKEN_KEY = 'tk_dedicated_0123456789abcdefghijklmnop';
+    const memory = new MemoryStore();
+    // Before: the keys are derived from the signing secret, which seals.
+    const before = new TokenProtectingStore(
+      memory,
+      tokenKeySecrets(undefined, [WEBHOOK_SECRET], 't'),
+    );
+    await before.insert({ record: { ...pending('tok_before'), result: result() }, now: T0 });
+    // After: a dedicated key; the signing secret still opens and finds what it sealed.
+    const after = new TokenProtectingStore(
+      memory,
+      tokenKeySecrets([TOKEN_KEY], [WEBHOOK_SECRET], 't'),
+    );
+    await after.insert({
+      record: { ...pending('tok_after', 'someone-else'), result: result() },
+      now: T0,
+    });
+    expect(await after.get({ key: 'tok_before', now: T0 })).toMatchObject({ result: result() });
+
+    const withSecretAlone = new TokenProtectingStore(memory, [WEBHOOK_SECRET]);
+    const records = await withSecretAlone.leaseDue({
+      owner: 'dump',
+      now: T0,
+      leaseMs: 1,
+      limit: 10,
+    });
+    const [secretKey, dedicatedKey] = await Promise.all([
+      deriveTokenKey(WEBHOOK_SECRET),
+      deriveTokenKey(TOKEN_KEY),
+    ]);
+    expect(records.find((record) => record.key === 'tok_before')).toMatchObject({
+      result: result(),
+    });
+    const sealedAfter = records.find((record) => record.unreadableToken);
+    expect(sealedAfter?.unreadableToken).toEqual({ keyIds: [dedicatedKey.id], hasResult: true });
+    expect(sealedAfter?.result).toBeUndefined();
+    expect(records).toHaveLength(2);
+    // Nothing sealed after names the signing secret's key: it wraps no data key.
+    const dump = everything(memory);
+    const texts = [...dump.matchAll(/fv[rt]2\.[A-Za-z0-9_.-]+~/g)].map((match) => match[0]);
+    expect(texts).toHaveLength(4);
+    expect(texts.filter((text) => text.includes(`${secretKey.id}.`))).toHaveLength(2);
   });
 
   it('a sealed result copied into another record does not open there', async () => {

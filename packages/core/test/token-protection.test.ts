@@ -1,3 +1,4 @@
+import { createCipheriv, randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigurationError } from '../src/errors.js';
@@ -5,8 +6,9 @@ import { createReceiver } from '../src/receiver/create-receiver.js';
 import { MemoryStore } from '../src/store/memory-store.js';
 import type { TrackedSession } from '../src/store/store.js';
 import { fixturePayload } from '../src/testing/fixture-payload.js';
-import { openToken, sealToken } from '../src/token-protection/sealed-token.js';
-import { deriveTokenKey, recordKeyOf } from '../src/token-protection/token-keys.js';
+import { Keyring } from '../src/token-protection/keyring.js';
+import { openSealedToken, sealToken } from '../src/token-protection/sealed-token.js';
+import { deriveTokenKey, recordKeyOf, type TokenKey } from '../src/token-protection/token-keys.js';
 import { TokenProtectingStore } from '../src/token-protection/token-protecting-store.js';
 
 const T0 = Date.UTC(2030, 0, 1);
@@ -33,37 +35,87 @@ afterEach(() => {
   vi.unstubAllEnvs();
 });
 
+/** A keyring of `keys` that seals under every one of them. */
+const keyring = (...keys: TokenKey[]) => new Keyring(keys, keys);
+const openToken = async (ring: Keyring, sealed: string, recordKey: string) =>
+  (await openSealedToken(ring, sealed, recordKey))?.token;
+
 describe('sealed tokens', () => {
   it('open only in the record they were sealed for, with the key their id names, unaltered', async () => {
     const [a, b] = await Promise.all([deriveTokenKey(OLD_SECRET), deriveTokenKey(NEW_SECRET)]);
-    const sealed = await sealToken([a], 'tok_secret', 't1:record-a');
-    expect(sealed).toMatch(new RegExp(`^fvt1\\.${a.id}\\.`));
+    const sealed = await sealToken(keyring(a), 'tok_secret', 't1:record-a');
+    expect(sealed).toMatch(new RegExp(`^fvt2\\.${a.id}\\.[A-Za-z0-9_-]+~[A-Za-z0-9_-]+$`));
     expect(sealed).not.toContain('tok_secret');
-    expect(await openToken([b, a], sealed, 't1:record-a')).toBe('tok_secret');
+    expect(await openToken(keyring(b, a), sealed, 't1:record-a')).toBe('tok_secret');
     // Copied into another record, it does not open: the record key is associated data.
-    expect(await openToken([a], sealed, 't1:record-b')).toBeUndefined();
-    expect(await openToken([b], sealed, 't1:record-a')).toBeUndefined();
+    expect(await openToken(keyring(a), sealed, 't1:record-b')).toBeUndefined();
+    expect(await openToken(keyring(b), sealed, 't1:record-a')).toBeUndefined();
     // The second-to-last base64url digit always carries six bits of the tag: changed to
     // another digit, the text is altered whatever the random IV made it.
     const digit = sealed.at(-2);
     const flipped = `${sealed.slice(0, -2)}${digit === 'A' ? 'B' : 'A'}${sealed.slice(-1)}`;
     expect(flipped).not.toBe(sealed);
-    expect(await openToken([a], flipped, 't1:record-a')).toBeUndefined();
+    expect(await openToken(keyring(a), flipped, 't1:record-a')).toBeUndefined();
     // Sealing twice gives two texts (a fresh IV each time).
-    expect(await sealToken([a], 'tok_secret', 't1:record-a')).not.toBe(sealed);
+    expect(await sealToken(keyring(a), 'tok_secret', 't1:record-a')).not.toBe(sealed);
   });
 
   it('never seal two texts with one IV, across refills of the random buffer IVs come from', async () => {
-    const a = await deriveTokenKey(OLD_SECRET);
+    const ring = keyring(await deriveTokenKey(OLD_SECRET));
     // 1,000 seals draw 12,000 bytes: the 4 KiB buffer is refilled twice on the way.
     const sealed = await Promise.all(
-      Array.from({ length: 1_000 }, () => sealToken([a], 'tok_same', 't1:record-a')),
+      Array.from({ length: 1_000 }, () => sealToken(ring, 'tok_same', 't1:record-a')),
     );
-    const ivs = sealed.map((text) => text.split('.')[2]!.slice(0, 16));
+    const ivs = sealed.map((text) => text.split('~')[1]!.slice(0, 16));
     expect(new Set(ivs).size).toBe(1_000);
     for (const text of sealed.slice(-3)) {
-      expect(await openToken([a], text, 't1:record-a')).toBe('tok_same');
+      expect(await openToken(ring, text, 't1:record-a')).toBe('tok_same');
     }
+  });
+
+  it('seal once whatever the number of keys: one data key, wrapped under each, opened by any', async () => {
+    const keys = await Promise.all(
+      ['k1', 'k2', 'k3'].map((name) => deriveTokenKey(`${name}_0123456789abcdef0123456789`)),
+    );
+    const ring = keyring(...keys);
+    const sealed = await sealToken(ring, 'tok_many', 't1:record-a');
+    const [header, ...parts] = sealed.slice('fvt2.'.length).split('~');
+    // One sealed part, and the data key wrapped under each key, named by its id in clear.
+    expect(parts).toHaveLength(1);
+    expect(header!.split('.').filter((_, index) => index % 2 === 0)).toEqual(
+      keys.map((key) => key.id),
+    );
+    for (const key of keys)
+      expect(await openToken(keyring(key), sealed, 't1:record-a')).toBe('tok_many');
+    // The next text reuses the data key: nothing is wrapped again, its header is the same.
+    const next = await sealToken(ring, 'tok_next', 't1:record-b');
+    expect(next.split('~')[0]).toBe(sealed.split('~')[0]);
+    // A wrapped data key moved under another key's id does not open.
+    const [id1, wrapped1, id2] = header!.split('.');
+    const swapped = sealed.replace(`${id1}.${wrapped1}.${id2}.`, `${id2}.${wrapped1}.${id1}.`);
+    expect(await openToken(keyring(keys[1]!), swapped, 't1:record-a')).toBeUndefined();
+  });
+
+  it('a token sealed under each key apart (fvt1, before envelopes) still opens', async () => {
+    const [a, b] = await Promise.all([deriveTokenKey(OLD_SECRET), deriveTokenKey(NEW_SECRET)]);
+    // fvt1.<key id>.<IV, ciphertext and tag>, one pair per key, the record key as associated data.
+    const sealOne = (key: TokenKey) => {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key.sealKey, iv).setAAD(Buffer.from('t1:old'));
+      const body = Buffer.concat([
+        iv,
+        cipher.update('tok_v1\u0000alice'),
+        cipher.final(),
+        cipher.getAuthTag(),
+      ]);
+      return `${key.id}.${body.toString('base64url')}`;
+    };
+    const v1 = `fvt1.${sealOne(a)}.${sealOne(b)}`;
+    expect(await openSealedToken(keyring(b), v1, 't1:old')).toEqual({
+      token: 'tok_v1',
+      externalUserId: 'alice',
+    });
+    expect(await openToken(keyring(a), v1, 't1:other')).toBeUndefined();
   });
 
   it('record keys differ per key and per token, and never contain the token', async () => {
@@ -120,7 +172,7 @@ describe('TokenProtectingStore over a MemoryStore', () => {
     const store = new TokenProtectingStore(memory, [OLD_SECRET]);
     await store.insert({ record: pending('tok_alice_1'), now: T0 });
     expect(everything(memory)).not.toContain('tok_alice_1');
-    expect(everything(memory)).toContain('fvt1.');
+    expect(everything(memory)).toContain('fvt2.');
 
     const leased = await store.lease({ key: 'tok_alice_1', owner: 'w', now: T0, leaseMs: 1000 });
     expect(leased).toMatchObject({ key: 'tok_alice_1', token: 'tok_alice_1' });
@@ -135,7 +187,7 @@ describe('TokenProtectingStore over a MemoryStore', () => {
         now: T0,
       }),
     ).toBe(true);
-    expect(everything(memory)).not.toContain('fvt1.');
+    expect(everything(memory)).not.toContain('fvt2.');
     // Closed, it is still found by its token (as confirm() does), but no longer holds it.
     expect(await store.get({ key: 'tok_alice_1', now: T0 })).toMatchObject({
       key: 'tok_alice_1',
@@ -165,7 +217,7 @@ describe('TokenProtectingStore over a MemoryStore', () => {
       deriveTokenKey(OLD_SECRET),
       deriveTokenKey(NEW_SECRET),
     ]);
-    const sealed = [...everything(memory).matchAll(/fvt1\.[A-Za-z0-9_.-]+/g)].map((m) => m[0]);
+    const sealed = [...everything(memory).matchAll(/fvt2\.[A-Za-z0-9_.~-]+/g)].map((m) => m[0]);
     expect(sealed).toHaveLength(2);
     expect(
       sealed.some((text) => text.includes(`${newKey.id}.`) && text.includes(`${oldKey.id}.`)),

@@ -124,9 +124,15 @@ async function setUp(
     extra = {},
     store = new RoundTripStore(),
     client = false,
-  }: { extra?: object; store?: RoundTripStore; client?: Client | false } = {},
+    options = {},
+  }: {
+    extra?: object;
+    store?: RoundTripStore;
+    client?: Client | false;
+    options?: { lookUpClearUserIds?: boolean };
+  } = {},
 ) {
-  const receiver = createReceiver({ secret: SECRET, client, store });
+  const receiver = createReceiver({ secret: SECRET, client, store, ...options });
   receiver.on('error', () => {});
   const runs = { count: 0 };
   receiver.on('verification.completed', () => {
@@ -158,12 +164,27 @@ it('an accepted webhook matched to no session waits for three store round trips:
 
   expect(answer.status).toBe(200);
   expect(runs.count).toBe(1);
-  // The user is looked up twice in that trip: under the keyed hash of the id, and under the id
-  // as it is, which finds records written before ids were hashed.
+  // The user is looked up once, under the keyed hash of the id (the id as it is, of records
+  // written before ids were hashed, only with `lookUpClearUserIds`: see the test below).
   expect(store.calls).toEqual([
+    { name: 'findByUser', trip: 1 },
     { name: 'remember', trip: 1 },
+    { name: 'insert', trip: 2 },
+    { name: 'settle', trip: 3 },
+  ]);
+});
+
+it('with lookUpClearUserIds, the user is also looked up by the id in clear, in the same round trip', async () => {
+  const { store, receiver, delivery, runs } = await setUp('u_clear_too', {
+    options: { lookUpClearUserIds: true },
+  });
+
+  expect((await receiver.receive(delivery)).status).toBe(200);
+  expect(runs.count).toBe(1);
+  expect(store.calls).toEqual([
     { name: 'findByUser', trip: 1 },
     { name: 'findByUser', trip: 1 },
+    { name: 'remember', trip: 1 },
     { name: 'insert', trip: 2 },
     { name: 'settle', trip: 3 },
   ]);
@@ -180,11 +201,7 @@ it('a replay is acknowledged without reading the lookup made beside it, and that
   expect(answer.status).toBe(200);
   expect(JSON.parse(answer.body)).toEqual({ received: true, duplicate: true });
   expect(runs.count).toBe(1);
-  expect(store.calls.slice(5).map(({ name }) => name)).toEqual([
-    'remember',
-    'findByUser',
-    'findByUser',
-  ]);
+  expect(store.calls.slice(4).map(({ name }) => name)).toEqual(['findByUser', 'remember']);
 });
 
 it('a new webhook whose lookup fails is answered 503 and forgotten, so the sender’s retry is handled', async () => {
@@ -217,9 +234,8 @@ it('a webhook naming its tracked session waits for three store round trips: atta
   expect(answer.status).toBe(200);
   expect(runs.count).toBe(1);
   expect(store.calls).toEqual([
+    { name: 'findByUser', trip: 1 },
     { name: 'remember', trip: 1 },
-    { name: 'findByUser', trip: 1 },
-    { name: 'findByUser', trip: 1 },
     { name: 'attachAndLease', trip: 2 },
     { name: 'settle', trip: 3 },
   ]);
@@ -227,10 +243,8 @@ it('a webhook naming its tracked session waits for three store round trips: atta
   const user = stored!.externalUserId;
   expect(user).toMatch(/^u1:/);
   expect(store.hints).toEqual([
-    { name: 'remember' },
     { name: 'findByUser', keys: [stored!.key] },
-    // The id as it is (records written before ids were hashed): nothing known of it.
-    { name: 'findByUser' },
+    { name: 'remember' },
     { name: 'attachAndLease', user },
     { name: 'settle', user },
   ]);
@@ -253,9 +267,8 @@ it('on a store without attachAndLease, a webhook of a tracked session is attache
   expect(answer.status).toBe(200);
   expect(runs.count).toBe(1);
   expect(store.calls).toEqual([
+    { name: 'findByUser', trip: 1 },
     { name: 'remember', trip: 1 },
-    { name: 'findByUser', trip: 1 },
-    { name: 'findByUser', trip: 1 },
     { name: 'attachResult', trip: 2 },
     { name: 'lease', trip: 3 },
     { name: 'settle', trip: 4 },

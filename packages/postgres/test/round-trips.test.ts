@@ -140,17 +140,16 @@ async function postgresPaths(url: string, label: string): Promise<ReceiverPaths>
 // session (webhookTracked_plain) or another did (webhookTrackedElsewhere) makes no
 // difference here. A sweep prunes, checks the server's timeline (PostgreSQL only), leases
 // what is due, settles each session (side by side), and reads the backlog. The user is looked
-// up twice side by side: under the keyed hash of the id, and under the id as it is (records
-// written before ids were hashed): one statement more, no round trip more.
+// up once, under the keyed hash of the id.
 const POSTGRES = {
   firstStep: '6/6',
   track: '5/5',
-  webhookTracked_plain: '3/5',
-  webhookTrackedElsewhere: '3/5',
-  webhookTracked_transactional: '5/7',
-  duplicate: '1/3',
+  webhookTracked_plain: '3/4',
+  webhookTrackedElsewhere: '3/4',
+  webhookTracked_transactional: '5/6',
+  duplicate: '1/2',
   rejection: '0/0',
-  webhookConfirmed: '3/5',
+  webhookConfirmed: '3/4',
   pollDelivery: '4/4',
   sweep1: '4/4',
   perDueSession: '+1',
@@ -204,15 +203,15 @@ describe('store round trips of a Receiver on PGlite, counted on its calls', () =
     name = statementNames(store);
     const paths = await measure(store, meter, 'rt_pglite');
     console.log(paths);
-    // PGlite runs one statement at a time: the two lookups and the digest go one after another.
+    // PGlite runs one statement at a time: the lookup and the digest go one after the other.
     expect(tallyPaths(paths)).toEqual({
       ...POSTGRES,
       firstStep: '5/5',
-      webhookTracked_plain: '5/5',
-      webhookTrackedElsewhere: '5/5',
-      webhookTracked_transactional: '7/7',
-      duplicate: '3/3',
-      webhookConfirmed: '5/5',
+      webhookTracked_plain: '4/4',
+      webhookTrackedElsewhere: '4/4',
+      webhookTracked_transactional: '6/6',
+      duplicate: '2/2',
+      webhookConfirmed: '4/4',
     });
   });
 });

@@ -98,18 +98,17 @@ async function measure(redis: Redis | Cluster, prefix: string): Promise<Receiver
 // leases what is due, settles each session (side by side), and reads the backlog
 // (dueSummary). The first step of a Receiver reads Redis' clock (TIME), and the first use of a
 // script on a server sends its source (EVAL after NOSCRIPT). A webhook's user is looked up
-// twice in the same round trip: under the keyed hash of the id, and under the id as it is
-// (records written before ids were hashed): one command more, no trip more. A duplicate is
+// once, under the keyed hash of the id. A duplicate is
 // answered once its digest is found, with the lookup started beside it (the meter waits for
 // every answer).
 const REDIS = {
   firstStep: '3/3',
   track: '1/1',
-  webhookTracked_plain: '3/5',
-  webhookTrackedElsewhere: '4/6',
-  duplicate: '1/3',
+  webhookTracked_plain: '3/4',
+  webhookTrackedElsewhere: '4/5',
+  duplicate: '1/2',
   rejection: '0/0',
-  webhookConfirmed: '3/5',
+  webhookConfirmed: '3/4',
   pollDelivery: '5/5',
   sweep1: '5/5',
   perDueSession: '+1',

@@ -112,7 +112,7 @@ describe.each(kinds)('results at rest ($name)', (kind) => {
       ]);
       const dump = await kind.dump(store, prefix);
       expect(leaks(dump, delivered)).toEqual([]);
-      expect(dump).toContain('fvr1.');
+      expect(dump).toContain('fvr2.');
       expect(dump).toMatch(/u1:[A-Za-z0-9_-]{43}/);
       // The inventory in docs/privacy.md: each field is held in the form it says.
       const forms = documentedForms();

@@ -23,7 +23,13 @@ export function tokenLeaks(dump: string, tokens: readonly string[]): string[] {
   );
 }
 
-/** How many distinct sealed tokens (`fvt1.<key id>.<sealed>`) a dump holds. */
+/**
+ * How many distinct sealed tokens a dump holds: `fvt2.<key id>.<wrapped data key>…~<sealed>`
+ * (several share one data key, so each is told apart by its sealed part), or `fvt1.<key
+ * id>.<sealed>…` as tokens were sealed before.
+ */
 export function sealedTokenCount(dump: string): number {
-  return new Set(dump.match(/fvt1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g)).size;
+  return new Set(
+    dump.match(/fvt2\.[A-Za-z0-9_.-]+~[A-Za-z0-9_-]+|fvt1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g),
+  ).size;
 }

@@ -144,7 +144,7 @@ export function createDeadLetters(
     store = new TokenProtectingStore(
       store,
       tokenKeySecrets(keys.tokenKeys, keys.secrets, 'tokenKeys'),
-      () => clock.now(),
+      { now: () => clock.now() },
     );
   }
   return {

@@ -37,7 +37,6 @@ import { BACKLOG_CHECK_EVERY_MS, checkBacklog } from '../operations/backlog-chec
 import { type ForgetUserScope, type ForgottenUser, forgetUser } from '../operations/forget-user.js';
 import { type ReceiverHealth, readHealth } from '../operations/health.js';
 import { RefusedBodies } from '../operations/refused-bodies.js';
-import { watchStore } from '../operations/store-watch.js';
 import {
   type WaitedResult,
   type WaitForResultOptions,
@@ -304,7 +303,7 @@ export function createReceiver<S extends Store = Store>(
     ...resolved,
     now: storeTime ? storeTime.now : resolved.now,
     clockReady: storeTime ? storeTime.ready : noWait,
-    store: watchStore(resolved.store, resolved.clock, resolved.storeSlowMs, (method) =>
+    store: resolved.store.watch(resolved.clock, resolved.storeSlowMs, (method) =>
       context.activity.record(
         'store_slow',
         `store.${method}() had not answered after ${resolved.storeSlowMs} ms`,

@@ -44,8 +44,8 @@ export interface ReceiverOptions {
    * Dedicated keys that protect session tokens in the store (each at least 32 characters,
    * e.g. from `openssl rand -base64 32`). The store keys each record by an HMAC-SHA256 of its
    * token and keeps the token sealed with AES-256-GCM until the session closes; the first key
-   * keys new sessions, every key seals, and every key (and every signing secret) is tried on
-   * lookup. A new key is added last, then moved first once every instance lists it, the old
+   * keys new sessions, every key seals (the signing secrets then seal nothing new), and every
+   * key (and every signing secret) is tried on lookup. A new key is added last, then moved first once every instance lists it, the old
    * one removed a session lifetime later ("Session tokens at rest" in
    * docs/polling-and-stores.md).
    * Default: `FACEVERIFY_TOKEN_KEYS`, comma-separated; without it the keys are derived
@@ -55,6 +55,13 @@ export interface ReceiverOptions {
    * createReceiver({ tokenKeys: [process.env.TOKEN_KEY_2027!, process.env.TOKEN_KEY_2026!] });
    */
   tokenKeys?: ReadonlyArray<string>;
+  /**
+   * Also look each webhook's user up under the id in clear, as versions before user ids were
+   * hashed stored it: one more store lookup per webhook. Set it when upgrading from such a
+   * version, and remove it one `replayWindowMs` (24 h) after every instance runs the new one
+   * ("Results at rest" in docs/polling-and-stores.md). Default: `false`.
+   */
+  lookUpClearUserIds?: boolean;
   /**
    * Several accounts of the service on one Receiver (one store, one sweep): a map from
    * account id to its `secret` and `client`, or a resolver for accounts kept elsewhere (see
@@ -190,6 +197,7 @@ export const RECEIVER_OPTIONS: Record<keyof ReceiverOptions, true> = {
   client: true,
   store: true,
   tokenKeys: true,
+  lookUpClearUserIds: true,
   accounts: true,
   maxBodyBytes: true,
   replayWindowMs: true,
@@ -381,9 +389,10 @@ export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiv
     secrets,
     client,
     accounts,
-    store: new TokenProtectingStore(options.store ?? new MemoryStore(), tokenKeys, () =>
-      clock.now(),
-    ),
+    store: new TokenProtectingStore(options.store ?? new MemoryStore(), tokenKeys, {
+      now: () => clock.now(),
+      lookUpClearUserIds: options.lookUpClearUserIds === true,
+    }),
     maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes, 256 * 1024),
     replayWindowMs: positive('replayWindowMs', options.replayWindowMs, 24 * 60 * MINUTE),
     ackAfterMs: positive('ackAfterMs', options.ackAfterMs, 4 * SECOND),

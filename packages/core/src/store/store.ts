@@ -334,6 +334,17 @@ export interface StoreBacklog {
  * 12. Hints (`user` of the calls naming a record, `keys` of `findByUser`) never change an
  *     outcome: a call given a wrong hint answers as one given none. `attachAndLease`, where a
  *     store has it, answers as `attachResult` followed at once by `lease` would.
+ *
+ * What a store is given is already protected, and it keeps each value as it is given, deciding
+ * nothing on it (docs/polling-and-stores.md, "Session tokens at rest" and "Results at rest"):
+ * `key` is `t1:` and a keyed hash of the token (or `webhook:<digest>`), `externalUserId` is `u1:`
+ * and a keyed hash of the id, `token` is sealed text and `result` is `{ sealed: <text> }`. The
+ * sealed format is versioned by its prefix, and every version stays readable:
+ * - `fvt2.` (token) and `fvr2.` (result), written now: an envelope, sealed once whatever the
+ *   number of keys, `<key id>.<wrapped data key>` for each sealing key, then `~` and each sealed
+ *   part (a result's image link is a part of its own, left out once of no further use);
+ * - `fvt1.` and `fvr1.`, written before: `<key id>.<IV and ciphertext>`, sealed under each key.
+ * A record written before protection holds its token, id and result in clear.
  */
 export interface Store {
   /** Adds a record unless its key exists. */

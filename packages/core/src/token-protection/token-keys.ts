@@ -1,13 +1,15 @@
 import { hmacSha256 } from '#hmac';
 import { ConfigurationError } from '../errors.js';
 import { toBase64Url } from './base64-url.js';
+import { andThen, type MaybeAsync } from './maybe-async.js';
 
 /**
  * One key protecting session tokens at rest, derived from one secret: an HMAC key that turns
  * a token into its record key (256 derived bits, as base64url text: `#hmac` takes its key as
  * text, and is synchronous on Node, where every store operation pays it), an AES-256-GCM key
- * that seals the token (raw bytes: `#aead` is synchronous node:crypto on Node), and a short public id written into every sealed token, so the key
- * that sealed it is found without trying all.
+ * that wraps the data keys texts are sealed with (raw bytes: `#aead` is synchronous
+ * node:crypto on Node), and a short public id written beside each, so the key that wrapped it
+ * is found without trying all.
  */
 export interface TokenKey {
   id: string;
@@ -60,16 +62,29 @@ export async function deriveTokenKey(secret: string): Promise<TokenKey> {
 export const RECORD_KEY_PREFIX = 't1:';
 
 /** The record key of a token under one key: `t1:` and 256 bits of HMAC-SHA256, base64url. */
-export async function recordKeyOf(key: TokenKey, token: string): Promise<string> {
-  const digest = hmacSha256(key.recordSecret, encoder.encode(token));
-  const mac = digest instanceof Uint8Array ? digest : await digest;
-  return `${RECORD_KEY_PREFIX}${toBase64Url(mac)}`;
+export function recordKeyOf(key: TokenKey, token: string): MaybeAsync<string> {
+  return andThen(
+    hmacSha256(key.recordSecret, encoder.encode(token)),
+    (mac) => `${RECORD_KEY_PREFIX}${toBase64Url(mac)}`,
+  );
+}
+
+/**
+ * The secrets token keys are derived from, in order (the first keys and hashes new records),
+ * and how many of the first seal: every one when they are the signing secrets alone, the
+ * dedicated token keys alone once there are any (the signing secrets then only open, and
+ * find, what they sealed and keyed before).
+ */
+export interface TokenSecrets {
+  secrets: readonly string[];
+  sealing: number;
 }
 
 /**
  * The secrets token keys are derived from, in order (the first keys and hashes new sessions):
  * the dedicated `tokenKeys` when given, then the webhook signing secrets, which still open and
- * find what they protected before dedicated keys were configured. Dedicated keys shorter than
+ * find what they protected before dedicated keys were configured, and seal nothing new: a
+ * store dump and the webhook secret alone open nothing sealed once dedicated keys are set. Dedicated keys shorter than
  * {@link MIN_TOKEN_KEY_LENGTH} are refused, with how to make one; a signing secret listed
  * among them is taken as it is (it is a key already: the first step of setting `tokenKeys`
  * lists it first, so that sessions stay keyed under it until every instance has the new key).
@@ -78,7 +93,7 @@ export function tokenKeySecrets(
   dedicated: ReadonlyArray<string> | undefined,
   signingSecrets: ReadonlyArray<string>,
   source: string,
-): string[] {
+): TokenSecrets {
   const keys = (dedicated ?? []).filter((key) => key !== '');
   keys.forEach((key, index) => {
     if (typeof key === 'string' && signingSecrets.includes(key)) return;
@@ -88,5 +103,6 @@ export function tokenKeySecrets(
       );
     }
   });
-  return [...keys, ...signingSecrets];
+  const secrets = [...keys, ...signingSecrets];
+  return { secrets, sealing: keys.length > 0 ? keys.length : secrets.length };
 }

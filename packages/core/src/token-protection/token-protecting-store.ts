@@ -1,3 +1,4 @@
+import type { Clock } from '../clock/clock.js';
 import { isUnmatchedKey } from '../store/record-keys.js';
 import type {
   AttachAndLeaseOptions,
@@ -30,11 +31,14 @@ import type {
 } from '../store/store.js';
 import { isOpen, isTransactional } from '../store/store.js';
 import { type StoreAlarmListener, StoreAlarmListeners } from '../store/store-alarm.js';
+import { Keyring } from './keyring.js';
+import { allOf, andThen, type MaybeAsync } from './maybe-async.js';
 import {
   isSealedResult,
   openResult,
   type SealedResult,
   sealedResultKeyIds,
+  sealedWithoutLink,
   sealResult,
 } from './sealed-result.js';
 import {
@@ -44,35 +48,17 @@ import {
   sealedKeyIds,
   sealToken,
 } from './sealed-token.js';
+import { SlowCalls } from './slow-calls.js';
 import type { RevealedSession } from './stored-key.js';
-import { deriveTokenKey, RECORD_KEY_PREFIX, recordKeyOf, type TokenKey } from './token-keys.js';
+import {
+  deriveTokenKey,
+  RECORD_KEY_PREFIX,
+  recordKeyOf,
+  type TokenKey,
+  type TokenSecrets,
+} from './token-keys.js';
 import { accountOfStoredUser, isHashedUser, userKeyOf } from './user-keys.js';
 
-/**
- * Keeps hosted session tokens and biometric results out of a Store, decided here once for
- * every store: the Receiver speaks in tokens, user ids and results, the store only ever sees
- * - records keyed by a keyed hash of the token (`t1:<HMAC-SHA256>`),
- * - the token sealed with AES-256-GCM (`fvt1.<key id>.…`, the record key as associated
- *   data), with the user's id inside, which the store drops when the record closes,
- * - the user's id as a keyed hash (`u1:<HMAC-SHA256>`), which it indexes on as before, and
- * - the result sealed whole (`{"sealed":"fvr1.<key id>.…"}`, see sealed-result.ts), which it
- *   only ever tests for presence.
- * What the Receiver gets back has all of them opened: the token as the key, the user's id from
- * the sealed token, the result or the lookup that found it, and the result as it was given.
- *
- * Keys come from secrets the store never holds: the first keys new records (and hashes user
- * ids) and every one is tried on lookup; a token is sealed under every key, so any instance that shares
- * one key with this one opens it, whichever step of a rotation each instance runs.
- *
- * A record whose token no configured key opens (its keys were removed everywhere too soon, or
- * an instance runs a configuration this one never had) is handed over as it is stored, marked
- * `unreadableToken`, and raised as a `token_key_missing` alarm: the Receiver leaves it for an
- * instance that can open it, and never expires or delivers it.
- *
- * Records written before tokens were protected (keyed by the token itself) are still found:
- * a lookup that misses every hashed key tries the token as it is, until those records close
- * and their retention ends.
- */
 /** A key the store already uses as it is: a delivery's digest, or a token's hash. */
 const isStoredKey = (key: string) => isUnmatchedKey(key) || key.startsWith(RECORD_KEY_PREFIX);
 
@@ -88,6 +74,18 @@ const isConcealed = (record: TrackedSession) =>
  */
 export interface AccountScope {
   account?: string | undefined;
+}
+
+/** How a `TokenProtectingStore` reads its clock, and what it still looks for by user. */
+export interface TokenProtectionOptions {
+  /** The Receiver's clock, for how often a missing key is raised again. */
+  now?: () => number;
+  /**
+   * Also look each user up under the id in clear, as records written before user ids were
+   * hashed hold it (`createReceiver({ lookUpClearUserIds })`): one more store lookup per
+   * webhook, for one replay window after upgrading. Erasure always removes those records.
+   */
+  lookUpClearUserIds?: boolean;
 }
 
 /**
@@ -133,8 +131,44 @@ function cacheEntry<K, V>(cache: Map<K, V>, key: K, value: V, limit = CACHE_LIMI
   return value;
 }
 
+/**
+ * The one object between the Receiver and its store. It keeps hosted session tokens and
+ * biometric results out of the store, decided here once for every store (the Receiver speaks
+ * in tokens, user ids and results; the store only ever sees
+ * - records keyed by a keyed hash of the token (`t1:<HMAC-SHA256>`),
+ * - the token sealed with AES-256-GCM (`fvt2.…`, see sealed-token.ts), with the user's id
+ *   inside, which the store drops when the record closes,
+ * - the user's id as a keyed hash (`u1:<HMAC-SHA256>`), which it indexes on as before, and
+ * - the result sealed whole (`{"sealed":"fvr2.…"}`, see sealed-result.ts), which it only ever
+ *   tests for presence),
+ * and, once `watch` is called, it reports a call the store leaves unanswered too long.
+ * What the Receiver gets back has all of them opened: the token as the key, the user's id from
+ * the sealed token, the result or the lookup that found it, and the result as it was given.
+ *
+ * Keys come from secrets the store never holds: the first keys new records (and hashes user
+ * ids) and every one is tried on lookup; each text is sealed once, under a data key wrapped
+ * under every sealing key (see `Keyring`), so any instance that shares one sealing key with
+ * this one opens it, whichever step of a rotation each instance runs.
+ *
+ * Hashing and sealing are synchronous where the runtime's crypto is (node:crypto): a call then
+ * makes no promise but the store's own, and the async methods below await only the store.
+ *
+ * A record whose token no configured key opens (its keys were removed everywhere too soon, or
+ * an instance runs a configuration this one never had) is handed over as it is stored, marked
+ * `unreadableToken`, and raised as a `token_key_missing` alarm: the Receiver leaves it for an
+ * instance that can open it, and never expires or delivers it.
+ *
+ * Records written before tokens were protected (keyed by the token itself) are still found:
+ * a lookup that misses every hashed key tries the token as it is, until those records close
+ * and their retention ends. Records written before user ids were hashed are found by user only
+ * with `lookUpClearUserIds` (see `TokenProtectionOptions`).
+ */
 export class TokenProtectingStore implements Store {
-  private keys: Promise<TokenKey[]> | undefined;
+  private keyring: Keyring | undefined;
+  private readonly keyringReady: Promise<Keyring>;
+  private readonly now: () => number;
+  private readonly lookUpClearUserIds: boolean;
+  private slowCalls: SlowCalls | undefined;
   // One webhook reads a record several times (find, lease, settle): each token and user id is
   // hashed and each sealed token opened once per process, not at every read. They hold what
   // this process already holds while it works on the session, and nothing a store dump reveals.
@@ -170,32 +204,40 @@ export class TokenProtectingStore implements Store {
   private readonly recordsOfUser = new Map<string, string[]>();
   /** The inner store's notices, with the keys it stores (see `keysOf`). */
   readonly watchClosed?: (listener: (storedKey: string) => void) => () => void;
+  /** Not watched: it runs the handlers in its transaction, for as long as they take. */
   readonly settleWith?: TransactionalStore['settleWith'];
   readonly attachAndLease?: (options: AttachAndLeaseOptions) => Promise<AttachAndLeaseOutcome>;
 
   /**
    * @param inner The store that keeps the records.
-   * @param secrets Secrets the token keys are derived from; the first keys new records.
-   * @param now The Receiver's clock, for how often a missing key is raised again.
+   * @param secrets Secrets the token keys are derived from, the first keying new records, and
+   *   how many of the first seal (`tokenKeySecrets`); a list alone seals under every one.
    */
   constructor(
     private readonly inner: Store,
-    private readonly secrets: readonly string[],
-    private readonly now: () => number = Date.now,
+    secrets: TokenSecrets | readonly string[],
+    options: TokenProtectionOptions = {},
   ) {
+    const { secrets: listed, sealing } =
+      'sealing' in secrets ? secrets : { secrets, sealing: secrets.length };
+    this.now = options.now ?? Date.now;
+    this.lookUpClearUserIds = options.lookUpClearUserIds === true;
     if (inner.watchClosed) this.watchClosed = (listener) => inner.watchClosed!(listener);
     // Derived now, not at the first webhook: every webhook's user lookup needs them, and
-    // deriving them (Web Crypto) would make the first one wait a turn of its own. A failure
-    // is seen by the first call that uses them.
-    this.tokenKeys().catch(() => undefined);
+    // deriving them (Web Crypto) would make the first one wait a turn of its own. Once they
+    // are, every call reads them at once. A failure is seen by the first call that uses them.
+    this.keyringReady = Promise.all(listed.map(deriveTokenKey)).then((keys) => {
+      this.keyring = new Keyring(keys, uniqueById(keys.slice(0, sealing)));
+      return this.keyring;
+    });
+    this.keyringReady.catch(() => undefined);
     if (isTransactional(inner)) {
       this.settleWith = (options, work) =>
         this.firstHit(
           options.key,
-          async (key) =>
-            inner.settleWith(
-              this.hinted(options, key, { update: await this.sealUpdate(options.update, key) }),
-              work,
+          (key) =>
+            andThen(this.sealUpdate(options.update, key), (update) =>
+              inner.settleWith(this.hinted(options, key, { update }), work),
             ),
           notSettled,
         );
@@ -203,20 +245,35 @@ export class TokenProtectingStore implements Store {
     if (inner.attachAndLease) {
       const attachAndLease = inner.attachAndLease.bind(inner);
       this.attachAndLease = async (options) => {
-        const outcome = await this.firstHit(
-          options.key,
-          async (key) =>
-            attachAndLease(
-              this.hinted(options, key, { result: await this.seal(options.result, key) }),
-            ),
-          (found) => found.attached === 'missing',
-        );
-        if (!outcome.leased) return outcome;
-        this.learn(outcome.leased);
-        const leased = await this.revealFound(options.key, outcome.leased);
-        return Object.assign({}, outcome, { leased });
+        const call = this.begin('attachAndLease');
+        try {
+          const outcome = await this.firstHit(
+            options.key,
+            (key) =>
+              andThen(this.seal(options.result, key), (result) =>
+                attachAndLease(this.hinted(options, key, { result })),
+              ),
+            (found) => found.attached === 'missing',
+          );
+          if (!outcome.leased) return outcome;
+          this.learn(outcome.leased);
+          const revealing = this.revealFound(options.key, outcome.leased);
+          const leased = revealing instanceof Promise ? await revealing : revealing;
+          return Object.assign({}, outcome, { leased });
+        } finally {
+          this.end(call);
+        }
       };
     }
+  }
+
+  /**
+   * From now on, a call still unanswered after `slowMs` (on `clock`) is reported to `onSlow`
+   * at that moment, while it waits (see `SlowCalls`). `settleWith` is not watched.
+   */
+  watch(clock: Clock, slowMs: number, onSlow: (method: string) => void): this {
+    this.slowCalls = new SlowCalls(clock, slowMs, onSlow);
+    return this;
   }
 
   /** The inner store's alarms, and `token_key_missing` of this one. */
@@ -230,96 +287,135 @@ export class TokenProtectingStore implements Store {
   }
 
   async insert(options: InsertOptions): Promise<InsertOutcome> {
-    // A delivery matched to no session (every webhook of a webhook-only Receiver) keeps its
-    // key (a digest, no secret), and has its user's id and result concealed like any record.
-    const record = await this.conceal(options.record);
-    const outcome = await this.inner.insert({ ...options, record });
-    if (outcome.inserted) this.learn(record);
-    for (const displaced of outcome.displaced) this.learn(displaced);
-    return this.revealDisplaced(outcome);
+    const call = this.begin('insert');
+    try {
+      // A delivery matched to no session (every webhook of a webhook-only Receiver) keeps its
+      // key (a digest, no secret), and has its user's id and result concealed like any record.
+      const concealing = this.withKeyring((keyring) => this.conceal(keyring, options.record));
+      const record = concealing instanceof Promise ? await concealing : concealing;
+      const outcome = await this.inner.insert({ ...options, record });
+      if (outcome.inserted) this.learn(record);
+      if (outcome.displaced.length === 0) return outcome;
+      for (const displaced of outcome.displaced) this.learn(displaced);
+      const revealing = this.revealAll(outcome.displaced);
+      const displaced = revealing instanceof Promise ? await revealing : revealing;
+      return displaced === outcome.displaced ? outcome : { ...outcome, displaced };
+    } finally {
+      this.end(call);
+    }
   }
 
-  private readonly revealDisplaced = (
-    outcome: InsertOutcome,
-  ): InsertOutcome | Promise<InsertOutcome> => {
-    const revealing = this.revealAll(outcome.displaced);
-    return Array.isArray(revealing)
-      ? outcome
-      : revealing.then((displaced) => ({ ...outcome, displaced }));
-  };
-
   async get(options: GetOptions): Promise<TrackedSession | undefined> {
-    return this.findFirst(options.key, (key) => this.inner.get({ ...options, key }));
+    const call = this.begin('get');
+    try {
+      return await this.findFirst(options.key, (key) => this.inner.get({ ...options, key }));
+    } finally {
+      this.end(call);
+    }
   }
 
   /**
-   * The user's records under each configured key's hash of the id, in the keys' order, then
-   * under the id as it is (written before ids were hashed), merged: the open ones first, then
-   * the closed ones, at most `limit`. The lookups are independent, so a store across a network
+   * The user's records under each configured key's hash of the id, in the keys' order (and,
+   * with `lookUpClearUserIds`, under the id as it is), merged: the open ones first, then the
+   * closed ones, at most `limit`. The lookups are independent, so a store across a network
    * answers them in one round trip's time.
    */
   async findByUser({
     account,
     ...options
   }: FindByUserOptions & AccountScope): Promise<TrackedSession[]> {
-    const users = await this.storedUsers(options.externalUserId, account);
-    const found = await Promise.all(
-      users.map(async (externalUserId) => {
-        const { keys: _theirs, ...rest } = options;
-        const keys = this.recordsOfUser.get(externalUserId);
-        const records = await this.inner.findByUser(
-          Object.assign(rest, { externalUserId }, keys ? { keys } : undefined),
+    const call = this.begin('findByUser');
+    try {
+      const hashing = this.withKeyring((keyring) =>
+        this.storedUsers(keyring, options.externalUserId, account),
+      );
+      const hashed = hashing instanceof Promise ? await hashing : hashing;
+      const users =
+        this.lookUpClearUserIds && account === undefined
+          ? [...hashed, options.externalUserId]
+          : hashed;
+      let found: TrackedSession[];
+      if (users.length === 1) {
+        found = await this.inner.findByUser(this.userOptions(users[0]!, options));
+        this.learnUser(users[0]!, found);
+      } else {
+        const each = await Promise.all(
+          users.map(async (externalUserId) => {
+            const records = await this.inner.findByUser(this.userOptions(externalUserId, options));
+            this.learnUser(externalUserId, records);
+            return records;
+          }),
         );
-        this.learnUser(externalUserId, records);
-        return records;
-      }),
-    );
-    const merged = found.length === 1 ? found[0]! : mergeByUser(found, options.limit);
-    return this.revealAll(merged, options.externalUserId);
+        found = mergeByUser(each, options.limit);
+      }
+      const revealing = this.revealAll(found, options.externalUserId);
+      return revealing instanceof Promise ? await revealing : revealing;
+    } finally {
+      this.end(call);
+    }
   }
 
   remember(options: RememberOptions): Promise<boolean> {
-    return this.inner.remember(options);
+    return this.watched('remember', this.inner.remember(options));
   }
 
   forget(options: ForgetOptions): Promise<void> {
-    return this.inner.forget(options);
+    return this.watched('forget', this.inner.forget(options));
   }
 
   attachResult(options: AttachResultOptions): Promise<AttachOutcome> {
-    return this.firstHit(
-      options.key,
-      async (key) =>
-        this.inner.attachResult(
-          this.hinted(options, key, { result: await this.seal(options.result, key) }),
-        ),
-      (outcome) => outcome === 'missing',
+    return this.watched(
+      'attachResult',
+      this.firstHit(
+        options.key,
+        (key) =>
+          andThen(this.seal(options.result, key), (result) =>
+            this.inner.attachResult(this.hinted(options, key, { result })),
+          ),
+        (outcome) => outcome === 'missing',
+      ),
     );
   }
 
   async lease(options: LeaseOptions): Promise<TrackedSession | undefined> {
-    return this.findFirst(options.key, (key) => this.inner.lease(this.hinted(options, key)));
+    const call = this.begin('lease');
+    try {
+      return await this.findFirst(options.key, (key) =>
+        this.inner.lease(this.hinted(options, key)),
+      );
+    } finally {
+      this.end(call);
+    }
   }
 
   async leaseDue(options: LeaseDueOptions): Promise<TrackedSession[]> {
-    const leased = await this.inner.leaseDue(options);
-    for (const record of leased) this.learn(record);
-    return this.revealAll(leased);
+    const call = this.begin('leaseDue');
+    try {
+      const leased = await this.inner.leaseDue(options);
+      for (const record of leased) this.learn(record);
+      const revealing = this.revealAll(leased);
+      return revealing instanceof Promise ? await revealing : revealing;
+    } finally {
+      this.end(call);
+    }
   }
 
   settle(options: SettleOptions): Promise<boolean> {
-    return this.firstHit(
-      options.key,
-      async (key) =>
-        this.inner.settle(
-          this.hinted(options, key, { update: await this.sealUpdate(options.update, key) }),
-        ),
-      (settled) => !settled,
+    return this.watched(
+      'settle',
+      this.firstHit(
+        options.key,
+        (key) =>
+          andThen(this.sealUpdate(options.update, key), (update) =>
+            this.inner.settle(this.hinted(options, key, { update })),
+          ),
+        (settled) => !settled,
+      ),
     );
   }
 
   counts(options: CountsOptions): Promise<Record<TrackedState, number>> {
-    return this.inner.counts(options);
+    return this.watched('counts', this.inner.counts(options));
   }
 
   /**
@@ -327,55 +423,104 @@ export class TokenProtectingStore implements Store {
    * with their results opened here (the store holds them sealed).
    */
   async listDeadLetters(options: ListDeadLettersOptions): Promise<DeadLetterPage> {
-    const page = await this.inner.listDeadLetters(options);
-    const records = await this.revealAll(page.records);
-    return records === page.records ? page : { ...page, records };
+    const call = this.begin('listDeadLetters');
+    try {
+      const page = await this.inner.listDeadLetters(options);
+      const revealing = this.revealAll(page.records);
+      const records = revealing instanceof Promise ? await revealing : revealing;
+      return records === page.records ? page : { ...page, records };
+    } finally {
+      this.end(call);
+    }
   }
 
   redeliverDeadLetter(options: DeadLetterOptions): Promise<boolean> {
-    return this.firstHit(
-      options.key,
-      (key) => this.inner.redeliverDeadLetter({ ...options, key }),
-      (done) => !done,
+    return this.watched(
+      'redeliverDeadLetter',
+      this.firstHit(
+        options.key,
+        (key) => this.inner.redeliverDeadLetter({ ...options, key }),
+        (done) => !done,
+      ),
     );
   }
 
   discardDeadLetter(options: DeadLetterOptions): Promise<boolean> {
-    return this.firstHit(
-      options.key,
-      (key) => this.inner.discardDeadLetter({ ...options, key }),
-      (done) => !done,
+    return this.watched(
+      'discardDeadLetter',
+      this.firstHit(
+        options.key,
+        (key) => this.inner.discardDeadLetter({ ...options, key }),
+        (done) => !done,
+      ),
     );
   }
 
   dueSummary(options: DueSummaryOptions): Promise<DueSummary> {
-    return this.inner.dueSummary(options);
+    return this.watched('dueSummary', this.inner.dueSummary(options));
   }
 
   /**
    * Erasure: the inner store removes the user's records under every form it may hold the id
    * in (its keyed hash under each configured key, and the id itself in records written
-   * before ids were hashed), and the counts add up.
+   * before ids were hashed, whatever `lookUpClearUserIds` says), and the counts add up.
    */
   async forgetUser({ account, ...options }: ForgetUserOptions & AccountScope): Promise<number> {
-    const users = await this.storedUsers(options.externalUserId, account);
-    const removed = await Promise.all(
-      users.map((externalUserId) => {
-        this.recordsOfUser.delete(externalUserId);
-        return this.inner.forgetUser({ ...options, externalUserId });
-      }),
-    );
-    return removed.reduce((total, count) => total + count, 0);
+    const call = this.begin('forgetUser');
+    try {
+      const hashing = this.withKeyring((keyring) =>
+        this.storedUsers(keyring, options.externalUserId, account),
+      );
+      const hashed = hashing instanceof Promise ? await hashing : hashing;
+      const users = account === undefined ? [...hashed, options.externalUserId] : hashed;
+      const removed = await Promise.all(
+        users.map((externalUserId) => {
+          this.recordsOfUser.delete(externalUserId);
+          return this.inner.forgetUser({ ...options, externalUserId });
+        }),
+      );
+      return removed.reduce((total, count) => total + count, 0);
+    } finally {
+      this.end(call);
+    }
   }
 
   /** Every key a record of `token` may be stored under, as `watchClosed` names them. */
-  keysOf(token: string): Promise<string[]> {
-    return this.storedKeys(token);
+  keysOf(token: string): MaybeAsync<string[]> {
+    return this.withKeyring((keyring) => this.storedKeys(keyring, token));
   }
 
-  private tokenKeys(): Promise<TokenKey[]> {
-    this.keys ??= Promise.all(this.secrets.map(deriveTokenKey));
-    return this.keys;
+  /** `use` of the keyring: at once once the keys are derived, after them before. */
+  private withKeyring<T>(use: (keyring: Keyring) => Promise<T>): Promise<T>;
+  private withKeyring<T>(use: (keyring: Keyring) => MaybeAsync<T>): MaybeAsync<T>;
+  private withKeyring<T>(use: (keyring: Keyring) => MaybeAsync<T>): MaybeAsync<T> {
+    return this.keyring ? use(this.keyring) : this.keyringReady.then(use);
+  }
+
+  /** Notes a call of `method` in flight, when watched; 0 when not. */
+  private begin(method: string): number {
+    return this.slowCalls ? this.slowCalls.begin(method) : 0;
+  }
+
+  private end(call: number): void {
+    if (call !== 0) this.slowCalls!.end(call);
+  }
+
+  /** `answer`, watched when calls are. */
+  private watched<T>(method: string, answer: Promise<T>): Promise<T> {
+    // A store that answers at once (not a promise) has nothing to wait on.
+    if (!this.slowCalls || !((answer as unknown) instanceof Promise)) return answer;
+    return this.slowCalls.watch(method, answer);
+  }
+
+  /** `options` of a lookup by user for the inner store, under `externalUserId` as it stores it. */
+  private userOptions(
+    externalUserId: string,
+    options: Omit<FindByUserOptions, 'account'>,
+  ): FindByUserOptions {
+    const { keys: _theirs, ...rest } = options;
+    const keys = this.recordsOfUser.get(externalUserId);
+    return Object.assign(rest, { externalUserId }, keys ? { keys } : undefined);
   }
 
   /**
@@ -384,31 +529,31 @@ export class TokenProtectingStore implements Store {
    * token could not be opened and is known by its stored key). Deliveries matched to no
    * session are keyed by a digest, no secret, and stored as they are.
    */
-  private async storedKeys(key: string): Promise<string[]> {
+  private storedKeys(keyring: Keyring, key: string): MaybeAsync<string[]> {
     if (isStoredKey(key)) return [key];
     const known = this.recordKeys.get(key);
     if (known) return known;
-    const keys = await this.tokenKeys();
-    const hashed = await Promise.all(keys.map((tokenKey) => recordKeyOf(tokenKey, key)));
-    return cacheEntry(this.recordKeys, key, [...hashed, key]);
+    return andThen(allOf(keyring.keys.map((tokenKey) => recordKeyOf(tokenKey, key))), (hashed) =>
+      cacheEntry(this.recordKeys, key, [...hashed, key]),
+    );
   }
 
   /**
-   * What a user's records may be stored under: each distinct key's hash of the id, in the
-   * keys' order, then the id itself (records written before ids were hashed). A user of an account
-   * has only hashes scoped to it: no record of an account predates hashing, and a record of
-   * no account is never one of an account's.
+   * What a user's records are stored under: each distinct key's hash of the id, in the keys'
+   * order (records written before ids were hashed hold the id itself: see `findByUser`). A user
+   * of an account has hashes scoped to it: the same id in two accounts is two users.
    */
-  private async storedUsers(externalUserId: string, account?: string): Promise<string[]> {
+  private storedUsers(
+    keyring: Keyring,
+    externalUserId: string,
+    account?: string,
+  ): MaybeAsync<string[]> {
     const cacheKey = account === undefined ? externalUserId : `${account}\u0000${externalUserId}`;
     const known = this.userKeys.get(cacheKey);
     if (known) return known;
-    const keys = uniqueById(await this.tokenKeys());
-    const hashed = await Promise.all(keys.map((key) => userKeyOf(key, externalUserId, account)));
-    return cacheEntry(
-      this.userKeys,
-      cacheKey,
-      account === undefined ? [...hashed, externalUserId] : hashed,
+    return andThen(
+      allOf(uniqueById(keyring.keys).map((key) => userKeyOf(key, externalUserId, account))),
+      (hashed) => cacheEntry(this.userKeys, cacheKey, hashed),
     );
   }
 
@@ -418,8 +563,12 @@ export class TokenProtectingStore implements Store {
     call: (storedKey: string) => Promise<T>,
     missed: (outcome: T) => boolean,
   ): Promise<T> {
-    // A key stored as it is (a delivery's digest) is one call.
-    return isStoredKey(key) ? call(key) : this.firstHitOfToken(key, call, missed);
+    try {
+      // A key stored as it is (a delivery's digest) is one call.
+      return isStoredKey(key) ? call(key) : this.firstHitOfToken(key, call, missed);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   private async firstHitOfToken<T>(
@@ -433,7 +582,8 @@ export class TokenProtectingStore implements Store {
       outcome = await call(hint);
       if (!missed(outcome)) return outcome;
     }
-    const candidates = await this.storedKeys(key);
+    const listing = this.withKeyring((keyring) => this.storedKeys(keyring, key));
+    const candidates = listing instanceof Promise ? await listing : listing;
     for (const candidate of candidates) {
       if (candidate === hint) continue;
       outcome = await call(candidate);
@@ -458,18 +608,23 @@ export class TokenProtectingStore implements Store {
   }
 
   /** A record the inner store handed over for `key`, as the Receiver knows it. */
-  private async revealFound(key: string, record: TrackedSession): Promise<TrackedSession> {
-    // Found through this token: a closed record, whose sealed token is gone, is still its.
-    if (record.token === undefined && !isStoredKey(key)) {
-      const revealed = isConcealed(record) ? await this.reveal(record) : record;
-      if (revealed.unreadableToken) return revealed;
-      return Object.assign({}, revealed, {
-        key,
-        token: key,
-        storedKey: record.key,
-      }) satisfies RevealedSession;
+  private revealFound(key: string, record: TrackedSession): MaybeAsync<TrackedSession> {
+    if (!isConcealed(record)) return this.asFoundBy(key, record, record);
+    return this.withKeyring((keyring) =>
+      andThen(this.reveal(keyring, record), (revealed) => this.asFoundBy(key, record, revealed)),
+    );
+  }
+
+  /** `revealed`, found through `key`: a closed record, whose sealed token is gone, is still its. */
+  private asFoundBy(key: string, record: TrackedSession, revealed: TrackedSession): TrackedSession {
+    if (record.token !== undefined || isStoredKey(key) || revealed.unreadableToken) {
+      return revealed;
     }
-    return isConcealed(record) ? this.reveal(record) : record;
+    return Object.assign({}, revealed, {
+      key,
+      token: key,
+      storedKey: record.key,
+    }) satisfies RevealedSession;
   }
 
   /**
@@ -523,15 +678,36 @@ export class TokenProtectingStore implements Store {
   }
 
   /** A result sealed for the record stored under `storedKey`. */
-  private async seal(result: StoredResult, storedKey: string): Promise<StoredResult> {
+  private seal(result: StoredResult, storedKey: string): MaybeAsync<StoredResult> {
     // Handed back as it was read: an unreadable record's result never reaches the Receiver,
     // and a record written before results were sealed keeps its own (a store keeps the first).
     if (isSealedResult(result)) return result;
     const known = this.sealedForms.get(result);
     if (known?.storedKey === storedKey) return known.sealed;
-    const sealed = await sealResult(uniqueById(await this.tokenKeys()), result, storedKey);
-    this.sealedForms.set(result, { storedKey, sealed });
-    this.rememberOpened(storedKey, sealed, result);
+    return this.withoutLinkOfStored(result, storedKey) ?? this.sealAnew(result, storedKey);
+  }
+
+  private sealAnew(result: StoredResult, storedKey: string): MaybeAsync<StoredResult> {
+    return this.withKeyring((keyring) =>
+      andThen(sealResult(keyring, result, storedKey), (sealed) => {
+        this.sealedForms.set(result, { storedKey, sealed });
+        this.rememberOpened(storedKey, sealed, result);
+        return sealed;
+      }),
+    );
+  }
+
+  /**
+   * The result stored under `storedKey`, as this process sealed or opened it, with its image
+   * link dropped, when `result` is that (a retry due after the link's 15 minutes, a record
+   * closing): the sealed link's part left out, nothing sealed again.
+   */
+  private withoutLinkOfStored(result: StoredResult, storedKey: string): StoredResult | undefined {
+    if (result.payload.frontImageUrl !== '') return undefined;
+    const stored = this.openedResults.get(storedKey);
+    if (!stored || !sameButLink(result, stored.value)) return undefined;
+    const sealed = sealedWithoutLink({ sealed: stored.sealed } as unknown as StoredResult);
+    if (sealed) this.rememberOpened(storedKey, sealed, result);
     return sealed;
   }
 
@@ -550,79 +726,105 @@ export class TokenProtectingStore implements Store {
     cacheEntry(this.openedResults, storedKey, opened, OPENED_RESULTS_LIMIT);
   }
 
-  private async sealUpdate(update: SettleUpdate, storedKey: string): Promise<SettleUpdate> {
-    return update.result
-      ? Object.assign({}, update, { result: await this.seal(update.result, storedKey) })
-      : update;
+  private sealUpdate(update: SettleUpdate, storedKey: string): MaybeAsync<SettleUpdate> {
+    if (!update.result) return update;
+    return andThen(this.seal(update.result, storedKey), (result) =>
+      Object.assign({}, update, { result }),
+    );
   }
 
   /** A record as the store keeps it: its token, user's id and result concealed. */
-  private async conceal(record: TrackedSession): Promise<TrackedSession> {
-    const keys = await this.tokenKeys();
-    const sealing = uniqueById(keys);
-    const unmatched = isUnmatchedKey(record.key);
-    const key = unmatched ? record.key : await recordKeyOf(keys[0]!, record.key);
+  private conceal(keyring: Keyring, record: TrackedSession): MaybeAsync<TrackedSession> {
     const { token, result, account, ...rest } = record;
-    const concealed: TrackedSession = Object.assign(rest, {
-      key,
+    const keying = isUnmatchedKey(record.key) ? record.key : recordKeyOf(keyring.first, record.key);
+    return andThen(keying, (key) =>
       // The first key's hash, as `findByUser` of the same webhook already computed it.
-      externalUserId: (await this.storedUsers(record.externalUserId, account))[0]!,
-    });
-    if (token !== undefined) {
-      concealed.token = await sealToken(sealing, token, key, record.externalUserId);
-    }
-    if (result !== undefined) {
-      concealed.result = await sealResult(sealing, result, key);
-      this.rememberOpened(key, concealed.result, result);
-    }
-    return concealed;
+      andThen(this.storedUsers(keyring, record.externalUserId, account), (users) => {
+        const concealed: TrackedSession = Object.assign(rest, { key, externalUserId: users[0]! });
+        const sealing =
+          token === undefined ? undefined : sealToken(keyring, token, key, record.externalUserId);
+        return andThen(sealing, (sealed) => {
+          if (sealed !== undefined) concealed.token = sealed;
+          if (result === undefined) return concealed;
+          return andThen(this.seal(result, key), (sealedResult) => {
+            concealed.result = sealedResult;
+            return concealed;
+          });
+        });
+      }),
+    );
   }
 
   /** Records as the Receiver knows them; each one's stored key is kept for later calls. */
   private revealAll(
     records: TrackedSession[],
     externalUserId?: string,
-  ): TrackedSession[] | Promise<TrackedSession[]> {
+  ): MaybeAsync<TrackedSession[]> {
     for (const record of records) {
       // Written before tokens were protected: stored under the token itself.
       if (record.token !== undefined && record.token === record.key) {
         cacheEntry(this.foundUnder, record.key, record.key);
       }
     }
-    return records.some(isConcealed)
-      ? Promise.all(records.map((record) => this.reveal(record, externalUserId)))
-      : records;
+    if (!records.some(isConcealed)) return records;
+    return this.withKeyring((keyring) =>
+      allOf(records.map((record) => this.reveal(keyring, record, externalUserId))),
+    );
   }
 
   /**
    * A stored record with its token, user's id and result opened, and the token as its key.
    * `externalUserId`: the id it was looked up by, when it was (`findByUser`).
    */
-  private async reveal(record: TrackedSession, externalUserId?: string): Promise<TrackedSession> {
+  private reveal(
+    keyring: Keyring,
+    record: TrackedSession,
+    externalUserId?: string,
+  ): MaybeAsync<TrackedSession> {
     if (!isConcealed(record)) return record;
-    const keys = await this.tokenKeys();
-    let opened: OpenedToken | undefined;
-    let missing: string[] | undefined;
-    if (record.token !== undefined && isSealed(record.token)) {
-      opened =
-        openedFrom(this.opened, record.key, record.token) ??
-        (await openSealedToken(keys, record.token, record.key));
-      if (opened) cacheEntry(this.opened, record.key, { sealed: record.token, value: opened });
-      else missing = sealedKeyIds(record.token);
-    }
-    let result = record.result;
-    if (result !== undefined && isSealedResult(result)) {
-      const sealed = (result as unknown as SealedResult).sealed;
+    const sealedToken =
+      record.token !== undefined && isSealed(record.token) ? record.token : undefined;
+    const openingToken =
+      sealedToken === undefined
+        ? undefined
+        : (openedFrom(this.opened, record.key, sealedToken) ??
+          openSealedToken(keyring, sealedToken, record.key));
+    return andThen(openingToken, (opened) => {
+      let missing: string[] | undefined;
+      if (opened) cacheEntry(this.opened, record.key, { sealed: sealedToken!, value: opened });
+      else if (sealedToken !== undefined) missing = sealedKeyIds(sealedToken);
+      const stored = record.result;
+      if (stored === undefined || !isSealedResult(stored)) {
+        return this.revealed(record, externalUserId, opened, stored, missing);
+      }
+      const sealed = (stored as unknown as SealedResult).sealed;
       const cached = openedFrom(this.openedResults, record.key, sealed);
-      result = cached ?? (await openResult(keys, result, record.key));
-      if (!result) missing ??= sealedResultKeyIds(record.result!);
-      else {
+      return andThen(cached ?? openResult(keyring, stored, record.key), (result) => {
+        if (!result)
+          return this.revealed(
+            record,
+            externalUserId,
+            opened,
+            undefined,
+            missing ?? sealedResultKeyIds(stored),
+          );
         if (!cached) this.keepOpenedResult(record.key, { sealed, value: result });
         // A copy, as a store hands out: what a caller changes stays out of the cache.
-        result = { ...result };
-        this.sealedForms.set(result, { storedKey: record.key, sealed: record.result! });
-      }
-    }
+        const copy = { ...result };
+        this.sealedForms.set(copy, { storedKey: record.key, sealed: stored });
+        return this.revealed(record, externalUserId, opened, copy, missing);
+      });
+    });
+  }
+
+  /** `record` as the Receiver knows it, with what was opened of it. */
+  private revealed(
+    record: TrackedSession,
+    externalUserId: string | undefined,
+    opened: OpenedToken | undefined,
+    result: StoredResult | undefined,
+    missing: string[] | undefined,
+  ): TrackedSession {
     const { token: _stored, result: _sealed, ...rest } = record;
     // The account is in the stored user id, readable without any key.
     const account = accountOfStoredUser(record.externalUserId);
@@ -697,4 +899,24 @@ function uniqueById(keys: readonly TokenKey[]): TokenKey[] {
 
 function notSettled<T>(outcome: SettledWith<T>): boolean {
   return !outcome.settled;
+}
+
+/**
+ * Whether `result` is `stored` with its image link emptied and nothing else changed: each
+ * field the same value (a result handed out is a copy whose fields are the stored one's).
+ */
+function sameButLink(result: StoredResult, stored: StoredResult): boolean {
+  return (
+    sameFields(result, stored, 'payload') &&
+    sameFields(result.payload, stored.payload, 'frontImageUrl')
+  );
+}
+
+/** Whether `a` and `b` hold the same fields with the same values, `except` one. */
+function sameFields<T extends object>(a: T, b: T, except: keyof T): boolean {
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  const keys = Object.keys(left);
+  if (keys.length !== Object.keys(right).length) return false;
+  return keys.every((key) => key === except || left[key] === right[key]);
 }

@@ -1,5 +1,6 @@
 import { hmacSha256 } from '#hmac';
 import { toBase64Url } from './base64-url.js';
+import { andThen, type MaybeAsync } from './maybe-async.js';
 import type { TokenKey } from './token-keys.js';
 
 const encoder = new TextEncoder();
@@ -21,16 +22,16 @@ const ACCOUNT_SEPARATOR = '.';
  * users that never match, and every record, open or closed, says which account it is of (an
  * account id names an account of the integrator, nobody's data).
  */
-export async function userKeyOf(
+export function userKeyOf(
   key: TokenKey,
   externalUserId: string,
   account?: string,
-): Promise<string> {
+): MaybeAsync<string> {
   const scoped = account === undefined ? externalUserId : `${account}\u0000${externalUserId}`;
-  const digest = hmacSha256(key.userSecret, encoder.encode(scoped));
-  const mac = digest instanceof Uint8Array ? digest : await digest;
-  const hashed = `${USER_KEY_PREFIX}${toBase64Url(mac)}`;
-  return account === undefined ? hashed : `${hashed}${ACCOUNT_SEPARATOR}${account}`;
+  return andThen(hmacSha256(key.userSecret, encoder.encode(scoped)), (mac) => {
+    const hashed = `${USER_KEY_PREFIX}${toBase64Url(mac)}`;
+    return account === undefined ? hashed : `${hashed}${ACCOUNT_SEPARATOR}${account}`;
+  });
 }
 
 /** The account a stored user id is scoped to, if any (see `userKeyOf`). */
