@@ -78,7 +78,7 @@ export interface TokenKeySources {
  * The public ids of the token keys a Receiver given `sources` keys records with, in its order:
  * the first hashes the user ids of records it inserts, and every one is tried by
  * `forgetUser`. Each sealed text in a store begins with the id of the first key it was sealed
- * under (`fvt1.<key id>.…`): a record whose id is none of these was keyed by another
+ * under (`fvt2.<key id>.…`, or `fvt1.` before): a record whose id is none of these was keyed by another
  * configuration, whose user hashes `forgetUser` cannot match. Ids only: a key id is derived
  * one way from its key, and tells nothing of it. A token key too short is refused as
  * `createReceiver` refuses it, naming `source`.
@@ -90,7 +90,7 @@ export async function tokenKeyIds(
   sources: TokenKeySources,
   source = '`tokenKeys`',
 ): Promise<string[]> {
-  const secrets = tokenKeySecrets(sources.tokenKeys, sources.secrets ?? [], source);
+  const { secrets } = tokenKeySecrets(sources.tokenKeys, sources.secrets ?? [], source);
   const keys = await Promise.all(secrets.map(deriveTokenKey));
   return keys.map((key) => key.id);
 }
