@@ -454,15 +454,22 @@ export function createReceiver<S extends Store = Store>(
     },
     health: async (healthOptions) => {
       const account = healthOptions?.account;
-      if (account === undefined)
-        return readHealth(context.activity, alarms, readStore, context.now());
-      accountScope(context, account, 'health()');
-      const health = await readHealth(
-        context.activity.forAccount(account),
-        accountAlarms.of(account),
+      const sources = {
         readStore,
-        context.now(),
-      );
+        clock: resolved.clock,
+        now: context.now(),
+        storeSlowMs: resolved.storeSlowMs,
+        clockOffsetMs: storeTime?.offsetMs,
+        maxClockSkewMs: resolved.maxClockSkewMs,
+      };
+      if (account === undefined)
+        return readHealth({ ...sources, activity: context.activity, alarms });
+      accountScope(context, account, 'health()');
+      const health = await readHealth({
+        ...sources,
+        activity: context.activity.forAccount(account),
+        alarms: accountAlarms.of(account),
+      });
       return { account, ...health };
     },
     // Dead letters are read and reopened on the clock leases use.

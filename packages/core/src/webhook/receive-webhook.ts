@@ -19,6 +19,7 @@ import {
 } from '../store/store.js';
 import { accountContext } from './account-context.js';
 import { type Decided, decided, type Happened, WEBHOOK_ANSWERS } from './answers.js';
+import { noteOlderSecret } from '../operations/older-secret.js';
 import { bodyDigest } from './body-digest.js';
 import { type HeadersLike, readHeader, SIGNATURE_HEADER } from './headers.js';
 import { type RawBodyContext, recordRawBodyRefused } from './raw-body-refused.js';
@@ -136,11 +137,7 @@ async function receiveIn(context: WebhookContext, request: WebhookRequest): Prom
     receivedAt: now,
     secretLabel: match.label,
   };
-  if (match.index > 0) {
-    context.log.info('Webhook verified with an older secret; the rotation is not finished.', {
-      matchedLabel: match.label,
-    });
-  }
+  if (match.index > 0) noteOlderSecret(context, match.label);
   try {
     return await handleVerified(context, request, payload, result, digest, finding);
   } catch (error) {
@@ -271,8 +268,16 @@ async function confirmAndDeliver(
   const leased = await leaseWithPatience(context, key, owner);
   // Closed meanwhile, or held by another worker (a poll in flight), which asks the service.
   if (typeof leased === 'string') return { outcome: leased };
-  const confirming = pollLeased(context, leased, owner, { webhook: result }).then(confirmed);
-  return withAckDeadline(context, request, confirming);
+  let answered = false;
+  const onAnswered = () => {
+    answered = true;
+  };
+  const confirming = pollLeased(context, leased, owner, { webhook: result, onAnswered }).then(
+    confirmed,
+  );
+  return withAckDeadline(context, request, confirming, undefined, () =>
+    answered ? HANDLERS_RUNNING : CONFIRMATION_WAITING,
+  );
 }
 
 /** What confirming a webhook came to: one the service contradicts is never the result. */
@@ -349,6 +354,11 @@ async function leaseWithPatience(
   }
 }
 
+// What still runs when a webhook is acknowledged at `ackAfterMs` (the `processing` log line).
+const HANDLERS_RUNNING = 'Handlers are still running';
+const CONFIRMATION_WAITING =
+  "The service has not answered the webhook's confirmation (GET /v1/sessions/:token) yet, so no handler has started; they run once it answers, or the next sweep asks again";
+
 /**
  * `work`'s outcome, or `ack-deadline` once `ackAfterMs` has passed without one: the work goes
  * on in the background, kept alive by the platform's `waitUntil` where there is one.
@@ -358,6 +368,7 @@ function withAckDeadline(
   request: WebhookRequest,
   work: Promise<Happened>,
   event?: VerificationCompletedEvent,
+  running: () => string = () => HANDLERS_RUNNING,
 ): Promise<Happened> {
   return new Promise<Happened>((resolve, reject) => {
     let answered = false;
@@ -365,7 +376,12 @@ function withAckDeadline(
       answered = true;
       // Only work that outlives the response needs the platform to keep it alive.
       request.waitUntil?.(work);
-      resolve({ outcome: 'ack-deadline', event, logFields: { ackAfterMs: context.ackAfterMs } });
+      resolve({
+        outcome: 'ack-deadline',
+        event,
+        detail: running(),
+        logFields: { ackAfterMs: context.ackAfterMs },
+      });
     });
     work.then(
       (value) => {
