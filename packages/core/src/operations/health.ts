@@ -2,10 +2,11 @@ import type { Clock } from '../clock/clock.js';
 import type { StoreBacklog, TrackedState } from '../store/store.js';
 import type { ActivityWindow } from './activity-window.js';
 import type { AlarmCode, Alarms } from './alarms.js';
+import type { SlowStoreCalls } from './slow-store-calls.js';
 
 /**
  * Alarms about the store's state, judged now by `health()`'s own read of the store (it failed,
- * or took `storeSlowMs`), not by the window: a store that recovered is no reason now, and one
+ * or took `storeSlowMs`) and the store calls still waiting past `storeSlowMs`, not by the window: a store that recovered is no reason now, and one
  * that fails now is, whatever the window counted. Raised within the window, they are `recent`.
  */
 const JUDGED_BY_THE_READ: ReadonlySet<AlarmCode> = new Set(['store_unavailable', 'store_slow']);
@@ -110,6 +111,8 @@ export interface HealthSources {
   now: number;
   /** A store read that takes this long is `store_slow` now. */
   storeSlowMs: number;
+  /** Store calls past `storeSlowMs` still waiting: while there is one, `store_slow` now. */
+  slowCalls: Pick<SlowStoreCalls, 'stillWaiting'>;
   /** The store's clock minus this process's at the last reading; `undefined` when not followed. */
   clockOffsetMs: (() => number | undefined) | undefined;
   maxClockSkewMs: number;
@@ -128,7 +131,7 @@ export async function readHealth(sources: HealthSources): Promise<ReceiverHealth
   } catch {
     store = { reachable: false };
   }
-  const slow = clock.now() - readAt >= sources.storeSlowMs;
+  const slow = clock.now() - readAt >= sources.storeSlowMs || sources.slowCalls.stillWaiting > 0;
   const offsetMs = sources.clockOffsetMs?.();
   const skewed = offsetMs !== undefined && Math.abs(offsetMs) > sources.maxClockSkewMs;
   const active = sources.alarms
@@ -140,7 +143,8 @@ export async function readHealth(sources: HealthSources): Promise<ReceiverHealth
   if (skewed) active.push({ code: 'clock_skew', severity: 'degraded' });
   const failing = active.some(({ severity }) => severity === 'failing');
   const lastAccepted = activity.lastAt('webhook_accepted');
-  const lastOlder = activity.count('older_secret') > 0 ? activity.lastAt('older_secret') : undefined;
+  const lastOlder =
+    activity.count('older_secret') > 0 ? activity.lastAt('older_secret') : undefined;
   return {
     ready: store.reachable,
     status: failing ? 'failing' : active.length > 0 ? 'degraded' : 'ok',

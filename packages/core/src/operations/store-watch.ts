@@ -25,7 +25,8 @@ const WATCHED: ReadonlySet<PropertyKey> = new Set<keyof Store>([
 
 /**
  * `store`, with each call it answers watched: a call still unanswered after `slowMs` (on
- * `clock`) is reported to `onSlow` at that moment, while it waits, not when (or if) it ends.
+ * `clock`) is reported to `onSlow` at that moment, while it waits, not when (or if) it ends;
+ * what `onSlow` returns is called when it ends.
  * A stalled store is otherwise silent: webhooks wait on it until their senders give up. One
  * timer of `clock` serves every call in flight (`FixedDelayTimers`), started and cancelled
  * per call.
@@ -34,7 +35,8 @@ export function watchStore<S extends Store>(
   store: S,
   clock: Clock,
   slowMs: number,
-  onSlow: (method: string) => void,
+  /** May return what to do when the slow call ends (answered or failed). */
+  onSlow: (method: string) => (() => void) | undefined,
 ): S {
   const timers = new FixedDelayTimers(clock, slowMs);
   const watched = new Map<PropertyKey, unknown>();
@@ -42,8 +44,14 @@ export function watchStore<S extends Store>(
     function watchedCall(...args: unknown[]) {
       const answer = call.apply(store, args);
       if (!(answer instanceof Promise)) return answer;
-      const timer = timers.start(() => onSlow(method));
-      const settled = () => timers.cancel(timer);
+      let ended: (() => void) | undefined;
+      const timer = timers.start(() => {
+        ended = onSlow(method) ?? undefined;
+      });
+      const settled = () => {
+        timers.cancel(timer);
+        ended?.();
+      };
       answer.then(settled, settled);
       return answer;
     };

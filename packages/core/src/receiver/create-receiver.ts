@@ -37,6 +37,7 @@ import { BACKLOG_CHECK_EVERY_MS, checkBacklog } from '../operations/backlog-chec
 import { type ForgetUserScope, type ForgottenUser, forgetUser } from '../operations/forget-user.js';
 import { type ReceiverHealth, readHealth } from '../operations/health.js';
 import { RefusedBodies } from '../operations/refused-bodies.js';
+import { SlowStoreCalls } from '../operations/slow-store-calls.js';
 import { watchStore } from '../operations/store-watch.js';
 import {
   type WaitedResult,
@@ -299,17 +300,13 @@ export function createReceiver<S extends Store = Store>(
     alarms.check(now);
     if (account !== undefined) accountAlarms.of(account).check(now);
   });
+  const slowCalls = new SlowStoreCalls(activity, resolved.storeSlowMs);
   // Built once per Receiver, not per request (per-request-literals.test.ts).
   const context: ReceiverContext = {
     ...resolved,
     now: storeTime ? storeTime.now : resolved.now,
     clockReady: storeTime ? storeTime.ready : noWait,
-    store: watchStore(resolved.store, resolved.clock, resolved.storeSlowMs, (method) =>
-      context.activity.record(
-        'store_slow',
-        `store.${method}() had not answered after ${resolved.storeSlowMs} ms`,
-      ),
-    ),
+    store: watchStore(resolved.store, resolved.clock, resolved.storeSlowMs, slowCalls.began),
     handlers: new HandlerRegistry(),
     newOwner: createOwnerFactory(),
     ackTimers: new FixedDelayTimers(resolved.clock, resolved.ackAfterMs),
@@ -459,6 +456,7 @@ export function createReceiver<S extends Store = Store>(
         clock: resolved.clock,
         now: context.now(),
         storeSlowMs: resolved.storeSlowMs,
+        slowCalls,
         clockOffsetMs: storeTime?.offsetMs,
         maxClockSkewMs: resolved.maxClockSkewMs,
       };

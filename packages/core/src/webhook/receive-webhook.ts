@@ -6,6 +6,7 @@ import { completedEvent, type DeliverContext, deliverLeased } from '../delivery/
 import type { VerificationCompletedEvent } from '../delivery/events.js';
 import { type PollContext, type PollOutcome, pollLeased } from '../delivery/poll-session.js';
 import { FaceverifyError } from '../errors.js';
+import { noteOlderSecret } from '../operations/older-secret.js';
 import { decodeJson } from '../payload/decode-json.js';
 import { COMPLETED_EVENT, validateVerificationPayload } from '../payload/parse.js';
 import type { VerificationPayload } from '../payload/types.js';
@@ -19,7 +20,6 @@ import {
 } from '../store/store.js';
 import { accountContext } from './account-context.js';
 import { type Decided, decided, type Happened, WEBHOOK_ANSWERS } from './answers.js';
-import { noteOlderSecret } from '../operations/older-secret.js';
 import { bodyDigest } from './body-digest.js';
 import { type HeadersLike, readHeader, SIGNATURE_HEADER } from './headers.js';
 import { type RawBodyContext, recordRawBodyRefused } from './raw-body-refused.js';
