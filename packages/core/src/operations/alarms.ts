@@ -209,8 +209,9 @@ export const ALARM_RULES: readonly Rule[] = [
     severity: 'degraded',
     raisedBy: ['backlog_growing'],
     measure: (w) => w.count('backlog_growing'),
+    // The detail says why the work waited, and so which fix (backlog-check.ts).
     message: (count, minutes, window) =>
-      `Results and polls waited too long for a sweep ${counted(count, 'time')} in the last ${minutes} minutes (${window.detailOf('backlog_growing') ?? 'records are due'}): sweeps do not keep up, or do not run. Raise sweepBatchSize or sweepConcurrency, sweep more often or from more instances, and check receiver.health().store.backlog.`,
+      `Results and polls waited too long for a sweep ${counted(count, 'time')} in the last ${minutes} minutes: ${window.detailOf('backlog_growing') ?? 'records are due.'}`,
   },
 ];
 

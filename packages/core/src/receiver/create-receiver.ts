@@ -39,6 +39,7 @@ import { type ReceiverHealth, readHealth } from '../operations/health.js';
 import { RefusedBodies } from '../operations/refused-bodies.js';
 import { SlowStoreCalls } from '../operations/slow-store-calls.js';
 import { watchStore } from '../operations/store-watch.js';
+import { SweepProgress } from '../operations/sweep-progress.js';
 import {
   type WaitedResult,
   type WaitForResultOptions,
@@ -331,9 +332,10 @@ export function createReceiver<S extends Store = Store>(
   let running: Promise<unknown> | undefined;
 
   const write = (decided: Decided): ReceiverResponse => writeAnswer(context, decided);
+  const sweeps = new SweepProgress();
   const sweepAndCheck = async (): Promise<SweepReport> => {
-    const report = await sweep(context);
-    await checkBacklog(context);
+    const report = await sweeps.track(context.now, () => sweep(context));
+    await checkBacklog(context, sweeps);
     return report;
   };
   const runSweep = (): Promise<SweepReport> =>
@@ -494,7 +496,7 @@ export function createReceiver<S extends Store = Store>(
           if (started)
             backlogTimer = context.clock.setTimeout(watchBacklog, BACKLOG_CHECK_EVERY_MS);
         };
-        checkBacklog(context).then(next, next);
+        checkBacklog(context, sweeps).then(next, next);
       };
       backlogTimer = context.clock.setTimeout(watchBacklog, BACKLOG_CHECK_EVERY_MS);
     },
