@@ -99,3 +99,24 @@ describe('alarm messages agree with their count', () => {
     expect(message(code, count)).toMatch(expected);
   });
 });
+
+describe('an alarm is raised again only on new evidence', () => {
+  it('a store failure 15 minutes ago, still in the oldest bucket, raises nothing at an unrelated count', async () => {
+    const clock = createTestClock(Date.UTC(2030, 0, 1, 0, 0, 50));
+    const raised: ReceiverAlert[] = [];
+    const activity: ActivityWindow = new ActivityWindow(clock, 15 * 60_000, () =>
+      alarms.check(clock.now()),
+    );
+    const alarms = new Alarms(activity, (alert) => raised.push(alert));
+    activity.record('store_unavailable');
+    expect(raised.map((alert) => alert.code)).toEqual(['store_unavailable']);
+    // Past the window since the raise, but the failure's minute is still counted.
+    await clock.advance(15 * 60_000 + 5_000);
+    expect(activity.count('store_unavailable')).toBe(1);
+    activity.record('delivered_by_poll');
+    expect(raised).toHaveLength(1);
+    // A new failure is new evidence.
+    activity.record('store_unavailable');
+    expect(raised.map((alert) => alert.code)).toEqual(['store_unavailable', 'store_unavailable']);
+  });
+});

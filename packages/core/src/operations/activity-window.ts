@@ -98,6 +98,11 @@ export class ActivityWindow {
     else this.raised.set(code, this.clock.now());
   }
 
+  /** When the alarm `code` was last raised, however long ago. */
+  lastRaisedAt(code: string): number | undefined {
+    return this.raised.get(code);
+  }
+
   /** When the alarm `code` was last raised within the window, if it was. */
   raisedAt(code: string): number | undefined {
     const at = this.raised.get(code);

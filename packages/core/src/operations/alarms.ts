@@ -255,6 +255,16 @@ export class Alarms {
     const minutes = Math.round(window.windowMs / 60_000);
     for (const { rule, count } of this.active()) {
       if (window.raisedAt(rule.code) !== undefined) continue;
+      // Raised again only on evidence newer than the last raise: the window's one-minute
+      // buckets can still hold what it was raised for, and an unrelated count must not
+      // raise it again on that (a store that failed once, 15 minutes ago).
+      const last = window.lastRaisedAt(rule.code);
+      if (
+        last !== undefined &&
+        !rule.raisedBy.some((kind) => (window.lastAt(kind) ?? last) > last)
+      ) {
+        continue;
+      }
       window.noteRaised(rule.code);
       const message = rule.message(count, minutes, window);
       this.raise({
