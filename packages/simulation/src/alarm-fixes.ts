@@ -30,6 +30,15 @@ const WINDOW_MS = 15 * 60_000;
 const MAX_SKEW_MS = 10_000;
 /** What a measured offset may be off by: half a round trip, the drift since the reading. */
 const SKEW_TOLERANCE_MS = 1_000;
+/** Answers by which a webhook was refused, not accepted: the service's to send again. */
+const REFUSED_ANSWERS = new Set([
+  'store_unavailable',
+  'signature_invalid',
+  'internal_error',
+  'account_unavailable',
+]);
+const accepted = (answer: string) => !REFUSED_ANSWERS.has(answer) && !/^\d+$/.test(answer);
+
 /** How long a `hang` handler holds what runs it, and a `slow` one (simulate.ts). */
 const HELD_MS = { hang: 15 * 60_000, slow: 2 * 60_000 } as const;
 
@@ -49,28 +58,35 @@ const FIXES: Record<
       : undefined,
   // "Mount verificationWebhook() before any body parser": the simulation mounts none.
   raw_body_unavailable: () => 'no body parser runs before the receiver in the simulation',
-  // "Check callback_url": only when webhooks really were not delivered.
-  webhooks_missing: (facts, _instance, at) =>
-    facts.lostWebhooksWithin(at - WINDOW_MS, at) > 0
+  // "Check callback_url": only when webhooks really were not delivered: a result this
+  // instance recovered by polling in the window had no webhook accepted by any instance.
+  webhooks_missing: (facts, instance, at) =>
+    facts.polledWithoutWebhook(instance, at - WINDOW_MS, at) > 0
       ? undefined
-      : 'every webhook of a session completed in the window had reached an instance',
+      : 'every result it recovered by polling in the window had its webhook accepted',
   // Its message names one of four causes, each with its fix (backlog-check.ts).
   backlog_growing: (facts, instance, at, message) => {
     const from = at - WINDOW_MS;
     const storeDown = facts.overlaps('store-down', from, at);
     const apiFailed = facts.overlaps('poll-fault', from, at);
     const held = facts.heldHandlers(instance, from, at);
+    const lost = facts.storeLostWithin(from, at);
     // "Raise sweepBatchSize or sweepConcurrency": only for lack of throughput, not because
     // the store failed, the service's API failed, or a handler held the sweep.
     if (message.includes('Raise sweepBatchSize')) {
       if (storeDown) return 'the store was down in the window';
       if (apiFailed) return "the service's API failed in the window (poll faults)";
       if (held > 0) return `${held} handler run(s) that take minutes held its sweeps`;
+      if (lost) return 'the store lost writes in the window';
       return undefined;
     }
     // "Find the handler that runs long": a handler held the sweep, or polls waited on 429s.
     if (message.includes('Find the handler that runs long')) {
       return held > 0 || apiFailed ? undefined : 'no handler ran long and the API answered';
+    }
+    // "That alarm says what to fix": the store lost writes.
+    if (message.includes('after the store lost writes')) {
+      return lost ? undefined : 'the store lost nothing';
     }
     // "Check the store's connection".
     if (message.includes("Check the store's connection")) {
@@ -146,35 +162,31 @@ class RunFacts {
     return openedAt !== undefined && openedAt <= to && this.schedule.activeMs >= from;
   }
 
-  /** Whether some instance was alive at `at`. */
-  private anyAlive(at: number): boolean {
-    const alive = new Set<number>();
-    for (const step of this.steps) {
-      if (step.at > at) break;
-      if (step.kind === 'boot' || step.kind === 'restart') alive.add(step.instance);
-      if (step.kind === 'kill') alive.delete(step.instance);
-    }
-    return alive.size > 0;
+  /** Whether the store was emptied or failed over at some time in [from, to]. */
+  storeLostWithin(from: number, to: number): boolean {
+    return this.steps.some(
+      (step) =>
+        (step.kind === 'store-empty' || step.kind === 'store-failover') &&
+        step.at >= from &&
+        step.at <= to,
+    );
   }
 
   /**
-   * Sessions completed in [from, to] whose webhook had reached no instance by `to`: none sent,
-   * or each copy sent after `to` or while no instance was up.
+   * Results `instance` delivered by polling in [from, to] whose webhook no instance had
+   * accepted before: none was sent, it was lost, or it was refused (a store down: `503`).
    */
-  lostWebhooksWithin(from: number, to: number): number {
-    let lost = 0;
-    for (const step of this.steps) {
-      if (step.kind !== 'complete' || step.at < from || step.at > to) continue;
-      const reached = this.steps.some(
-        (other) =>
-          other.kind === 'webhook' &&
-          other.session === step.session &&
-          other.at <= to &&
-          this.anyAlive(other.at),
+  polledWithoutWebhook(instance: number, from: number, to: number): number {
+    return this.ledger.commits.filter((commit) => {
+      const at = commit.at - this.startedAt;
+      if (commit.instance !== instance || commit.source !== 'poll' || at < from || at > to) {
+        return false;
+      }
+      return !this.ledger.webhookAnswers.some(
+        (answer) =>
+          answer.token === commit.token && answer.at <= commit.at && accepted(answer.answer),
       );
-      if (!reached) lost += 1;
-    }
-    return lost;
+    }).length;
   }
 
   /** Handler runs on `instance` that take minutes and ran at some time in [from, to]. */

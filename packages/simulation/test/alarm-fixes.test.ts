@@ -1,3 +1,4 @@
+import { fixturePayload } from '@faceverify/core/testing';
 import { describe, expect, it } from 'vitest';
 import { checkAlarmFixes } from '../src/alarm-fixes.js';
 import { SECRET_1, SECRET_2 } from '../src/configuration.js';
@@ -28,27 +29,48 @@ function run(steps: Step[], alert: { code: string; at: number; message?: string 
   return checkAlarmFixes(ledger, schedule, T0);
 }
 
-const completed = (session: number, at: number, webhookAt?: number): Step[] => [
-  { at: at - MINUTE, kind: 'start-session', session, instance: 0, user: 'alice' },
-  { at, kind: 'complete', session },
-  ...(webhookAt === undefined
-    ? []
-    : [{ at: webhookAt, kind: 'webhook' as const, session, instance: 0 }]),
-];
-
 describe('no alarm names a wrong fix', () => {
-  it('webhooks_missing: wrong while every webhook reached an instance, right once one was lost', () => {
-    expect(
-      run(completed(0, 5 * MINUTE, 5 * MINUTE + 100), {
+  it('webhooks_missing: wrong when the results polling recovered had their webhook accepted', () => {
+    /** The alarm at 10 minutes, after tok_1's result was recovered by polling at 9. */
+    const judged = (webhookAnswer?: string) => {
+      const schedule: Schedule = {
+        clockOffsetsMs: [0],
+        steps: [{ at: 0, kind: 'boot', instance: 0, configuration: { secrets: [SECRET_1] } }],
+        handlers: [],
+        activeMs: 60 * MINUTE,
+        settleMs: 0,
+      };
+      const ledger = new Ledger();
+      ledger.commits.push({
+        at: T0 + 9 * MINUTE,
+        instance: 0,
+        token: 'tok_1',
+        eventId: 'evt_1',
+        confirmed: true,
+        source: 'poll',
+        data: fixturePayload(),
+      });
+      if (webhookAnswer) {
+        ledger.webhookAnswers.push({
+          at: T0 + 5 * MINUTE,
+          instance: 0,
+          token: 'tok_1',
+          answer: webhookAnswer,
+        });
+      }
+      ledger.alerts.push({
+        at: T0 + 10 * MINUTE,
+        instance: 0,
         code: 'webhooks_missing',
-        at: 10 * MINUTE,
-      }),
-    ).toEqual([
-      'wrong fix: instance 0 raised webhooks_missing at 600.0 s, but every webhook of a session completed in the window had reached an instance',
+        message: '',
+      });
+      return checkAlarmFixes(ledger, schedule, T0);
+    };
+    expect(judged('settling')).toEqual([
+      'wrong fix: instance 0 raised webhooks_missing at 600.0 s, but every result it recovered by polling in the window had its webhook accepted',
     ]);
-    expect(run(completed(0, 5 * MINUTE), { code: 'webhooks_missing', at: 10 * MINUTE })).toEqual(
-      [],
-    );
+    expect(judged('store_unavailable')).toEqual([]);
+    expect(judged()).toEqual([]);
   });
 
   it('secret_mismatch: wrong while the instance lists the service secret, right when it does not', () => {

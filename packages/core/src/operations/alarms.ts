@@ -255,16 +255,13 @@ export class Alarms {
     const minutes = Math.round(window.windowMs / 60_000);
     for (const { rule, count } of this.active()) {
       if (window.raisedAt(rule.code) !== undefined) continue;
-      // Raised again only on evidence newer than the last raise: the window's one-minute
-      // buckets can still hold what it was raised for, and an unrelated count must not
-      // raise it again on that (a store that failed once, 15 minutes ago).
+      // Raised on evidence of the window, and again only on evidence newer than the last
+      // raise: the one-minute buckets can still count what is up to a minute older, and an
+      // unrelated count must not raise it on that (a store that failed once, 15 minutes ago).
+      const newest = Math.max(...rule.raisedBy.map((kind) => window.lastAt(kind) ?? -Infinity));
+      if (now - newest >= window.windowMs) continue;
       const last = window.lastRaisedAt(rule.code);
-      if (
-        last !== undefined &&
-        !rule.raisedBy.some((kind) => (window.lastAt(kind) ?? last) > last)
-      ) {
-        continue;
-      }
+      if (last !== undefined && newest <= last) continue;
       window.noteRaised(rule.code);
       const message = rule.message(count, minutes, window);
       this.raise({

@@ -11,6 +11,9 @@ export interface BacklogContext {
   sweepIntervalMs: number;
 }
 
+/** Alarms by which the store says it lost what it had acknowledged. */
+const STORE_LOSSES = ['store_reset', 'store_rewound'] as const;
+
 /** The shortest wait of due work that is an alarm: polls are minutes apart at most. */
 const BACKLOG_ALARM_FLOOR_MS = 60_000;
 
@@ -47,7 +50,11 @@ export async function checkBacklog(context: BacklogContext, sweeps: SweepProgres
   const ageMs = now - summary.oldestDueAt;
   if (ageMs < backlogAlarmAgeMs(context)) return;
   const figures = `${counted(summary.due, 'record')} ${inflected(summary.due, 'is', 'are')} due, the oldest for ${duration(ageMs)}`;
-  const why = sweeps.whyWaiting(summary.oldestDueAt, now);
+  // A store that lost writes since the latest sweep began may have lost that sweep's leases.
+  const lostAt = Math.max(
+    ...STORE_LOSSES.map((code) => context.activity.lastRaisedAt(code) ?? -Infinity),
+  );
+  const why = sweeps.whyWaiting(summary.oldestDueAt, now, lostAt);
   context.activity.record('backlog_growing', `${figures}, ${whyAndFix(why, context)}`);
 }
 
@@ -61,6 +68,8 @@ function whyAndFix(why: WhyWaiting, context: Pick<BacklogContext, 'sweepInterval
       return 'though sweeps ran to their end meanwhile: sweeps do not keep up. Raise sweepBatchSize or sweepConcurrency, sweep more often or from more instances, and check receiver.health().store.backlog.';
     case 'held':
       return `while one sweep has run for ${duration(why.forMs)}: verification.completed handlers run inside it, so a handler that takes minutes (or hangs) holds it, as do polls waiting out the service's rate limit (see api_failing). Find the handler that runs long (its errors and spans: stage 'handler'), and bound its work.`;
+    case 'lost':
+      return 'after the store lost writes it had acknowledged (store_reset or store_rewound): work sweeps had taken is due again. That alarm says what to fix; the sweeps take it now.';
     case 'failing':
       return "while sweeps failed: the store did not answer them. Check the store's connection (the Redis or PostgreSQL URL, the pool, the server).";
     case 'idle':

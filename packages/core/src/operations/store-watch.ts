@@ -46,7 +46,7 @@ export function watchStore<S extends Store>(
       if (!(answer instanceof Promise)) return answer;
       let ended: (() => void) | undefined;
       const timer = timers.start(() => {
-        ended = onSlow(method) ?? undefined;
+        ended = onSlow(method);
       });
       const settled = () => {
         timers.cancel(timer);

@@ -29,9 +29,13 @@ export class SweepProgress {
     }
   }
 
-  /** Why work due since `dueAt` still waits at `now`. */
-  whyWaiting(dueAt: number, now: number): WhyWaiting {
+  /**
+   * Why work due since `dueAt` still waits at `now`; `lostAt`: when the store last said it lost
+   * acknowledged writes (which can undo what a sweep took).
+   */
+  whyWaiting(dueAt: number, now: number, lostAt: number): WhyWaiting {
     const { completed, runningSince } = this;
+    if (completed !== undefined && lostAt >= completed.began) return { kind: 'lost' };
     if (completed !== undefined && completed.began >= dueAt) return { kind: 'behind' };
     if (runningSince !== undefined && runningSince < dueAt) {
       return { kind: 'held', forMs: now - runningSince };
@@ -47,10 +51,12 @@ export class SweepProgress {
 
 /**
  * `behind`: sweeps ran to their end meanwhile and left it (throughput); `held`: one sweep ran
- * from before it was due until now, or still runs; `failing`: sweeps failed since; `idle`: none ran since.
+ * from before it was due until now, or still runs; `lost`: the store lost writes since the
+ * latest sweep began; `failing`: sweeps failed since; `idle`: none ran since.
  */
 export type WhyWaiting =
   | { kind: 'behind' }
   | { kind: 'held'; forMs: number }
   | { kind: 'failing' }
+  | { kind: 'lost' }
   | { kind: 'idle' };
