@@ -28,6 +28,9 @@ const ALL_KINDS: Record<ActivityKind, true> = {
   backlog_growing: true,
   store_slow: true,
   account_missing: true,
+  token_key_missing: true,
+  api_failed: true,
+  older_secret: true,
 };
 const KINDS = Object.keys(ALL_KINDS) as ActivityKind[];
 

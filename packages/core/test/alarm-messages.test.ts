@@ -7,12 +7,14 @@ import {
   type ReceiverAlert,
 } from '../src/operations/alarms.js';
 import { RefusedBodies } from '../src/operations/refused-bodies.js';
+import { fixturePayload } from '../src/testing/index.js';
 import { createTestClock } from '../src/testing/test-clock.js';
 
-const body = (user: string) =>
-  new TextEncoder().encode(
-    JSON.stringify({ event: 'verification.completed', external_user_id: user }),
-  );
+/** A result of `user`, as the service sends it (`confidence` tells one result from another). */
+const result = (user: string, confidence = 0.97) =>
+  fixturePayload({ external_user_id: user, confidence });
+const body = (user: string, confidence?: number) =>
+  new TextEncoder().encode(JSON.stringify(result(user, confidence)));
 
 function watch() {
   const clock = createTestClock();
@@ -30,7 +32,7 @@ describe("the secret alarm rests on the service's own traffic", () => {
     activity.record('signature_invalid');
     refused.note(body('alice'), 'signature_invalid');
     activity.record('delivered_by_poll');
-    refused.recovered('alice');
+    refused.recovered(result('alice'));
     expect(raised.map((alert) => alert.code)).toEqual(['secret_mismatch']);
     expect(raised[0]!.message).toMatch(
       /^1 webhook failed its signature check in the last 15 minutes while polling recovered its result:/,
@@ -45,9 +47,24 @@ describe("the secret alarm rests on the service's own traffic", () => {
     refused.note(new TextEncoder().encode('not json'), 'signature_invalid');
     for (const user of ['alice', 'bob', 'carol']) {
       activity.record('delivered_by_poll');
-      refused.recovered(user);
+      refused.recovered(result(user));
     }
     expect(raised.map((alert) => alert.code)).toEqual(['webhooks_missing']);
+  });
+
+  it('a refused body of an earlier result of the user (an old-secret webhook sent again) is not the recovered one', () => {
+    const { activity, raised, refused } = watch();
+    activity.record('signature_invalid');
+    // Alice's first result, signed with a secret a finished rotation removed, sent again.
+    refused.note(body('alice', 0.91), 'signature_invalid');
+    activity.record('delivered_by_poll');
+    refused.recovered(result('alice', 0.42));
+    expect(raised).toEqual([]);
+    // Her webhook of the recovered result itself, refused, would be the evidence.
+    refused.note(body('alice', 0.42), 'signature_invalid');
+    activity.record('delivered_by_poll');
+    refused.recovered(result('alice', 0.42));
+    expect(raised.map((alert) => alert.code)).toEqual(['secret_mismatch']);
   });
 });
 
@@ -80,5 +97,26 @@ describe('alarm messages agree with their count', () => {
     ],
   ] as const)('%s, for a count of %i', (code, count, expected) => {
     expect(message(code, count)).toMatch(expected);
+  });
+});
+
+describe('an alarm is raised again only on new evidence', () => {
+  it('a store failure 15 minutes ago, still in the oldest bucket, raises nothing at an unrelated count', async () => {
+    const clock = createTestClock(Date.UTC(2030, 0, 1, 0, 0, 50));
+    const raised: ReceiverAlert[] = [];
+    const activity: ActivityWindow = new ActivityWindow(clock, 15 * 60_000, () =>
+      alarms.check(clock.now()),
+    );
+    const alarms = new Alarms(activity, (alert) => raised.push(alert));
+    activity.record('store_unavailable');
+    expect(raised.map((alert) => alert.code)).toEqual(['store_unavailable']);
+    // Past the window since the raise, but the failure's minute is still counted.
+    await clock.advance(15 * 60_000 + 5_000);
+    expect(activity.count('store_unavailable')).toBe(1);
+    activity.record('delivered_by_poll');
+    expect(raised).toHaveLength(1);
+    // A new failure is new evidence.
+    activity.record('store_unavailable');
+    expect(raised.map((alert) => alert.code)).toEqual(['store_unavailable', 'store_unavailable']);
   });
 });

@@ -12,7 +12,10 @@ describe('SlowCalls (store_slow without a timer per call)', () => {
       return setTimeout(callback, ms);
     };
     const slow: string[] = [];
-    const calls = new SlowCalls(clock, 5000, (method) => slow.push(method));
+    const calls = new SlowCalls(clock, 5000, (method) => {
+      slow.push(method);
+      return undefined;
+    });
 
     // A hundred calls answered at once arm one timer, and leave nothing to report.
     for (let index = 0; index < 100; index += 1) calls.end(calls.begin('remember'));
@@ -42,11 +45,28 @@ describe('SlowCalls (store_slow without a timer per call)', () => {
   it('watches a promise until it settles, either way, and hands it over as it ends', async () => {
     const clock = createTestClock();
     const slow: string[] = [];
-    const calls = new SlowCalls(clock, 100, (method) => slow.push(method));
+    const calls = new SlowCalls(clock, 100, (method) => {
+      slow.push(method);
+      return undefined;
+    });
     await expect(calls.watch('get', Promise.resolve(7))).resolves.toBe(7);
     const failure = new Error('store down');
     await expect(calls.watch('get', Promise.reject(failure))).rejects.toBe(failure);
     await clock.advance(200);
     expect(slow).toEqual([]);
   });
+});
+
+it('tells when a call reported slow ends, and only such a call', async () => {
+  const clock = createTestClock();
+  const ended: string[] = [];
+  const calls = new SlowCalls(clock, 100, (method) => () => ended.push(method));
+  let answer!: (value: number) => void;
+  const slow = calls.watch('lease', new Promise<number>((resolve) => (answer = resolve)));
+  await calls.watch('get', Promise.resolve(1));
+  await clock.advance(100);
+  expect(ended).toEqual([]);
+  answer(2);
+  await slow;
+  expect(ended).toEqual(['lease']);
 });

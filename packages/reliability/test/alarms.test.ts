@@ -269,14 +269,22 @@ describe("a parser mounted first, shown by the service's own traffic", () => {
   it('a webhook signed over its compressed bytes raises raw_body_unavailable once polling recovers its result', async () => {
     const setup = await setUp();
     const server = await parserFirst(setup.receiver);
-    // The service's own webhook does not arrive; the one below is its compressed twin.
-    const elsewhere = await listen(express());
-    await elsewhere.close();
+    // The service's own webhook arrives elsewhere; the one below is its compressed twin (the
+    // same result: what polling recovers is what it carries).
+    const sent: Buffer[] = [];
+    const elsewhere = await listen(
+      express().post('/webhooks/verification', express.raw({ type: '*/*' }), (req, res) => {
+        sent.push(req.body as Buffer);
+        res.sendStatus(200);
+      }),
+    );
     setup.emulator.setCallbackUrl(`${elsewhere.url}/webhooks/verification`);
     const { token } = await setup.receiver.startVerification({ externalUserId: 'quinn' });
     await setup.emulator.completeSession(token, 'verified');
     await setup.emulator.webhooksSettled();
-    const compressed = gzipSync(payloadOf('quinn'));
+    await elsewhere.close();
+    expect(sent).toHaveLength(1);
+    const compressed = gzipSync(sent[0]!);
     const answer = await fetch(server.webhookUrl, {
       method: 'POST',
       headers: {

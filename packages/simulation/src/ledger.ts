@@ -1,4 +1,5 @@
 import type { VerificationPayload } from '@faceverify/core';
+import type { HandlerBehaviour } from './schedule.js';
 
 /** A handler run that wrote its effect: what the application's own database received. */
 export interface Commit {
@@ -19,7 +20,7 @@ export class Ledger {
   readonly commits: Commit[] = [];
   readonly expired: Array<{ at: number; token: string; reason: string }> = [];
   readonly undeliverable: Array<{ at: number; token: string | undefined }> = [];
-  readonly alerts: Array<{ at: number; instance: number; code: string }> = [];
+  readonly alerts: Array<{ at: number; instance: number; code: string; message: string }> = [];
   /** When each tracked session's record was written: its lifetime counts from then. */
   readonly tracked = new Map<string, number>();
   /** What each webhook the service sent (not a replay) was answered, by its answer's name. */
@@ -28,6 +29,8 @@ export class Ledger {
   /** Looks at a session that failed (the `error` handlers' `stage: 'poll'`), by `tokenId`. */
   readonly pollErrors: Array<{ at: number; instance: number; tokenId: string }> = [];
   readonly unhandled: string[] = [];
+  /** Each handler run as it began: where, when, and how the schedule had it behave. */
+  readonly handlerRuns: Array<{ at: number; instance: number; behaviour: HandlerBehaviour }> = [];
   /**
    * Sessions whose handler may run again, as "Who may run twice" lists it: its process died
    * (or lost the store) after the handler began and before the success was recorded.

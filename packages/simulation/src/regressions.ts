@@ -119,6 +119,42 @@ export const REGRESSIONS: Record<string, Schedule> = {
     settleMs: SETTLE_MS,
   },
   /**
+   * A signing secret rotated in the documented steps, the old one removed one session lifetime
+   * after the service signs with the new one. Then alice's first webhook, signed with the old
+   * secret, is sent again (refused, rightly), and her new session's result, whose webhook was
+   * lost, is recovered by polling. The refused body named alice, so it was taken for the
+   * webhook of the result polling recovered, and secret_mismatch was raised on a right setup
+   * (seeds 6391 and 7494). The refused body carries an earlier result of hers, not that one.
+   */
+  'an old-secret webhook sent again after a correct rotation raises no secret_mismatch': {
+    clockOffsetsMs: [0],
+    steps: [
+      { at: 0, kind: 'boot', instance: 0, configuration: { secrets: [SECRET_1] } },
+      ...aliceCompletes(0),
+      {
+        at: 5 * MINUTE,
+        kind: 'restart',
+        instance: 0,
+        configuration: { secrets: [SECRET_1, SECRET_2] },
+      },
+      {
+        at: 10 * MINUTE,
+        kind: 'restart',
+        instance: 0,
+        configuration: { secrets: [SECRET_2, SECRET_1] },
+      },
+      { at: 11 * MINUTE, kind: 'service-secret', secret: SECRET_2 },
+      { at: 42 * MINUTE, kind: 'restart', instance: 0, configuration: { secrets: [SECRET_2] } },
+      { at: 45 * MINUTE, kind: 'start-session', session: 1, instance: 0, user: 'alice' },
+      // Completed, and its webhook lost: polling recovers it.
+      { at: 46 * MINUTE, kind: 'complete', session: 1 },
+      { at: 46 * MINUTE + 100, kind: 'replay', session: 0, instance: 0 },
+    ],
+    handlers: [],
+    activeMs: 50 * MINUTE,
+    settleMs: SETTLE_MS,
+  },
+  /**
    * The same kept claim on one instance: the service cannot be reached for 40 minutes, and the
    * old secret is removed after 30 as the rotation allows. The next sweep could not open the
    * token and delivered the claim; a poll error also had no end but the store's own expiry.

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { createClient, createReceiver, type Receiver, type Store } from '@faceverify/core';
+import { checkAlarmFixes } from './alarm-fixes.js';
 import type { InstanceConfiguration } from './configuration.js';
 import { SECRET_1 } from './configuration.js';
 import { type InstanceClock, instanceClock } from './instance-clock.js';
@@ -149,6 +150,7 @@ async function run(
     });
     receiver.on('verification.completed', async (event) => {
       const behaviour = schedule.handlers[handlerRuns++] ?? 'ok';
+      ledger.handlerRuns.push({ at: scheduler.now(), instance: instance.id, behaviour });
       const token = event.sessionToken ?? `(no token: ${event.id})`;
       instance.inflight.set(token, (instance.inflight.get(token) ?? 0) + 1);
       try {
@@ -181,7 +183,12 @@ async function run(
       ledger.undeliverable.push({ at: scheduler.now(), token: event.event.sessionToken });
     });
     receiver.on('alert', (alert) => {
-      ledger.alerts.push({ at: scheduler.now(), instance: instance.id, code: alert.code });
+      ledger.alerts.push({
+        at: scheduler.now(),
+        instance: instance.id,
+        code: alert.code,
+        message: alert.message,
+      });
       note(`instance ${instance.id} alert ${alert.code}`);
     });
     receiver.on('error', (_error, context) => {
@@ -386,6 +393,7 @@ async function run(
   const violations = checkInvariants(ledger, service, tracked, {
     sessionLifetimeMs: receiverOptions.sessionLifetimeMs,
   });
+  violations.push(...checkAlarmFixes(ledger, schedule, T0));
   return {
     seed,
     violations,

@@ -15,6 +15,13 @@ export interface Clock {
    * carry the store's time forward between readings (`storeClock`); without it, `now()`.
    */
   monotonic?(): number;
+  /**
+   * `true` for a clock whose time a test moves (`createTestClock()`): it follows no real
+   * clock, so leases and due times follow it alone, not the store's (`storeClock`). Any other
+   * clock follows real time, however it reads it, and keeps the store's clock protecting its
+   * leases, and `clock_skew` watching it.
+   */
+  readonly movedByTest?: boolean;
   /** Calls `callback` once after `ms`. A timer never keeps a process alive on its own. */
   setTimeout(callback: () => void, ms: number): TimerHandle;
   clearTimeout(handle: TimerHandle): void;

@@ -10,6 +10,11 @@ export interface StoreTime {
    * `undefined` once a reading succeeded.
    */
   ready(): Promise<void> | undefined;
+  /**
+   * The store's clock minus this process's at the last reading, in ms (positive: the store is
+   * ahead); `undefined` before one succeeded. What `health()` judges `clock_skew` on now.
+   */
+  offsetMs(): number | undefined;
 }
 
 export interface StoreTimeOptions {
@@ -41,6 +46,7 @@ export function createStoreTime(clock: Clock, options: StoreTimeOptions): StoreT
   let monotonicAt = 0;
   let measuredAt = Number.NEGATIVE_INFINITY;
   let measured = false;
+  let offsetMs: number | undefined;
   let measuring: Promise<void> | undefined;
   const measure = async () => {
     const sent = elapsed();
@@ -52,6 +58,7 @@ export function createStoreTime(clock: Clock, options: StoreTimeOptions): StoreT
         monotonicAt = (sent + received) / 2;
         measured = true;
         const offset = storeNow + (elapsed() - monotonicAt) - clock.now();
+        offsetMs = offset;
         if (Math.abs(offset) > options.maxSkewMs) options.onSkew(offset);
       }
     } catch {
@@ -81,5 +88,6 @@ export function createStoreTime(clock: Clock, options: StoreTimeOptions): StoreT
       measuring ??= measure();
       return measuring;
     },
+    offsetMs: () => offsetMs,
   };
 }

@@ -1,5 +1,5 @@
 import type { Client, SessionReadOptions, SessionSnapshot } from '../client/index.js';
-import { ApiError, RateLimitError } from '../errors.js';
+import { ApiError, NetworkError, RateLimitError, TimeoutError } from '../errors.js';
 import type { VerificationPayload } from '../payload/types.js';
 import type { StoredResult, TrackedSession } from '../store/store.js';
 import {
@@ -53,6 +53,11 @@ export interface PollOptions {
   priority?: SessionReadOptions['priority'];
   /** Who delivers a result found, for metrics (`'confirm'`); default: how it arrived. */
   via?: DeliverySource;
+  /**
+   * Called once the service answered, before any handler runs: until then a webhook's
+   * acknowledgement deadline waits on the service, not on handlers.
+   */
+  onAnswered?: () => void;
 }
 
 /**
@@ -97,7 +102,14 @@ async function lookAt(
 ): Promise<PollOutcome> {
   const { store, log, telemetry } = context;
   // What this instance cannot read, it neither delivers nor destroys.
-  if (session.unreadableToken) return leave(context, session, owner, options.webhook);
+  if (session.unreadableToken) {
+    context.activity.record(
+      'token_key_missing',
+      `token key ${session.unreadableToken.keyIds.join(', ')}`,
+      session.account,
+    );
+    return leave(context, session, owner, options.webhook);
+  }
   const claimed = options.webhook ?? session.result;
   const awaiting = session.result?.awaitingConfirmation === true;
   if (session.result && !awaiting && !options.ask && !options.webhook) {
@@ -151,6 +163,10 @@ async function lookAt(
     stopRenewal();
     const now = context.now();
     telemetry?.polled(failedPoll(error), now - askedAt, session.account);
+    // A 404 is the service's answer about this session, not its API failing.
+    if (!(error instanceof ApiError && error.serviceStatus === 404)) {
+      context.activity.record('api_failed', describeFailure(error), session.account);
+    }
     if (error instanceof ApiError && error.serviceStatus === 404) {
       if (options.webhook) contradicted(context, session, 'the service does not know the session');
       await expireLeased(context, session, owner, 'not_found');
@@ -197,6 +213,7 @@ async function lookAt(
     return { outcome: 'retry-later', status: 'unknown', error };
   }
   stopRenewal();
+  options.onAnswered?.();
   const now = context.now();
   telemetry?.polled(
     snapshot.result ? 'completed' : snapshot.status === 'expired' ? 'expired' : 'pending',
@@ -294,6 +311,15 @@ async function deliver(
 ): Promise<PollOutcome> {
   const { outcome, event } = await deliverLeased(context, session, owner, result, undefined, via);
   return { outcome, status, result: result.payload, event };
+}
+
+/** What a failed call was, for the `api_failing` alarm: no token, no body, no user. */
+function describeFailure(error: unknown): string {
+  if (error instanceof RateLimitError) return 'rate limited (429)';
+  if (error instanceof ApiError) return `HTTP ${error.serviceStatus}`;
+  if (error instanceof TimeoutError) return `no answer within ${error.timeoutMs} ms`;
+  if (error instanceof NetworkError) return 'no connection';
+  return 'failed';
 }
 
 /** What a `GET /v1/sessions/:token` that threw came to. */

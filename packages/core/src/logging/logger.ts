@@ -51,6 +51,10 @@ const defaultLogger: Logger = {
   error: (message, fields) => console.error(CONSOLE_PREFIX, message, ...(fields ? [fields] : [])),
 };
 
+// What the docs tell an operator to watch, printed by the default logger though it drops info.
+const printNotice: Write = (message, fields) =>
+  console.info(CONSOLE_PREFIX, message, ...(fields ? [redact(fields)] : []));
+
 /**
  * Level-checked writes, every field set redacted. `undefined` means the default: warnings
  * and errors to the console. `false` silences everything. Fields are passed only when there
@@ -70,6 +74,7 @@ export function createLog(option: Logger | false | undefined): Log {
   return {
     debug: write('debug'),
     info: write('info'),
+    notice: option === undefined ? printNotice : write('info'),
     warn: write('warn'),
     error: write('error'),
     enabled: (level: keyof Logger): boolean => typeof logger?.[level] === 'function',
@@ -82,6 +87,12 @@ type Write = (message: string, fields?: Record<string, unknown>) => void;
 export interface Log {
   debug: Write;
   info: Write;
+  /**
+   * A line the docs tell an operator to watch ("A user's records were erased.", webhooks
+   * verified with an older secret): at info on a logger of yours, and printed by the default
+   * logger too, which drops every other info line.
+   */
+  notice: Write;
   warn: Write;
   error: Write;
   /** Whether `level` is written at all: hot paths skip building fields nobody reads. */

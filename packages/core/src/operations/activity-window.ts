@@ -28,7 +28,13 @@ export type ActivityKind =
   /** A store call unanswered for `storeSlowMs`, counted while it still waits. */
   | 'store_slow'
   /** A session of an account the Receiver no longer has (or of none), left unpolled. */
-  | 'account_missing';
+  | 'account_missing'
+  /** A session left to another instance: none of the keys its token is sealed under is listed. */
+  | 'token_key_missing'
+  /** A call to the service's API (a poll, a webhook's confirmation) failed or timed out. */
+  | 'api_failed'
+  /** A webhook verified with a secret other than the first listed: a rotation not finished. */
+  | 'older_secret';
 
 const BUCKET_MS = 60_000;
 // Accounts followed one by one at once: the ones seen least recently are forgotten past it.
@@ -49,6 +55,10 @@ export class ActivityWindow {
   private readonly last = new Map<ActivityKind, number>();
   private readonly details = new Map<ActivityKind, string>();
   private readonly accounts = new Map<string, ActivityWindow>();
+  // When each alarm was last raised, by code: what went wrong recently (`health().recent`).
+  private readonly raised = new Map<string, number>();
+  // When each line logged once per window (`firstInWindow`) was last logged.
+  private readonly told = new Map<string, number>();
 
   constructor(
     private readonly clock: Clock,
@@ -62,15 +72,7 @@ export class ActivityWindow {
    * several accounts, `account` counts it toward that account's window too (`forAccount`).
    */
   record(kind: ActivityKind, detail?: string, account?: string): void {
-    if (account !== undefined) {
-      const window = this.accounts.get(account) ?? new ActivityWindow(this.clock, this.windowMs);
-      // Most recently seen last: the first is the one forgotten when there are too many.
-      this.accounts.delete(account);
-      this.accounts.set(account, window);
-      if (this.accounts.size > MAX_ACCOUNTS)
-        this.accounts.delete(this.accounts.keys().next().value!);
-      window.record(kind, detail);
-    }
+    if (account !== undefined) this.keptFor(account).record(kind, detail);
     this.countOne(kind, detail);
     this.onRecord(kind, account);
   }
@@ -78,6 +80,54 @@ export class ActivityWindow {
   /** What one account's requests and results did over the window (nothing, if none yet). */
   forAccount(account: string): ActivityWindow {
     return this.accounts.get(account) ?? new ActivityWindow(this.clock, this.windowMs);
+  }
+
+  /** The window of `account`, kept from now on (a new one when it had none). */
+  private keptFor(account: string): ActivityWindow {
+    const window = this.accounts.get(account) ?? new ActivityWindow(this.clock, this.windowMs);
+    // Most recently seen last: the first is the one forgotten when there are too many.
+    this.accounts.delete(account);
+    this.accounts.set(account, window);
+    if (this.accounts.size > MAX_ACCOUNTS) this.accounts.delete(this.accounts.keys().next().value!);
+    return window;
+  }
+
+  /** Notes that the alarm `code` was raised now (of `account`, in its window, when named). */
+  noteRaised(code: string, account?: string): void {
+    if (account !== undefined) this.keptFor(account).noteRaised(code);
+    else this.raised.set(code, this.clock.now());
+  }
+
+  /** When the alarm `code` was last raised, however long ago. */
+  lastRaisedAt(code: string): number | undefined {
+    return this.raised.get(code);
+  }
+
+  /** When the alarm `code` was last raised within the window, if it was. */
+  raisedAt(code: string): number | undefined {
+    const at = this.raised.get(code);
+    return at !== undefined && this.clock.now() - at < this.windowMs ? at : undefined;
+  }
+
+  /**
+   * `true` once per window for `topic`, then `false` until the window has passed: for a line
+   * logged at most once per window while what it tells goes on.
+   */
+  firstInWindow(topic: string): boolean {
+    const now = this.clock.now();
+    const last = this.told.get(topic);
+    if (last !== undefined && now - last < this.windowMs) return false;
+    this.told.set(topic, now);
+    return true;
+  }
+
+  /** The alarms raised within the window, the most recent last. */
+  raisedRecently(): string[] {
+    const now = this.clock.now();
+    return [...this.raised]
+      .filter(([, at]) => now - at < this.windowMs)
+      .sort(([, a], [, b]) => a - b)
+      .map(([code]) => code);
   }
 
   private countOne(kind: ActivityKind, detail: string | undefined): void {

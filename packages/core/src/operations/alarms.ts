@@ -26,6 +26,11 @@ export type AlarmCode =
    */
   | 'account_missing'
   /**
+   * Calls to the service's API (polls, confirmations of webhooks) fail or time out: on a
+   * Receiver of several accounts, raised with the account whose calls fail.
+   */
+  | 'api_failing'
+  /**
    * Raised by the store, or about it: each code is described at `StoreAlarmCode`.
    */
   | StoreAlarmCode;
@@ -46,7 +51,7 @@ export interface ReceiverAlert {
   account?: string;
 }
 
-interface Rule {
+export interface Rule {
   code: AlarmCode;
   /** Failing: results cannot arrive as they should. Degraded: they do, with help or late. */
   severity: 'failing' | 'degraded';
@@ -64,6 +69,8 @@ interface Rule {
 // is a callback that does not reach this Receiver.
 const MISSING_WEBHOOKS_AFTER = 3;
 const FAILING_HANDLER_AFTER = 3;
+// One failed call is a blip the retries absorb; this many in the window is the API failing.
+const FAILING_API_AFTER = 3;
 
 /**
  * Results recovered by polling while no webhook was accepted: the service's own traffic
@@ -179,12 +186,32 @@ export const ALARM_RULES: readonly Rule[] = [
       `${counted(count, 'session')} in the last ${minutes} minutes belonged to an account this receiver does not have (${window.detailOf('account_missing') ?? 'an account'}): they are left open and unpolled, as no other account's key may ask for them. Give the account back to the accounts option (or the resolver) until its sessions have ended, or erase them (receiver.forgetUser for each user of the account).`,
   },
   {
+    code: 'token_key_missing',
+    severity: 'degraded',
+    raisedBy: ['token_key_missing'],
+    measure: (w) => w.count('token_key_missing'),
+    message: (count, minutes, window) =>
+      `${counted(count, 'session')} in the last ${minutes} minutes ${inflected(count, 'was', 'were')} left to another instance, as this one lists none of the keys ${inflected(count, 'its', 'their')} token or result is sealed under (${window.detailOf('token_key_missing') ?? 'a token key'}): ${inflected(count, 'it is', 'they are')} neither polled, delivered nor expired here. During a rolling change this passes once every instance runs the new configuration. If no instance lists the key any more, it was removed too soon: list it again (FACEVERIFY_TOKEN_KEYS, or the secret FACEVERIFY_WEBHOOK_SECRET), last, until the sessions started before the change have closed (docs/polling-and-stores.md, Session tokens at rest).`,
+  },
+  {
+    code: 'api_failing',
+    severity: 'degraded',
+    raisedBy: ['api_failed'],
+    measure: (w) => {
+      const failed = w.count('api_failed');
+      return failed >= FAILING_API_AFTER ? failed : 0;
+    },
+    message: (count, minutes, window) =>
+      `${counted(count, 'call')} to the service's API failed in the last ${minutes} minutes (the last: ${window.detailOf('api_failed') ?? 'no answer'}): results of these sessions wait, and are polled again. A 429 means the account's rate limit is spent (its plan's limits, or other traffic with its API key); a timeout or a 5xx, that the service (or the network to FACEVERIFY_BASE_URL) fails: check the service's status.`,
+  },
+  {
     code: 'backlog_growing',
     severity: 'degraded',
     raisedBy: ['backlog_growing'],
     measure: (w) => w.count('backlog_growing'),
+    // The detail says why the work waited, and so which fix (backlog-check.ts).
     message: (count, minutes, window) =>
-      `Results and polls waited too long for a sweep ${counted(count, 'time')} in the last ${minutes} minutes (${window.detailOf('backlog_growing') ?? 'records are due'}): sweeps do not keep up, or do not run. Raise sweepBatchSize or sweepConcurrency, sweep more often or from more instances, and check receiver.health().store.backlog.`,
+      `Results and polls waited too long for a sweep ${counted(count, 'time')} in the last ${minutes} minutes: ${window.detailOf('backlog_growing') ?? 'records are due.'}`,
   },
 ];
 
@@ -197,10 +224,12 @@ export const ALARM_KINDS: ReadonlySet<ActivityKind> = new Set(
   ALARM_RULES.flatMap((rule) => rule.raisedBy),
 );
 
-/** Raises each alarm whose situation is happening, at most once per window. */
+/**
+ * Raises each alarm whose situation is happening, at most once per window: not again while the
+ * window notes it raised (`ActivityWindow.noteRaised`), by this or by the store (whose alarms,
+ * such as `token_key_missing`, are noted there too).
+ */
 export class Alarms {
-  private readonly raisedAt = new Map<AlarmCode, number>();
-
   constructor(
     /** The window judged, or how to find it (an account's, which its parent may replace). */
     private readonly windowOf: ActivityWindow | (() => ActivityWindow),
@@ -222,12 +251,19 @@ export class Alarms {
 
   /** Raises what is happening and was not raised within the window. */
   check(now: number): void {
-    const minutes = Math.round(this.window.windowMs / 60_000);
+    const { window } = this;
+    const minutes = Math.round(window.windowMs / 60_000);
     for (const { rule, count } of this.active()) {
-      const last = this.raisedAt.get(rule.code);
-      if (last !== undefined && now - last < this.window.windowMs) continue;
-      this.raisedAt.set(rule.code, now);
-      const message = rule.message(count, minutes, this.window);
+      if (window.raisedAt(rule.code) !== undefined) continue;
+      // Raised on evidence of the window, and again only on evidence newer than the last
+      // raise: the one-minute buckets can still count what is up to a minute older, and an
+      // unrelated count must not raise it on that (a store that failed once, 15 minutes ago).
+      const newest = Math.max(...rule.raisedBy.map((kind) => window.lastAt(kind) ?? -Infinity));
+      if (now - newest >= window.windowMs) continue;
+      const last = window.lastRaisedAt(rule.code);
+      if (last !== undefined && newest <= last) continue;
+      window.noteRaised(rule.code);
+      const message = rule.message(count, minutes, window);
       this.raise({
         code: rule.code,
         message: this.account === undefined ? message : `Account "${this.account}": ${message}`,

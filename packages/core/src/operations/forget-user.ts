@@ -51,7 +51,7 @@ export async function forgetUser(
   if (waiting) await waiting;
   const removed = await context.store.forgetUser({ externalUserId, account, now: context.now() });
   context.refusedBodies.forget(externalUserId, account);
-  context.log.info("A user's records were erased.", { removed });
+  context.log.notice("A user's records were erased.", { removed });
   return { removed };
 }
 

@@ -1,6 +1,15 @@
+import type { Clock } from '../clock/clock.js';
 import type { StoreBacklog, TrackedState } from '../store/store.js';
 import type { ActivityWindow } from './activity-window.js';
 import type { AlarmCode, Alarms } from './alarms.js';
+import type { SlowStoreCalls } from './slow-store-calls.js';
+
+/**
+ * Alarms about the store's state, judged now by `health()`'s own read of the store (it failed,
+ * or took `storeSlowMs`) and the store calls still waiting past `storeSlowMs`, not by the window: a store that recovered is no reason now, and one
+ * that fails now is, whatever the window counted. Raised within the window, they are `recent`.
+ */
+const JUDGED_BY_THE_READ: ReadonlySet<AlarmCode> = new Set(['store_unavailable', 'store_slow']);
 
 /** What `receiver.health()` reports: a snapshot a health endpoint can serve as JSON. */
 export interface ReceiverHealth {
@@ -19,8 +28,32 @@ export interface ReceiverHealth {
    * instance alike, and taking them out of rotation fixes nothing (see `ready`).
    */
   status: 'ok' | 'degraded' | 'failing';
-  /** The alarms whose situation is happening now: why the status is not `ok`. */
+  /**
+   * What is wrong now: why the status is not `ok`. The store's state (`store_unavailable`,
+   * `store_slow`) and the clock (`clock_skew`) as they are at this call; patterns of traffic
+   * (`secret_mismatch`, `webhooks_missing`, `handler_failing`, …) on the evidence of the window.
+   */
   reasons: AlarmCode[];
+  /**
+   * What went wrong recently: every alarm raised within the window, the most recent last,
+   * whether or not it is still wrong now (then it is in `reasons` too). A store that was slow
+   * for a minute, a `store_reset`, a `token_key_missing`: each stays here for the window.
+   */
+  recent: AlarmCode[];
+  /** Which clock leases and due times follow, and this process's offset from the store's. */
+  clock: {
+    /**
+     * `store`: the store's (`storeClock`), so instances whose clocks disagree never both hold a
+     * lease; `process`: this process's own (a store without a clock, a test clock, or
+     * `storeClock: false`), unwatched for skew.
+     */
+    leases: 'store' | 'process';
+    /**
+     * The store's clock minus this process's, in ms, at the last reading (every 30 s); `null`
+     * when leases follow the process's clock or no reading succeeded yet.
+     */
+    offsetMs: number | null;
+  };
   checkedAt: string;
   /** The window the counts cover, in ms (15 minutes). */
   windowMs: number;
@@ -40,6 +73,14 @@ export interface ReceiverHealth {
   webhooks: {
     lastAcceptedAt: string | null;
     accepted: number;
+    /**
+     * Of those, verified with a secret other than the first listed, and when the last was
+     * (`null`: none in the window). A rotation of the signing secret is finished once this
+     * stays 0 for a session lifetime after the service signs with the new one: the old secret
+     * can then be removed (docs/security.md, Rotation).
+     */
+    olderSecret: number;
+    olderSecretLastAt: string | null;
     rejected: {
       signature_missing: number;
       signature_invalid: number;
@@ -59,36 +100,68 @@ export interface ReceiverHealth {
   };
 }
 
-/** Builds the health snapshot from the activity window, the alarms and the store's counts. */
-export async function readHealth(
-  activity: ActivityWindow,
-  alarms: Alarms,
-  readStore: () => Promise<{ records: Record<TrackedState, number>; backlog: StoreBacklog }>,
-  now: number,
-): Promise<ReceiverHealth> {
+/** What the health snapshot is read from. */
+export interface HealthSources {
+  activity: ActivityWindow;
+  alarms: Alarms;
+  readStore: () => Promise<{ records: Record<TrackedState, number>; backlog: StoreBacklog }>;
+  /** The clock the store read is timed on (the Receiver's). */
+  clock: Clock;
+  /** `now` on the clock leases follow. */
+  now: number;
+  /** A store read that takes this long is `store_slow` now. */
+  storeSlowMs: number;
+  /** Store calls past `storeSlowMs` still waiting: while there is one, `store_slow` now. */
+  slowCalls: Pick<SlowStoreCalls, 'stillWaiting'>;
+  /** The store's clock minus this process's at the last reading; `undefined` when not followed. */
+  clockOffsetMs: (() => number | undefined) | undefined;
+  maxClockSkewMs: number;
+}
+
+/**
+ * Builds the health snapshot: what is wrong now (`reasons`, from the store read here, the
+ * clock's last reading and the window's patterns) and what went wrong recently (`recent`).
+ */
+export async function readHealth(sources: HealthSources): Promise<ReceiverHealth> {
+  const { activity, clock, now } = sources;
   let store: ReceiverHealth['store'];
+  const readAt = clock.now();
   try {
-    store = { reachable: true, ...(await readStore()) };
+    store = { reachable: true, ...(await sources.readStore()) };
   } catch {
     store = { reachable: false };
   }
-  const active = alarms.active();
-  const reasons = active.map(({ rule }) => rule.code);
-  const failing = !store.reachable || active.some(({ rule }) => rule.severity === 'failing');
+  const slow = clock.now() - readAt >= sources.storeSlowMs || sources.slowCalls.stillWaiting > 0;
+  const offsetMs = sources.clockOffsetMs?.();
+  const skewed = offsetMs !== undefined && Math.abs(offsetMs) > sources.maxClockSkewMs;
+  const active = sources.alarms
+    .active()
+    .filter(({ rule }) => !JUDGED_BY_THE_READ.has(rule.code))
+    .map(({ rule }) => ({ code: rule.code, severity: rule.severity }));
+  if (!store.reachable) active.push({ code: 'store_unavailable', severity: 'failing' });
+  else if (slow) active.push({ code: 'store_slow', severity: 'degraded' });
+  if (skewed) active.push({ code: 'clock_skew', severity: 'degraded' });
+  const failing = active.some(({ severity }) => severity === 'failing');
   const lastAccepted = activity.lastAt('webhook_accepted');
+  const lastOlder =
+    activity.count('older_secret') > 0 ? activity.lastAt('older_secret') : undefined;
   return {
     ready: store.reachable,
     status: failing ? 'failing' : active.length > 0 ? 'degraded' : 'ok',
-    reasons:
-      store.reachable || reasons.includes('store_unavailable')
-        ? reasons
-        : [...reasons, 'store_unavailable'],
+    reasons: active.map(({ code }) => code),
+    recent: activity.raisedRecently() as AlarmCode[],
+    clock: {
+      leases: sources.clockOffsetMs ? 'store' : 'process',
+      offsetMs: offsetMs ?? null,
+    },
     checkedAt: new Date(now).toISOString(),
     windowMs: activity.windowMs,
     store,
     webhooks: {
       lastAcceptedAt: lastAccepted === undefined ? null : new Date(lastAccepted).toISOString(),
       accepted: activity.count('webhook_accepted'),
+      olderSecret: activity.count('older_secret'),
+      olderSecretLastAt: lastOlder === undefined ? null : new Date(lastOlder).toISOString(),
       rejected: {
         signature_missing: activity.count('signature_missing'),
         signature_invalid: activity.count('signature_invalid'),

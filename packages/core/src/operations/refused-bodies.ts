@@ -1,5 +1,6 @@
 import { decodeJson } from '../payload/decode-json.js';
 import { COMPLETED_EVENT } from '../payload/parse.js';
+import type { VerificationPayload } from '../payload/types.js';
 import type { ActivityKind, ActivityWindow } from './activity-window.js';
 
 /** Why a body was refused without its signature being known to hold. */
@@ -24,7 +25,10 @@ const RECOVERED: Record<RefusalReason, ActivityKind> = {
  * or the store.
  */
 export class RefusedBodies {
-  private readonly byUser = new Map<string, { at: number; reason: RefusalReason }>();
+  private readonly byUser = new Map<
+    string,
+    { at: number; reason: RefusalReason; result: string }
+  >();
 
   constructor(
     private readonly activity: ActivityWindow,
@@ -37,17 +41,19 @@ export class RefusedBodies {
    */
   note(body: Uint8Array, reason: RefusalReason, account?: string): void {
     let user: unknown;
+    let result: string | undefined;
     try {
-      const json = decodeJson(body) as { event?: unknown; external_user_id?: unknown } | null;
+      const json = decodeJson(body) as Record<string, unknown> | null;
       if (json?.event !== COMPLETED_EVENT) return;
       user = json.external_user_id;
+      result = resultOf(json);
     } catch {
       return;
     }
-    if (typeof user !== 'string') return;
+    if (typeof user !== 'string' || result === undefined) return;
     const key = keyOf(user, account);
     this.byUser.delete(key);
-    this.byUser.set(key, { at: this.now(), reason });
+    this.byUser.set(key, { at: this.now(), reason, result });
     if (this.byUser.size > MAX_REMEMBERED) {
       this.byUser.delete(this.byUser.keys().next().value!);
     }
@@ -58,17 +64,39 @@ export class RefusedBodies {
     this.byUser.delete(keyOf(user, account));
   }
 
-  /** A result of `user` was recovered by polling: a refused body of that user was its webhook. */
-  recovered(user: string, account?: string): void {
+  /**
+   * A result was recovered by polling: a refused body of its user that carries that result was
+   * its webhook. One that carries another result of the user was not: an earlier result sent
+   * again, such as a webhook signed with a secret a finished rotation removed.
+   */
+  recovered(payload: VerificationPayload, account?: string): void {
     if (this.byUser.size === 0) return;
-    const key = keyOf(user, account);
+    const key = keyOf(payload.external_user_id, account);
     const refused = this.byUser.get(key);
-    if (!refused) return;
+    if (!refused || refused.result !== resultOf(payload)) return;
     this.byUser.delete(key);
     if (this.now() - refused.at <= this.activity.windowMs) {
       this.activity.record(RECOVERED[refused.reason], undefined, account);
     }
   }
+}
+
+// What tells one result of a user from another: the outcome, as correlate.ts compares it.
+const OUTCOME_FIELDS = ['status', 'confidence', 'livenessPassed', 'duplicate', 'risk', 'reason'];
+// A field longer than this is no result the service sends: such a body is no evidence.
+const MAX_FIELD_LENGTH = 200;
+
+/** The outcome a body or payload carries, to compare; `undefined` when it is not one. */
+function resultOf(json: object): string | undefined {
+  const fields = OUTCOME_FIELDS.map((field) => (json as Record<string, unknown>)[field]);
+  const kept = fields.every(
+    (value) =>
+      value === null ||
+      typeof value === 'number' ||
+      typeof value === 'boolean' ||
+      (typeof value === 'string' && value.length <= MAX_FIELD_LENGTH),
+  );
+  return kept ? JSON.stringify(fields) : undefined;
 }
 
 /** The same user id in two accounts is two users. */

@@ -37,6 +37,8 @@ import { BACKLOG_CHECK_EVERY_MS, checkBacklog } from '../operations/backlog-chec
 import { type ForgetUserScope, type ForgottenUser, forgetUser } from '../operations/forget-user.js';
 import { type ReceiverHealth, readHealth } from '../operations/health.js';
 import { RefusedBodies } from '../operations/refused-bodies.js';
+import { SlowStoreCalls } from '../operations/slow-store-calls.js';
+import { SweepProgress } from '../operations/sweep-progress.js';
 import {
   type WaitedResult,
   type WaitForResultOptions,
@@ -298,17 +300,13 @@ export function createReceiver<S extends Store = Store>(
     alarms.check(now);
     if (account !== undefined) accountAlarms.of(account).check(now);
   });
+  const slowCalls = new SlowStoreCalls(activity, resolved.storeSlowMs);
   // Built once per Receiver, not per request (per-request-literals.test.ts).
   const context: ReceiverContext = {
     ...resolved,
     now: storeTime ? storeTime.now : resolved.now,
     clockReady: storeTime ? storeTime.ready : noWait,
-    store: resolved.store.watch(resolved.clock, resolved.storeSlowMs, (method) =>
-      context.activity.record(
-        'store_slow',
-        `store.${method}() had not answered after ${resolved.storeSlowMs} ms`,
-      ),
-    ),
+    store: resolved.store.watch(resolved.clock, resolved.storeSlowMs, slowCalls.began),
     handlers: new HandlerRegistry(),
     newOwner: createOwnerFactory(),
     ackTimers: new FixedDelayTimers(resolved.clock, resolved.ackAfterMs),
@@ -333,9 +331,10 @@ export function createReceiver<S extends Store = Store>(
   let running: Promise<unknown> | undefined;
 
   const write = (decided: Decided): ReceiverResponse => writeAnswer(context, decided);
+  const sweeps = new SweepProgress();
   const sweepAndCheck = async (): Promise<SweepReport> => {
-    const report = await sweep(context);
-    await checkBacklog(context);
+    const report = await sweeps.track(context.now, () => sweep(context));
+    await checkBacklog(context, sweeps);
     return report;
   };
   const runSweep = (): Promise<SweepReport> =>
@@ -462,15 +461,23 @@ export function createReceiver<S extends Store = Store>(
     },
     health: async (healthOptions) => {
       const account = healthOptions?.account;
-      if (account === undefined)
-        return readHealth(context.activity, alarms, readStore, context.now());
-      accountScope(context, account, 'health()');
-      const health = await readHealth(
-        context.activity.forAccount(account),
-        accountAlarms.of(account),
+      const sources = {
         readStore,
-        context.now(),
-      );
+        clock: resolved.clock,
+        now: context.now(),
+        storeSlowMs: resolved.storeSlowMs,
+        slowCalls,
+        clockOffsetMs: storeTime?.offsetMs,
+        maxClockSkewMs: resolved.maxClockSkewMs,
+      };
+      if (account === undefined)
+        return readHealth({ ...sources, activity: context.activity, alarms });
+      accountScope(context, account, 'health()');
+      const health = await readHealth({
+        ...sources,
+        activity: context.activity.forAccount(account),
+        alarms: accountAlarms.of(account),
+      });
       return { account, ...health };
     },
     // Dead letters are read and reopened on the clock leases use.
@@ -497,7 +504,7 @@ export function createReceiver<S extends Store = Store>(
           if (started)
             backlogTimer = context.clock.setTimeout(watchBacklog, BACKLOG_CHECK_EVERY_MS);
         };
-        checkBacklog(context).then(next, next);
+        checkBacklog(context, sweeps).then(next, next);
       };
       backlogTimer = context.clock.setTimeout(watchBacklog, BACKLOG_CHECK_EVERY_MS);
     },

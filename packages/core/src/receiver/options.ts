@@ -8,6 +8,7 @@ import { ENV, readEnv } from '../config/env.js';
 import { assertKnownOptions } from '../config/known-options.js';
 import { ConfigurationError } from '../errors.js';
 import { createLog, type Log, type Logger } from '../logging/logger.js';
+import { followsStoreClock } from '../operations/store-clock-choice.js';
 import { warnAboutShortSecrets } from '../signature/secret-strength.js';
 import { type LabeledSecret, requireSecrets, type WebhookSecrets } from '../signature/secrets.js';
 import { MemoryStore } from '../store/memory-store.js';
@@ -174,7 +175,8 @@ export interface ReceiverOptions {
    * Keep leases and due times on the store's clock (`Store.readClock`: Redis `TIME`,
    * PostgreSQL `clock_timestamp()`), measured against this process's clock every 30 s, so that
    * instances whose clocks disagree never both hold a lease. Default: `true` when the store
-   * has a clock and no `clock` option is given (a test clock then rules alone).
+   * has a clock, unless `clock` is a test clock (`createTestClock()`), which then rules alone;
+   * a `clock` that follows real time keeps it. `false` is logged as a warning.
    */
   storeClock?: boolean;
   /**
@@ -425,9 +427,7 @@ export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiv
     includePersonalData: options.includePersonalData === true,
     log,
     clock,
-    storeClock:
-      typeof options.store?.readClock === 'function' &&
-      (options.storeClock ?? options.clock === undefined),
+    storeClock: followsStoreClock(options.store, clock, options.storeClock, log),
     maxClockSkewMs: positive('maxClockSkewMs', options.maxClockSkewMs, 10 * SECOND),
     // The clock's own reading, with no closure of ours around it: read at every step.
     now: clock.now.bind(clock),

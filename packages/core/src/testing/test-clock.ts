@@ -41,6 +41,7 @@ export function createTestClock(start: number = Date.UTC(2030, 0, 1)): TestClock
       undefined,
     );
   return {
+    movedByTest: true,
     now: () => now,
     setTimeout(callback, ms): TimerHandle {
       const timer = { id: ++nextId, at: now + Math.max(0, ms), callback };

@@ -5,6 +5,8 @@ interface Call {
   method: string;
   at: number;
   reported: boolean;
+  /** What `onSlow` asked to be called when this call, reported slow, ends. */
+  ended: (() => void) | undefined;
 }
 
 /**
@@ -28,7 +30,8 @@ export class SlowCalls {
   constructor(
     private readonly clock: Clock,
     private readonly slowMs: number,
-    private readonly onSlow: (method: string) => void,
+    /** Told of a call past `slowMs` while it waits; what it returns is called when it ends. */
+    private readonly onSlow: (method: string) => (() => void) | undefined,
   ) {
     this.elapsed = clock.monotonic ? () => clock.monotonic!() : () => clock.now();
   }
@@ -36,13 +39,16 @@ export class SlowCalls {
   /** Notes a call of `method` as in flight; `end` it with the id given. */
   begin(method: string): number {
     this.lastId += 1;
-    this.calls.set(this.lastId, { method, at: this.elapsed(), reported: false });
+    this.calls.set(this.lastId, { method, at: this.elapsed(), reported: false, ended: undefined });
     if (!this.armed) this.arm(this.slowMs);
     return this.lastId;
   }
 
   end(id: number): void {
+    const call = this.calls.get(id);
+    if (!call) return;
     this.calls.delete(id);
+    call.ended?.();
   }
 
   /** `answer`, watched while it is pending. */
@@ -68,7 +74,7 @@ export class SlowCalls {
   private readonly check = (): void => {
     this.armed = false;
     const now = this.elapsed();
-    const slow: string[] = [];
+    const slow: Call[] = [];
     for (const call of this.calls.values()) {
       if (call.reported) continue;
       const dueIn = call.at + this.slowMs - now;
@@ -77,9 +83,9 @@ export class SlowCalls {
         break;
       }
       call.reported = true;
-      slow.push(call.method);
+      slow.push(call);
     }
     // Armed again first: a listener that throws does not stop the watch.
-    for (const method of slow) this.onSlow(method);
+    for (const call of slow) call.ended = this.onSlow(call.method);
   };
 }

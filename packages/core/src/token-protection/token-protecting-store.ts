@@ -271,7 +271,7 @@ export class TokenProtectingStore implements Store {
    * From now on, a call still unanswered after `slowMs` (on `clock`) is reported to `onSlow`
    * at that moment, while it waits (see `SlowCalls`). `settleWith` is not watched.
    */
-  watch(clock: Clock, slowMs: number, onSlow: (method: string) => void): this {
+  watch(clock: Clock, slowMs: number, onSlow: (method: string) => (() => void) | undefined): this {
     this.slowCalls = new SlowCalls(clock, slowMs, onSlow);
     return this;
   }

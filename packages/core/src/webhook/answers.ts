@@ -109,7 +109,8 @@ export const WEBHOOK_ANSWERS = {
     body: { received: true, contradicted: true },
   },
   /**
-   * Handlers still run after `ackAfterMs`; they finish in the background.
+   * The work after the signature still runs after `ackAfterMs` (`{detail}` says which: the
+   * handlers, or the service's confirmation before any handler); it finishes in the background.
    */
   processing: {
     status: 202,
@@ -117,7 +118,7 @@ export const WEBHOOK_ANSWERS = {
     body: { received: true, processing: true },
     log: {
       level: 'warn',
-      message: 'Handlers are still running; acknowledged with 202 to keep the sender.',
+      message: '{detail}; acknowledged with 202 to keep the sender.',
     },
   },
   /**

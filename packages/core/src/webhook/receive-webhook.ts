@@ -6,6 +6,7 @@ import { completedEvent, deliverLeased } from '../delivery/deliver.js';
 import type { VerificationCompletedEvent } from '../delivery/events.js';
 import { type PollContext, type PollOutcome, pollLeased } from '../delivery/poll-session.js';
 import { FaceverifyError } from '../errors.js';
+import { noteOlderSecret } from '../operations/older-secret.js';
 import { decodeJson } from '../payload/decode-json.js';
 import { COMPLETED_EVENT, validateVerificationPayload } from '../payload/parse.js';
 import type { VerificationPayload } from '../payload/types.js';
@@ -143,11 +144,6 @@ function receiveSigned(
   const payload = payloadOf(body);
   if ('outcome' in payload) return payload;
   context.activity.record('webhook_accepted', undefined, context.account);
-  if (match.index > 0) {
-    context.log.info('Webhook verified with an older secret; the rotation is not finished.', {
-      matchedLabel: match.label,
-    });
-  }
   return accept(context, request, payload, match, bodyDigest(body));
 }
 
@@ -192,6 +188,7 @@ async function accept(
     receivedAt: now,
     secretLabel: match.label,
   };
+  if (match.index > 0) noteOlderSecret(context, match.label);
   try {
     // Correlate with the sessions tracked for the user.
     const correlation = correlate(payload, await finding);
@@ -209,8 +206,15 @@ async function accept(
         const held = await leaseWithPatience(context, key, owner);
         // Closed meanwhile, or held by another worker (a poll in flight), which asks the service.
         if (typeof held === 'string') return { outcome: held };
-        const confirming = pollLeased(context, held, owner, { webhook: result }).then(confirmed);
-        return await withAckDeadline(context, request, confirming);
+        // Until the service answers, no handler has started: the 202's log line says which.
+        let answered = false;
+        const onAnswered = () => {
+          answered = true;
+        };
+        const confirming = pollLeased(context, held, owner, { webhook: result, onAnswered });
+        return await withAckDeadline(context, request, confirming.then(confirmed), undefined, () =>
+          answered ? HANDLERS_RUNNING : CONFIRMATION_WAITING,
+        );
       }
       // A token names it.
       if (by === 'token') result = Object.assign({}, result, { confirmed: true });
@@ -343,6 +347,11 @@ async function leaseWithPatience(
   }
 }
 
+// What still runs when a webhook is acknowledged at `ackAfterMs` (the `processing` log line).
+const HANDLERS_RUNNING = 'Handlers are still running';
+const CONFIRMATION_WAITING =
+  "The service has not answered the webhook's confirmation (GET /v1/sessions/:token) yet, so no handler has started; they run once it answers, or the next sweep asks again";
+
 /**
  * `work`'s outcome, or `ack-deadline` once `ackAfterMs` has passed without one: the work goes
  * on in the background, kept alive by the platform's `waitUntil` where there is one.
@@ -352,6 +361,7 @@ function withAckDeadline(
   request: WebhookRequest,
   work: Promise<Happened>,
   event?: VerificationCompletedEvent,
+  running: () => string = () => HANDLERS_RUNNING,
 ): Promise<Happened> {
   return new Promise<Happened>((resolve, reject) => {
     let answered = false;
@@ -359,7 +369,12 @@ function withAckDeadline(
       answered = true;
       // Only work that outlives the response needs the platform to keep it alive.
       request.waitUntil?.(work);
-      resolve({ outcome: 'ack-deadline', event, logFields: { ackAfterMs: context.ackAfterMs } });
+      resolve({
+        outcome: 'ack-deadline',
+        event,
+        detail: running(),
+        logFields: { ackAfterMs: context.ackAfterMs },
+      });
     });
     work.then(
       (value) => {

@@ -6,6 +6,8 @@ type Clock = NonNullable<ReceiverOptions['clock']>;
 export function shiftedClock(): Clock & { advance(ms: number): void } {
   let offset = 0;
   return {
+    // Its time is the test's to move: leases follow it, not PostgreSQL's clock.
+    movedByTest: true,
     now: () => Date.now() + offset,
     setTimeout(callback: () => void, ms: number) {
       const handle = setTimeout(callback, ms);
