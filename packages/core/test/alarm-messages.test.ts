@@ -7,12 +7,12 @@ import {
   type ReceiverAlert,
 } from '../src/operations/alarms.js';
 import { RefusedBodies } from '../src/operations/refused-bodies.js';
+import { fixturePayload } from '../src/testing/fixture-payload.js';
 import { createTestClock } from '../src/testing/test-clock.js';
 
+// The service's webhook of a user's result, as polling later tells it too.
 const body = (user: string) =>
-  new TextEncoder().encode(
-    JSON.stringify({ event: 'verification.completed', external_user_id: user }),
-  );
+  new TextEncoder().encode(JSON.stringify(fixturePayload({ external_user_id: user })));
 
 function watch() {
   const clock = createTestClock();
@@ -30,7 +30,7 @@ describe("the secret alarm rests on the service's own traffic", () => {
     activity.record('signature_invalid');
     refused.note(body('alice'), 'signature_invalid');
     activity.record('delivered_by_poll');
-    refused.recovered('alice');
+    refused.recovered(fixturePayload({ external_user_id: 'alice' }));
     expect(raised.map((alert) => alert.code)).toEqual(['secret_mismatch']);
     expect(raised[0]!.message).toMatch(
       /^1 webhook failed its signature check in the last 15 minutes while polling recovered its result:/,
@@ -45,7 +45,7 @@ describe("the secret alarm rests on the service's own traffic", () => {
     refused.note(new TextEncoder().encode('not json'), 'signature_invalid');
     for (const user of ['alice', 'bob', 'carol']) {
       activity.record('delivered_by_poll');
-      refused.recovered(user);
+      refused.recovered(fixturePayload({ external_user_id: user }));
     }
     expect(raised.map((alert) => alert.code)).toEqual(['webhooks_missing']);
   });

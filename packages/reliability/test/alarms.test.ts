@@ -269,14 +269,21 @@ describe("a parser mounted first, shown by the service's own traffic", () => {
   it('a webhook signed over its compressed bytes raises raw_body_unavailable once polling recovers its result', async () => {
     const setup = await setUp();
     const server = await parserFirst(setup.receiver);
-    // The service's own webhook does not arrive; the one below is its compressed twin.
-    const elsewhere = await listen(express());
-    await elsewhere.close();
+    // The service's own webhook goes elsewhere; the one below is its compressed twin, the
+    // same bytes, as a client that compresses what it sends would post them.
+    let sent: Buffer | undefined;
+    const elsewhere = await listen(
+      express().post('/webhooks/verification', express.raw({ type: '*/*' }), (req, res) => {
+        sent = req.body as Buffer;
+        res.status(503).end();
+      }),
+    );
     setup.emulator.setCallbackUrl(`${elsewhere.url}/webhooks/verification`);
     const { token } = await setup.receiver.startVerification({ externalUserId: 'quinn' });
     await setup.emulator.completeSession(token, 'verified');
     await setup.emulator.webhooksSettled();
-    const compressed = gzipSync(payloadOf('quinn'));
+    await elsewhere.close();
+    const compressed = gzipSync(sent!);
     const answer = await fetch(server.webhookUrl, {
       method: 'POST',
       headers: {

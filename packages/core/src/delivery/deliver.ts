@@ -173,7 +173,7 @@ export async function deliverLeased(
       session.account,
     );
     if (result.source === 'poll') {
-      context.refusedBodies.recovered(result.payload.external_user_id, session.account);
+      context.refusedBodies.recovered(result.payload, session.account);
     }
     context.telemetry?.delivered(
       via ?? result.source,
