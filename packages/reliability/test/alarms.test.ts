@@ -213,6 +213,23 @@ const payloadOf = (user: string) =>
   });
 
 describe('requests from strangers', () => {
+  it("an end user's badly signed body naming herself, then her own session completed and its return page opened, raises nothing", async () => {
+    const setup = await setUp();
+    const { token } = await setup.receiver.startVerification({ externalUserId: 'eve' });
+    // She names herself, and guesses her result: only the service knows it before it is told.
+    const refused = await setup.receiver.receive({
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-webhook-signature': 'ab'.repeat(32) },
+      body: new TextEncoder().encode(payloadOf('eve')),
+    });
+    expect(refused.status).toBe(401);
+    await setup.emulator.completeSession(token, 'verified');
+    // The return page asks the service before the service's own webhook has come.
+    expect((await setup.receiver.confirm(token)).status).toBe('verified');
+    expect(setup.alerts).toEqual([]);
+    expect((await setup.receiver.health()).status).toBe('ok');
+  });
+
   it('unsigned and forged gzip bodies in front of a parser move neither readiness, status nor an alarm', async () => {
     const setup = await setUp();
     const server = await parserFirst(setup.receiver);
