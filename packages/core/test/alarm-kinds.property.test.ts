@@ -28,6 +28,7 @@ const ALL_KINDS: Record<ActivityKind, true> = {
   backlog_growing: true,
   store_slow: true,
   account_missing: true,
+  account_budget_spent: true,
 };
 const KINDS = Object.keys(ALL_KINDS) as ActivityKind[];
 

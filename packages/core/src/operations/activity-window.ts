@@ -28,7 +28,9 @@ export type ActivityKind =
   /** A store call unanswered for `storeSlowMs`, counted while it still waits. */
   | 'store_slow'
   /** A session of an account the Receiver no longer has (or of none), left unpolled. */
-  | 'account_missing';
+  | 'account_missing'
+  /** A request naming an id not known to be an account's, turned away: the budget was spent. */
+  | 'account_budget_spent';
 
 const BUCKET_MS = 60_000;
 // Accounts followed one by one at once: the ones seen least recently are forgotten past it.

@@ -26,6 +26,12 @@ export type AlarmCode =
    */
   | 'account_missing'
   /**
+   * Requests naming account ids not known to be accounts were turned away (`503`): this
+   * minute's budget of resolver calls for such ids (`accounts.maxResolvesPerMinute`) was
+   * spent. Accounts known to this instance, and webhooks of sessions in the store, are not.
+   */
+  | 'account_budget_spent'
+  /**
    * Raised by the store, or about it: each code is described at `StoreAlarmCode`.
    */
   | StoreAlarmCode;
@@ -87,7 +93,8 @@ function rawBodiesRefused(w: ActivityWindow): number {
 
 /**
  * Badly signed bodies shown to be the service's: one of them named a user whose result polling
- * then recovered (RefusedBodies). Without that, they may all be a stranger's.
+ * then recovered, and said that result (RefusedBodies). Without that, they may all be a
+ * stranger's, or an end user's body naming herself.
  */
 const badlySigned = (w: ActivityWindow) =>
   w.count('signature_invalid_recovered') > 0 ? w.count('signature_invalid') : 0;
@@ -177,6 +184,14 @@ export const ALARM_RULES: readonly Rule[] = [
     measure: (w) => w.count('account_missing'),
     message: (count, minutes, window) =>
       `${counted(count, 'session')} in the last ${minutes} minutes belonged to an account this receiver does not have (${window.detailOf('account_missing') ?? 'an account'}): they are left open and unpolled, as no other account's key may ask for them. Give the account back to the accounts option (or the resolver) until its sessions have ended, or erase them (receiver.forgetUser for each user of the account).`,
+  },
+  {
+    code: 'account_budget_spent',
+    severity: 'degraded',
+    raisedBy: ['account_budget_spent'],
+    measure: (w) => w.count('account_budget_spent'),
+    message: (count, minutes) =>
+      `${counted(count, 'request')} in the last ${minutes} minutes named an account id this instance does not know to be an account, and ${inflected(count, 'was', 'were')} answered 503 account_unavailable: the budget of resolver calls for such ids (accounts.maxResolvesPerMinute) was spent, most likely by requests to made-up ids. Webhooks of accounts this instance resolved, and of sessions in the store, are still served. If your accounts are many and new to each instance (webhooks of sessions not tracked), raise maxResolvesPerMinute; otherwise limit the sender's rate in front of the webhook route.`,
   },
   {
     code: 'backlog_growing',
