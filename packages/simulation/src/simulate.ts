@@ -6,7 +6,13 @@ import { type InstanceClock, instanceClock } from './instance-clock.js';
 import { checkInvariants } from './invariants.js';
 import { Ledger } from './ledger.js';
 import { seededRandom } from './random.js';
-import { describeSchedule, generateSchedule, type Schedule, type Step } from './schedule.js';
+import {
+  ACCOUNT,
+  describeSchedule,
+  generateSchedule,
+  type Schedule,
+  type Step,
+} from './schedule.js';
 import { Scheduler } from './scheduler.js';
 import { ServiceModel } from './service-model.js';
 import { type RealFailover, SimulatedStore } from './simulated-store.js';
@@ -108,6 +114,9 @@ async function run(
   const note = (line: string) => ledger.note(scheduler.now() - T0, line);
   // Each instance's clock offset now: a clock step moves it for the instance's next lives too.
   const offsets = [...schedule.clockOffsetsMs];
+  // The account of every session and webhook, where the run serves accounts.
+  const onAccount = schedule.accounts ? { account: ACCOUNT } : {};
+  let madeUp = 0;
 
   const kill = (instance: Instance) => {
     if (!instance.alive) return;
@@ -130,16 +139,25 @@ async function run(
       T0,
     );
     const { secrets, tokenKeys } = instance.configuration;
+    const client = createClient({
+      apiKey: service.apiKey,
+      baseUrl: service.baseUrl,
+      fetch: service.fetchFor(alive),
+      clock,
+      logger: false,
+    });
     const receiver = createReceiver({
-      secret: secrets,
-      ...(tokenKeys ? { tokenKeys } : {}),
-      client: createClient({
-        apiKey: service.apiKey,
-        baseUrl: service.baseUrl,
-        fetch: service.fetchFor(alive),
-        clock,
-        logger: false,
-      }),
+      ...(schedule.accounts
+        ? {
+            accounts: {
+              resolve: (id: string) => (id === ACCOUNT ? { secret: secrets, client } : undefined),
+              ...schedule.accounts,
+            },
+            // The keys one account's Receiver seals and opens under: its token keys, then its
+            // signing secrets (which open what was sealed before it had keys of its own).
+            tokenKeys: [...(tokenKeys ?? []), ...secrets.filter((s) => !tokenKeys?.includes(s))],
+          }
+        : { secret: secrets, ...(tokenKeys ? { tokenKeys } : {}), client }),
       store: store.viewFor(alive),
       clock,
       // As in production, where no clock is injected: leases on the store's clock.
@@ -225,6 +243,7 @@ async function run(
       method: 'POST',
       headers: { 'x-webhook-signature': request.signature, 'content-type': 'application/json' },
       body: request.body,
+      account: onAccount.account,
     });
     if (token !== undefined) {
       ledger.webhookAnswers.push({
@@ -253,7 +272,7 @@ async function run(
         const instance = living(step.instance);
         if (!instance?.receiver) return;
         const index = step.session;
-        instance.receiver.startVerification({ externalUserId: step.user }).then(
+        instance.receiver.startVerification({ externalUserId: step.user, ...onAccount }).then(
           ({ token }) => {
             sessionTokens.set(index, token);
             tracked.add(token);
@@ -289,8 +308,22 @@ async function run(
         const body = new TextEncoder().encode('{"event":"verification.completed"}');
         const headers: Record<string, string> = { 'content-type': 'application/json' };
         if (step.signed) headers['x-webhook-signature'] = 'ab'.repeat(32);
-        const response = await instance?.receiver?.receive({ method: 'POST', headers, body });
-        if (response) note(`a stranger's request → instance ${instance!.id}: ${response.status}`);
+        // Where there are accounts, each request names a made-up one of its own.
+        const statuses = new Set<number>();
+        for (let request = 0; request < (step.flood ?? 1); request++) {
+          const account = schedule.accounts ? `made-up-${madeUp++}` : undefined;
+          const response = await instance?.receiver?.receive({
+            method: 'POST',
+            headers,
+            body,
+            account,
+          });
+          if (response) statuses.add(response.status);
+        }
+        if (statuses.size > 0) {
+          const what = step.flood ? `${step.flood} strangers' requests` : "a stranger's request";
+          note(`${what} → instance ${instance!.id}: ${[...statuses].join(', ')}`);
+        }
         return;
       }
       case 'clock-step': {
