@@ -150,8 +150,9 @@ export class AccountDirectory {
     const vouched = evidence();
     return vouched instanceof Promise
       ? vouched.then(
-          (holds) => (holds ? this.resolve(id, 'request') : unknown),
-          () => unknown,
+          (holds): AccountLookup | Promise<AccountLookup> =>
+            holds ? this.resolve(id, 'request') : unknown,
+          (): AccountLookup => unknown,
         )
       : vouched
         ? this.resolve(id, 'request')
