@@ -21,8 +21,8 @@ export interface Account {
 export type AccountLookup = Account | undefined | 'busy';
 
 /**
- * Whether the store holds an open session of the account a request names, for the user its
- * body names: evidence that the id is a real account's, whoever else named it before.
+ * Whether the store holds a session of the account a request names (open, or closed and
+ * still kept), for the user its body names: evidence that the id is a real account's, whoever else named it before.
  */
 export type AccountEvidence = () => boolean | Promise<boolean>;
 
@@ -53,7 +53,7 @@ type Asker = 'receiver' | 'request';
  * Ids a request names spend a budget per minute (`maxResolvesPerMinute`) only while nothing
  * shows they are an account's: an id the resolver answered with an account (for the
  * Receiver's own calls or a request), or one a request names with evidence that the store
- * holds an open session of it, is resolved whatever the budget. So requests to made-up ids
+ * holds a session of it, is resolved whatever the budget. So requests to made-up ids
  * spend a budget of their own, never the one real accounts' webhooks need.
  */
 export class AccountDirectory {
@@ -129,7 +129,7 @@ export class AccountDirectory {
   /**
    * The account a request names: a malformed id is unknown without a call. An id known to be
    * an account's is resolved whatever the budget; any other spends this minute's budget, and
-   * past it is resolved only if `evidence` (an open session of it in the store) holds, else
+   * past it is resolved only if `evidence` (a session of it in the store) holds, else
    * `busy`. A cached unknown id is answered unknown until `refreshAfterMs`, or resolved again
    * at once on evidence. Rejects when the resolver fails.
    */

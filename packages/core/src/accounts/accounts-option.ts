@@ -61,8 +61,8 @@ export interface AccountResolver {
    * such requests are answered `503 account_unavailable` (the polling fallback recovers the
    * result of a real one) and `account_budget_spent` is raised. Ids `resolve` answered with an
    * account, ids of records the Receiver stored, and ids a webhook names while the store holds
-   * an open session of them are never limited: requests to made-up ids spend this budget, not
-   * the one real accounts' webhooks need. Default 60.
+   * a session of them (open, or closed and still kept) are never limited: requests to made-up
+   * ids spend this budget, not the one real accounts' webhooks need. Default 60.
    */
   maxResolvesPerMinute?: number;
 }

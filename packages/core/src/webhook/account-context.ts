@@ -2,7 +2,6 @@ import type { Account, AccountDirectory, AccountEvidence } from '../accounts/acc
 import { checkExternalUserId } from '../client/external-user-id.js';
 import { decodeJson } from '../payload/decode-json.js';
 import { COMPLETED_EVENT } from '../payload/parse.js';
-import { isOpen } from '../store/store.js';
 import type { Happened } from './answers.js';
 import { type HeadersLike, readHeader, SIGNATURE_HEADER } from './headers.js';
 import type { UnreadBody } from './unread-body.js';
@@ -47,11 +46,12 @@ export function accountContext(
 }
 
 /**
- * Whether the store holds an open session, of the account a request names, for the user its
- * body names: then the account is real, and its webhook is not to be turned away for a budget
- * strangers spent. Only a signed body that reads as a `verification.completed` is worth the
- * store's read; anyone can send one, so this costs at most one read a request, and only where
- * the answer would otherwise be a refusal.
+ * Whether the store holds a session of the account a request names, for the user its body
+ * names: open, or closed and still kept (a late webhook of a result polling delivered). Then
+ * the account is real, and its webhook is not to be turned away for a budget strangers spent.
+ * Only a signed body that reads as a `verification.completed` is worth the store's read;
+ * anyone can send one, so this costs at most one read a request, and only where the answer
+ * would otherwise be a refusal.
  */
 function evidenceOf(
   context: Pick<WebhookContext, 'store' | 'now' | 'maxBodyBytes'>,
@@ -77,7 +77,7 @@ function evidenceOf(
       now: context.now(),
       limit: 1,
     });
-    return records.some((record) => isOpen(record.state));
+    return records.length > 0;
   };
 }
 
