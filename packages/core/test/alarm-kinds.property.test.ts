@@ -20,6 +20,7 @@ const ALL_KINDS: Record<ActivityKind, true> = {
   raw_body_unsigned: true,
   signature_invalid_recovered: true,
   raw_body_unverified_recovered: true,
+  refused_unkept: true,
   store_unavailable: true,
   handler_failed: true,
   delivered_by_webhook: true,

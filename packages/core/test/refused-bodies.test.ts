@@ -58,6 +58,27 @@ describe('the refused bodies a wrong secret leaves, against a flood of made-up u
   });
 });
 
+describe('a flood of more users than the record keeps', () => {
+  it('10,000 made-up users with a wrong secret: never webhooks_missing and its wrong fix; secret_mismatch once a kept real body is recovered', () => {
+    const { raised, refuse, recover } = watch();
+    const real = Array.from({ length: 40 }, (_, index) => resultOf(`user-${index}`, index));
+    for (let index = 0; index < 10_000; index++) refuse(resultOf(`made-up-${index}`));
+    for (const result of real) refuse(result);
+    for (const result of real) recover(result);
+    expect(raised.map((alert) => alert.code)).toEqual(['secret_mismatch']);
+  });
+
+  it('with the callback URL wrong, results by polling alone raise webhooks_missing once the flood has left the window', async () => {
+    const { clock, raised, refuse, recover } = watch();
+    for (let index = 0; index < 2_000; index++) refuse(resultOf(`made-up-${index}`));
+    for (const user of ['alice', 'bob', 'carol']) recover(resultOf(user));
+    expect(raised).toEqual([]);
+    await clock.advance(WINDOW_MS + 60_000);
+    for (const user of ['dave', 'erin', 'frank']) recover(resultOf(user));
+    expect(raised.map((alert) => alert.code)).toEqual(['webhooks_missing']);
+  });
+});
+
 describe('a body a user sends of herself is not the service’s', () => {
   it('one badly signed body naming herself, then her own session completed and polled: no secret_mismatch on a right setup', () => {
     const { raised, refuse, recover } = watch();

@@ -18,6 +18,11 @@ export type ActivityKind =
   | 'signature_invalid_recovered'
   /** A body a parser consumed under an unverified signature named such a user. */
   | 'raw_body_unverified_recovered'
+  /**
+   * A refused body's user left out of the refused bodies' record (or another's pushed out),
+   * full of users named within the window: the body might have been the service's.
+   */
+  | 'refused_unkept'
   | 'store_unavailable'
   | 'handler_failed'
   | 'delivered_by_webhook'

@@ -133,10 +133,16 @@ export const ALARM_RULES: readonly Rule[] = [
     // longer explain the polling (rawBodiesRefused).
     raisedBy: ['delivered_by_poll', 'raw_body_unverified_recovered'],
     // Refused webhooks that may be the service's are the alarms above, with their own fix;
-    // requests without a signature, anyone's, never hide this one.
+    // requests without a signature, anyone's, never hide this one. Nor is it raised while
+    // refused bodies are too many to keep as evidence (RefusedBodies): one left out may have
+    // been the service's, and "no webhook reached this receiver" would not be known.
     measure: (w) => {
       const polled = w.count('delivered_by_poll');
-      const explained = w.count('webhook_accepted') + badlySigned(w) + rawBodiesRefused(w);
+      const explained =
+        w.count('webhook_accepted') +
+        badlySigned(w) +
+        rawBodiesRefused(w) +
+        w.count('refused_unkept');
       return explained === 0 && polled >= MISSING_WEBHOOKS_AFTER ? polled : 0;
     },
     message: (count, minutes) =>

@@ -97,6 +97,10 @@ export class RefusedBodies {
       bytes: key.length * 2 + ENTRY_OVERHEAD_BYTES,
     };
     this.remove(key);
+    if (this.byUser.size >= MAX_REMEMBERED || this.bytes + entry.bytes > MAX_BYTES) {
+      // Evidence is lost, this body's or another's: what it would have told is unknown.
+      this.activity.record('refused_unkept', undefined, account);
+    }
     while (this.byUser.size >= MAX_REMEMBERED || this.bytes + entry.bytes > MAX_BYTES) {
       const [highestKey, highest] = this.highest();
       // Full of users ranked below this one: it is the one left out.
