@@ -28,6 +28,8 @@ export type Step =
       signed: boolean;
       /** Requests sent at once, each naming a made-up account id of its own (`accounts`). */
       flood?: number;
+      /** The user the body names, as an end user who sends one naming herself would. */
+      user?: string;
     }
   | { at: number; kind: 'clock-step'; instance: number; byMs: number }
   | { at: number; kind: 'confirm'; session: number; instance: number }

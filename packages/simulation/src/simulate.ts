@@ -29,6 +29,19 @@ export interface SimulationReport {
 }
 
 const T0 = Date.UTC(2030, 0, 1);
+
+/** What a stranger's body naming a user says of her result: no result the service gives. */
+const GUESSED_RESULT = {
+  event: 'verification.completed',
+  status: 'verified',
+  // The service's confidences have two decimals.
+  confidence: 0.955,
+  livenessPassed: true,
+  duplicate: false,
+  risk: 'low',
+  reason: null,
+  frontImageUrl: 'https://files.example.test/front.jpg',
+};
 const MINUTE = 60_000;
 
 /** The Receiver options every simulated instance shares (a schedule may change some). */
@@ -305,7 +318,12 @@ async function run(
       case 'stranger': {
         // Anyone can reach the webhook route: unsigned, or with a signature of their own.
         const instance = living(step.instance);
-        const body = new TextEncoder().encode('{"event":"verification.completed"}');
+        // One naming a user guesses her result: the service's is not known before it is told.
+        const body = new TextEncoder().encode(
+          step.user === undefined
+            ? '{"event":"verification.completed"}'
+            : JSON.stringify({ ...GUESSED_RESULT, external_user_id: step.user }),
+        );
         const headers: Record<string, string> = { 'content-type': 'application/json' };
         if (step.signed) headers['x-webhook-signature'] = 'ab'.repeat(32);
         // Where there are accounts, each request names a made-up one of its own.
