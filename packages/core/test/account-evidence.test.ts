@@ -101,4 +101,18 @@ describe("a real account's webhook on an instance new to it, while strangers spe
       accountOf(await accountContext(context, accounts, 'acme', await webhookOf('alice'))),
     ).toBe('acme');
   });
+
+  it('is answered store_unavailable when the store cannot be read for the evidence: the store failed it, not the budget', async () => {
+    const { context, accounts, store, activity } = await setUp();
+    const errors: string[] = [];
+    Object.assign(context, {
+      handlers: { reportError: (_: unknown, at: { stage: string }) => errors.push(at.stage) },
+    });
+    store.findByUser = () => Promise.reject(new Error('the store is down'));
+    expect(
+      accountOf(await accountContext(context, accounts, 'acme', await webhookOf('alice'))),
+    ).toBe('store-failed');
+    expect(errors).toEqual(['store']);
+    expect(activity.count('account_budget_spent')).toBe(0);
+  });
 });

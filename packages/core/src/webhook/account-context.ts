@@ -30,19 +30,29 @@ export function accountContext(
   request?: AccountRequest,
 ): WebhookContext | Happened | Promise<WebhookContext | Happened> {
   if (accountId === undefined || accountId === '') return { outcome: 'no-account' };
+  // Where the store could not be read for evidence, it is the store that failed the request.
+  const reading: StoreReading = {};
   let finding: ReturnType<AccountDirectory['find']>;
   try {
-    finding = accounts.find(accountId, request && evidenceOf(context, request, accountId));
+    finding = accounts.find(accountId, request && evidenceOf(context, request, accountId, reading));
   } catch (error) {
     return resolverFailed(context, error);
   }
   // A cached account (every account of a map) is chosen without waiting a turn.
   return finding instanceof Promise
     ? finding.then(
-        (found) => chosen(context, found),
+        (found) =>
+          found === 'busy' && 'error' in reading
+            ? storeFailed(context, reading.error)
+            : chosen(context, found),
         (error: unknown) => resolverFailed(context, error),
       )
     : chosen(context, finding);
+}
+
+/** The store's failure while evidence was looked for, if it failed. */
+interface StoreReading {
+  error?: unknown;
 }
 
 /**
@@ -57,6 +67,7 @@ function evidenceOf(
   context: Pick<WebhookContext, 'store' | 'now' | 'maxBodyBytes'>,
   request: AccountRequest,
   account: string,
+  reading: StoreReading,
 ): AccountEvidence | undefined {
   const { body } = request;
   if (!(body instanceof Uint8Array) || body.byteLength > context.maxBodyBytes) return undefined;
@@ -71,13 +82,18 @@ function evidenceOf(
     } catch {
       return false;
     }
-    const records = await context.store.findByUser({
-      externalUserId: user as string,
-      account,
-      now: context.now(),
-      limit: 1,
-    });
-    return records.length > 0;
+    try {
+      const records = await context.store.findByUser({
+        externalUserId: user as string,
+        account,
+        now: context.now(),
+        limit: 1,
+      });
+      return records.length > 0;
+    } catch (error) {
+      reading.error = error;
+      return false;
+    }
   };
 }
 
@@ -109,8 +125,15 @@ function chosen(
   return scoped;
 }
 
-function resolverFailed(context: WebhookContext, error: unknown): Happened {
-  const message = error instanceof Error ? error.message : String(error);
-  context.handlers.reportError(error, { stage: 'account' });
-  return { outcome: 'resolver-failed', logFields: { error: message } };
+function storeFailed(context: WebhookContext, error: unknown): Happened {
+  context.handlers.reportError(error, { stage: 'store' });
+  return { outcome: 'store-failed', logFields: { error: messageOf(error) } };
 }
+
+function resolverFailed(context: WebhookContext, error: unknown): Happened {
+  context.handlers.reportError(error, { stage: 'account' });
+  return { outcome: 'resolver-failed', logFields: { error: messageOf(error) } };
+}
+
+const messageOf = (error: unknown): string =>
+  error instanceof Error ? error.message : String(error);
