@@ -20,6 +20,7 @@ const ALL_KINDS: Record<ActivityKind, true> = {
   raw_body_unsigned: true,
   signature_invalid_recovered: true,
   raw_body_unverified_recovered: true,
+  refused_unkept: true,
   store_unavailable: true,
   handler_failed: true,
   delivered_by_webhook: true,
@@ -31,6 +32,7 @@ const ALL_KINDS: Record<ActivityKind, true> = {
   token_key_missing: true,
   api_failed: true,
   older_secret: true,
+  account_budget_spent: true,
 };
 const KINDS = Object.keys(ALL_KINDS) as ActivityKind[];
 

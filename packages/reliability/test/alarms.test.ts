@@ -213,6 +213,23 @@ const payloadOf = (user: string) =>
   });
 
 describe('requests from strangers', () => {
+  it("an end user's badly signed body naming herself, then her own session completed and its return page opened, raises nothing", async () => {
+    const setup = await setUp();
+    const { token } = await setup.receiver.startVerification({ externalUserId: 'eve' });
+    // She names herself, and guesses her result: only the service knows it before it is told.
+    const refused = await setup.receiver.receive({
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-webhook-signature': 'ab'.repeat(32) },
+      body: new TextEncoder().encode(payloadOf('eve')),
+    });
+    expect(refused.status).toBe(401);
+    await setup.emulator.completeSession(token, 'verified');
+    // The return page asks the service before the service's own webhook has come.
+    expect((await setup.receiver.confirm(token)).status).toBe('verified');
+    expect(setup.alerts).toEqual([]);
+    expect((await setup.receiver.health()).status).toBe('ok');
+  });
+
   it('unsigned and forged gzip bodies in front of a parser move neither readiness, status nor an alarm', async () => {
     const setup = await setUp();
     const server = await parserFirst(setup.receiver);
@@ -269,13 +286,13 @@ describe("a parser mounted first, shown by the service's own traffic", () => {
   it('a webhook signed over its compressed bytes raises raw_body_unavailable once polling recovers its result', async () => {
     const setup = await setUp();
     const server = await parserFirst(setup.receiver);
-    // The service's own webhook arrives elsewhere; the one below is its compressed twin (the
-    // same result: what polling recovers is what it carries).
-    const sent: Buffer[] = [];
+    // The service's own webhook goes elsewhere; the one below is its compressed twin, the
+    // same bytes, as a client that compresses what it sends would post them.
+    let sent: Buffer | undefined;
     const elsewhere = await listen(
       express().post('/webhooks/verification', express.raw({ type: '*/*' }), (req, res) => {
-        sent.push(req.body as Buffer);
-        res.sendStatus(200);
+        sent = req.body as Buffer;
+        res.status(503).end();
       }),
     );
     setup.emulator.setCallbackUrl(`${elsewhere.url}/webhooks/verification`);
@@ -283,8 +300,7 @@ describe("a parser mounted first, shown by the service's own traffic", () => {
     await setup.emulator.completeSession(token, 'verified');
     await setup.emulator.webhooksSettled();
     await elsewhere.close();
-    expect(sent).toHaveLength(1);
-    const compressed = gzipSync(sent[0]!);
+    const compressed = gzipSync(sent!);
     const answer = await fetch(server.webhookUrl, {
       method: 'POST',
       headers: {

@@ -1,5 +1,6 @@
 import type { Ledger } from './ledger.js';
 import type { ServiceModel } from './service-model.js';
+import { strangerViolations } from './stranger-invariant.js';
 
 const OUTCOME_FIELDS = [
   'status',
@@ -103,6 +104,7 @@ export function checkInvariants(
     );
   }
   violations.push(...lifetimeViolations(ledger, service, sessionLifetimeMs));
+  violations.push(...strangerViolations(ledger));
   // None handled twice, beyond what "Who may run twice" lists: each delivery again follows
   // a process that died mid-delivery, or a loss of the store that took the recorded success.
   for (const [token, times] of deliveredAt) {

@@ -155,6 +155,59 @@ export const REGRESSIONS: Record<string, Schedule> = {
     settleMs: SETTLE_MS,
   },
   /**
+   * An end user sends one badly signed body naming herself, completes her own session, and
+   * opens the return page (`confirm`) before the service's webhook has come: polling
+   * recovered a result of a user a refused body had named, and `secret_mismatch` was raised
+   * on a right setup. Only a body that said the result polling then told is the service's.
+   */
+  'a body an end user sends naming herself raises no secret_mismatch': {
+    clockOffsetsMs: [0],
+    steps: [
+      { at: 0, kind: 'boot', instance: 0, configuration: { secrets: [SECRET_1] } },
+      { at: 10 * SECOND, kind: 'start-session', session: 0, instance: 0, user: 'alice' },
+      { at: 30 * SECOND, kind: 'stranger', instance: 0, signed: true, user: 'alice' },
+      { at: 40 * SECOND, kind: 'complete', session: 0 },
+      { at: 41 * SECOND, kind: 'confirm', session: 0, instance: 0 },
+      { at: 50 * SECOND, kind: 'webhook', session: 0, instance: 0 },
+    ],
+    handlers: [],
+    activeMs: 5 * MINUTE,
+    settleMs: SETTLE_MS,
+  },
+  /**
+   * Strangers post to made-up account ids, 70 a minute for 8 minutes, on the instance that
+   * started Alice's session: each minute they spent the budget of resolver calls, and the ids
+   * it let through pushed the real account out of the cache (100 here). Her webhook was then answered
+   * `503 account_unavailable`, though this instance had resolved the account itself. An
+   * account this instance resolved is resolved whatever strangers spent.
+   */
+  "strangers' made-up account ids never turn away the webhook of an account this instance resolved":
+    {
+      accounts: { cacheSize: 100 },
+      clockOffsetsMs: [0],
+      steps: [
+        { at: 0, kind: 'boot', instance: 0, configuration: { secrets: [SECRET_1] } },
+        { at: 10 * SECOND, kind: 'start-session', session: 0, instance: 0, user: 'alice' },
+        ...Array.from(
+          { length: 8 },
+          (_, minute): Step => ({
+            at: (minute + 1) * MINUTE,
+            kind: 'stranger',
+            instance: 0,
+            signed: true,
+            flood: 70,
+          }),
+        ),
+        // After the third poll (4 min 10 s) and before the fourth (9 min 10 s): the sweep has
+        // not touched the account for minutes.
+        { at: 8 * MINUTE + 50 * SECOND, kind: 'complete', session: 0 },
+        { at: 8 * MINUTE + 50 * SECOND + 200, kind: 'webhook', session: 0, instance: 0 },
+      ],
+      handlers: [],
+      activeMs: 25 * MINUTE,
+      settleMs: SETTLE_MS,
+    },
+  /**
    * The same kept claim on one instance: the service cannot be reached for 40 minutes, and the
    * old secret is removed after 30 as the rotation allows. The next sweep could not open the
    * token and delivered the claim; a poll error also had no end but the store's own expiry.

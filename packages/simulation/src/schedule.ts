@@ -21,7 +21,16 @@ export type Step =
   | { at: number; kind: 'complete'; session: number }
   | { at: number; kind: 'webhook'; session: number; instance: number }
   | { at: number; kind: 'replay'; session: number; instance: number }
-  | { at: number; kind: 'stranger'; instance: number; signed: boolean }
+  | {
+      at: number;
+      kind: 'stranger';
+      instance: number;
+      signed: boolean;
+      /** Requests sent at once, each naming a made-up account id of its own (`accounts`). */
+      flood?: number;
+      /** The user the body names, as an end user who sends one naming herself would. */
+      user?: string;
+    }
   | { at: number; kind: 'clock-step'; instance: number; byMs: number }
   | { at: number; kind: 'confirm'; session: number; instance: number }
   | { at: number; kind: 'kill'; instance: number }
@@ -46,9 +55,18 @@ export interface Schedule {
   settleMs: number;
   /** Receiver options that differ from the simulation's defaults. */
   receiver?: { leaseMs?: number; replayWindowMs?: number; sweepIntervalMs?: number };
+  /**
+   * The Receivers serve accounts through a resolver (`accounts: { resolve }`) that knows one,
+   * `ACCOUNT`, and never fails: its sessions are started with it, its webhooks arrive on its path, and
+   * strangers post to made-up ids (see `strangerFloods`). Its options that differ from the
+   * defaults.
+   */
+  accounts?: { cacheSize?: number };
 }
 
 const MINUTE = 60_000;
+/** The one account the resolver knows, when a run serves accounts (`Schedule.accounts`). */
+export const ACCOUNT = 'acme';
 const USERS = ['alice', 'bob', 'carol'] as const;
 
 /**
@@ -159,7 +177,11 @@ export function generateSchedule(random: Random, { storeLoss = true } = {}): Sch
   const clockDriftsPpm = Array.from({ length: instances }, () =>
     random.chance(0.3) ? random.int(-2_000, 2_000) : 0,
   );
+  // Drawn last, so that the runs drawn before accounts were simulated stay as they were.
+  const accounts = random.chance(0.3);
+  if (accounts) steps.push(...strangerFloods(random, instances, activeMs));
   return {
+    ...(accounts ? { accounts: {} } : {}),
     clockOffsetsMs,
     ...(clockDriftsPpm.some((drift) => drift !== 0) ? { clockDriftsPpm } : {}),
     steps: steps.sort((a, b) => a.at - b.at),
@@ -167,6 +189,30 @@ export function generateSchedule(random: Random, { storeLoss = true } = {}): Sch
     activeMs,
     settleMs: 4 * 60 * MINUTE,
   };
+}
+
+/**
+ * Strangers posting to made-up account ids, more at once than `maxResolvesPerMinute` (60)
+ * allows, now and then for minutes on end: what must never turn away the real account's
+ * webhooks.
+ */
+function strangerFloods(random: Random, instances: number, activeMs: number): Step[] {
+  const steps: Step[] = [];
+  for (let flood = random.int(1, 3); flood > 0; flood--) {
+    const instance = random.int(0, instances - 1);
+    let at = random.int(1, activeMs - MINUTE);
+    for (let minute = random.int(1, 5); minute > 0; minute--) {
+      steps.push({
+        at,
+        kind: 'stranger',
+        instance,
+        signed: random.chance(0.5),
+        flood: random.int(30, 120),
+      });
+      at += random.int(20_000, MINUTE);
+    }
+  }
+  return steps;
 }
 
 /** `count` windows within the active time: a step to begin each and one to end it. */
@@ -223,6 +269,10 @@ export function describeSchedule(schedule: Schedule): string[] {
   if (schedule.receiver && Object.keys(schedule.receiver).length > 0) {
     const options = Object.entries(schedule.receiver).map(([name, value]) => `${name}=${value}`);
     lines.push(`receiver options: ${options.join(' ')}`);
+  }
+  if (schedule.accounts) {
+    const options = Object.entries(schedule.accounts).map(([name, value]) => ` ${name}=${value}`);
+    lines.push(`accounts: a resolver that knows one account${options.join('')}`);
   }
   lines.push(`active ${schedule.activeMs / 1000} s, then ${schedule.settleMs / 1000} s to settle`);
   for (const step of schedule.steps) {

@@ -7,7 +7,13 @@ import { type InstanceClock, instanceClock } from './instance-clock.js';
 import { checkInvariants } from './invariants.js';
 import { Ledger } from './ledger.js';
 import { seededRandom } from './random.js';
-import { describeSchedule, generateSchedule, type Schedule, type Step } from './schedule.js';
+import {
+  ACCOUNT,
+  describeSchedule,
+  generateSchedule,
+  type Schedule,
+  type Step,
+} from './schedule.js';
 import { Scheduler } from './scheduler.js';
 import { ServiceModel } from './service-model.js';
 import { type RealFailover, SimulatedStore } from './simulated-store.js';
@@ -24,6 +30,19 @@ export interface SimulationReport {
 }
 
 const T0 = Date.UTC(2030, 0, 1);
+
+/** What a stranger's body naming a user says of her result: no result the service gives. */
+const GUESSED_RESULT = {
+  event: 'verification.completed',
+  status: 'verified',
+  // The service's confidences have two decimals.
+  confidence: 0.955,
+  livenessPassed: true,
+  duplicate: false,
+  risk: 'low',
+  reason: null,
+  frontImageUrl: 'https://files.example.test/front.jpg',
+};
 const MINUTE = 60_000;
 
 /** The Receiver options every simulated instance shares (a schedule may change some). */
@@ -109,6 +128,9 @@ async function run(
   const note = (line: string) => ledger.note(scheduler.now() - T0, line);
   // Each instance's clock offset now: a clock step moves it for the instance's next lives too.
   const offsets = [...schedule.clockOffsetsMs];
+  // The account of every session and webhook, where the run serves accounts.
+  const onAccount = schedule.accounts ? { account: ACCOUNT } : {};
+  let madeUp = 0;
 
   const kill = (instance: Instance) => {
     if (!instance.alive) return;
@@ -131,16 +153,25 @@ async function run(
       T0,
     );
     const { secrets, tokenKeys } = instance.configuration;
+    const client = createClient({
+      apiKey: service.apiKey,
+      baseUrl: service.baseUrl,
+      fetch: service.fetchFor(alive),
+      clock,
+      logger: false,
+    });
     const receiver = createReceiver({
-      secret: secrets,
-      ...(tokenKeys ? { tokenKeys } : {}),
-      client: createClient({
-        apiKey: service.apiKey,
-        baseUrl: service.baseUrl,
-        fetch: service.fetchFor(alive),
-        clock,
-        logger: false,
-      }),
+      ...(schedule.accounts
+        ? {
+            accounts: {
+              resolve: (id: string) => (id === ACCOUNT ? { secret: secrets, client } : undefined),
+              ...schedule.accounts,
+            },
+            // The keys one account's Receiver seals and opens under: its token keys, then its
+            // signing secrets (which open what was sealed before it had keys of its own).
+            tokenKeys: [...(tokenKeys ?? []), ...secrets.filter((s) => !tokenKeys?.includes(s))],
+          }
+        : { secret: secrets, ...(tokenKeys ? { tokenKeys } : {}), client }),
       store: store.viewFor(alive),
       clock,
       // As in production, where no clock is injected: leases on the store's clock.
@@ -232,6 +263,7 @@ async function run(
       method: 'POST',
       headers: { 'x-webhook-signature': request.signature, 'content-type': 'application/json' },
       body: request.body,
+      account: onAccount.account,
     });
     if (token !== undefined) {
       ledger.webhookAnswers.push({
@@ -260,7 +292,7 @@ async function run(
         const instance = living(step.instance);
         if (!instance?.receiver) return;
         const index = step.session;
-        instance.receiver.startVerification({ externalUserId: step.user }).then(
+        instance.receiver.startVerification({ externalUserId: step.user, ...onAccount }).then(
           ({ token }) => {
             sessionTokens.set(index, token);
             tracked.add(token);
@@ -293,11 +325,30 @@ async function run(
       case 'stranger': {
         // Anyone can reach the webhook route: unsigned, or with a signature of their own.
         const instance = living(step.instance);
-        const body = new TextEncoder().encode('{"event":"verification.completed"}');
+        // One naming a user guesses her result: the service's is not known before it is told.
+        const body = new TextEncoder().encode(
+          step.user === undefined
+            ? '{"event":"verification.completed"}'
+            : JSON.stringify({ ...GUESSED_RESULT, external_user_id: step.user }),
+        );
         const headers: Record<string, string> = { 'content-type': 'application/json' };
         if (step.signed) headers['x-webhook-signature'] = 'ab'.repeat(32);
-        const response = await instance?.receiver?.receive({ method: 'POST', headers, body });
-        if (response) note(`a stranger's request → instance ${instance!.id}: ${response.status}`);
+        // Where there are accounts, each request names a made-up one of its own.
+        const statuses = new Set<number>();
+        for (let request = 0; request < (step.flood ?? 1); request++) {
+          const account = schedule.accounts ? `made-up-${madeUp++}` : undefined;
+          const response = await instance?.receiver?.receive({
+            method: 'POST',
+            headers,
+            body,
+            account,
+          });
+          if (response) statuses.add(response.status);
+        }
+        if (statuses.size > 0) {
+          const what = step.flood ? `${step.flood} strangers' requests` : "a stranger's request";
+          note(`${what} → instance ${instance!.id}: ${[...statuses].join(', ')}`);
+        }
         return;
       }
       case 'clock-step': {

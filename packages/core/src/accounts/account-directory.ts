@@ -16,29 +16,52 @@ export interface Account {
 
 /**
  * What `find` says of an id arriving on the webhook path when it is not cached: `busy` when
- * the budget of resolver calls is spent for this minute.
+ * the budget of resolver calls for ids not known to be accounts is spent for this minute.
  */
 export type AccountLookup = Account | undefined | 'busy';
 
+/**
+ * Whether the store holds a session of the account a request names (open, or closed and
+ * still kept), for the user its body names: evidence that the id is a real account's, whoever else named it before.
+ */
+export type AccountEvidence = () => boolean | Promise<boolean>;
+
 const MINUTE = 60_000;
+// Ids known to be accounts, kept past the cache: only the resolver's answers add to it, so
+// strangers cannot fill it; the bound is for a resolver that answers every id.
+const MIN_KNOWN = 10_000;
 
 interface Entry {
   account: Account | undefined;
   /** What the account's client was built from, to tell whether a refresh changed it. */
   source?: Client | ClientOptions;
   resolvedAt: number;
+  /**
+   * Who asked, for an unknown id: the Receiver's own calls never take for an answer an
+   * unknown id a request (anyone's) had asked about.
+   */
+  askedBy: Asker;
 }
+
+type Asker = 'receiver' | 'request';
 
 /**
  * The accounts of a Receiver: a fixed map, checked whole at construction, or a resolver
  * whose answers are cached (least recently used dropped past `cacheSize`, unknown ids too,
- * each refreshed after `refreshAfterMs`), with one call per id at a time and a budget per
- * minute for ids a request names.
+ * each refreshed after `refreshAfterMs`), with one call per id at a time.
+ *
+ * Ids a request names spend a budget per minute (`maxResolvesPerMinute`) only while nothing
+ * shows they are an account's: an id the resolver answered with an account (for the
+ * Receiver's own calls or a request), or one a request names with evidence that the store
+ * holds a session of it, is resolved whatever the budget. So requests to made-up ids
+ * spend a budget of their own, never the one real accounts' webhooks need.
  */
 export class AccountDirectory {
   private readonly fixed: Map<string, Account> | undefined;
   private readonly resolver: AccountResolver | undefined;
   private readonly cache = new Map<string, Entry>();
+  /** Ids the resolver answered with an account, least recently used first. */
+  private readonly known = new Map<string, true>();
   private readonly inFlight = new Map<string, Promise<Account | undefined>>();
   private readonly cacheSize: number;
   private readonly refreshAfterMs: number;
@@ -91,37 +114,63 @@ export class AccountDirectory {
 
   /**
    * The account `id` names, for an id the Receiver itself chose or stored (a session it
-   * started, a record it reads): never limited. `undefined` when there is no such account.
-   * Rejects when the resolver fails.
+   * started, a record it reads): never limited, and never answered from an unknown id a
+   * request asked about (a stranger's request must not turn away an account being
+   * onboarded). `undefined` when there is no such account. Rejects when the resolver fails.
    */
   get(id: string): Account | undefined | Promise<Account | undefined> {
     if (this.fixed) return this.fixed.get(id);
-    const cached = this.fresh(id);
-    if (cached) return cached.account;
-    return this.resolve(id);
+    const entry = this.touch(id);
+    if (entry?.account) return entry.account;
+    if (entry && entry.askedBy === 'receiver' && !this.stale(entry)) return undefined;
+    return this.resolve(id, 'receiver');
   }
 
   /**
-   * The account a request names, resolved only while this minute's budget lasts: a
-   * malformed id is unknown without a call. Rejects when the resolver fails.
+   * The account a request names: a malformed id is unknown without a call. An id known to be
+   * an account's is resolved whatever the budget; any other spends this minute's budget, and
+   * past it is resolved only if `evidence` (a session of it in the store) holds, else
+   * `busy`. A cached unknown id is answered unknown until `refreshAfterMs`, or resolved again
+   * at once on evidence. Rejects when the resolver fails.
    */
-  find(id: string): AccountLookup | Promise<AccountLookup> {
+  find(id: string, evidence?: AccountEvidence): AccountLookup | Promise<AccountLookup> {
     if (!isAccountId(id)) return undefined;
     if (this.fixed) return this.fixed.get(id);
-    const cached = this.fresh(id);
-    if (cached) return cached.account;
-    if (!this.inFlight.has(id) && !this.spendBudget()) return 'busy';
-    return this.resolve(id);
+    const entry = this.touch(id);
+    if (entry?.account) return entry.account;
+    const running = this.inFlight.get(id);
+    if (running) return running;
+    if (this.known.has(id)) return this.resolve(id, 'request');
+    const fresh = entry !== undefined && !this.stale(entry);
+    // An unknown id asked about again within refreshAfterMs costs nothing, unless the store
+    // shows a session of it: an account onboarded since a stranger named it.
+    if (!fresh && this.spendBudget()) return this.resolve(id, 'request');
+    if (!evidence) return fresh ? undefined : 'busy';
+    const unknown: AccountLookup = fresh ? undefined : 'busy';
+    const vouched = evidence();
+    return vouched instanceof Promise
+      ? vouched.then(
+          (holds): AccountLookup | Promise<AccountLookup> =>
+            holds ? this.resolve(id, 'request') : unknown,
+          (): AccountLookup => unknown,
+        )
+      : vouched
+        ? this.resolve(id, 'request')
+        : unknown;
   }
 
-  /** A cached entry, moved to the young end; a stale one is resolved again in the background. */
-  private fresh(id: string): Entry | undefined {
+  /**
+   * A cached entry, moved to the young end. A stale account is resolved again in the
+   * background (and served meanwhile); a stale unknown id is not: asking about it again is
+   * `find`'s or `get`'s to decide, within the budget where a request asks.
+   */
+  private touch(id: string): Entry | undefined {
     const entry = this.cache.get(id);
     if (!entry) return undefined;
     this.cache.delete(id);
     this.cache.set(id, entry);
-    if (this.clock.now() - entry.resolvedAt >= this.refreshAfterMs && !this.inFlight.has(id)) {
-      this.resolve(id).catch((error: unknown) => {
+    if (entry.account && this.stale(entry) && !this.inFlight.has(id)) {
+      this.resolve(id, 'receiver').catch((error: unknown) => {
         // The cached account serves on; the next refresh tries again.
         entry.resolvedAt = this.clock.now();
         this.log.warn('Refreshing an account failed; its cached configuration stays in use.', {
@@ -131,6 +180,10 @@ export class AccountDirectory {
       });
     }
     return entry;
+  }
+
+  private stale(entry: Entry): boolean {
+    return this.clock.now() - entry.resolvedAt >= this.refreshAfterMs;
   }
 
   private spendBudget(): boolean {
@@ -144,10 +197,10 @@ export class AccountDirectory {
     return true;
   }
 
-  private resolve(id: string): Promise<Account | undefined> {
+  private resolve(id: string, askedBy: Asker): Promise<Account | undefined> {
     const running = this.inFlight.get(id);
     if (running) return running;
-    const resolving = this.load(id);
+    const resolving = this.load(id, askedBy);
     this.inFlight.set(id, resolving);
     // Forgotten once settled, whether it resolved or the resolver threw (even at once).
     const forget = () => {
@@ -157,11 +210,12 @@ export class AccountDirectory {
     return resolving;
   }
 
-  private async load(id: string): Promise<Account | undefined> {
+  private async load(id: string, askedBy: Asker): Promise<Account | undefined> {
     const config = await this.resolver!.resolve(id);
     const resolvedAt = this.clock.now();
     if (config === undefined || config === null) {
-      this.remember(id, { account: undefined, resolvedAt });
+      this.known.delete(id);
+      this.remember(id, { account: undefined, resolvedAt, askedBy });
       return undefined;
     }
     const previous = this.cache.get(id);
@@ -170,7 +224,12 @@ export class AccountDirectory {
         ? previous.account.client
         : undefined;
     const account = this.build(id, config, client);
-    this.remember(id, { account, source: config.client, resolvedAt });
+    this.remember(id, { account, source: config.client, resolvedAt, askedBy });
+    this.known.delete(id);
+    this.known.set(id, true);
+    if (this.known.size > Math.max(this.cacheSize, MIN_KNOWN)) {
+      this.known.delete(this.known.keys().next().value!);
+    }
     return account;
   }
 

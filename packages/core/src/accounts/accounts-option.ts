@@ -56,10 +56,13 @@ export interface AccountResolver {
    */
   refreshAfterMs?: number;
   /**
-   * Calls of `resolve` per minute for ids that arrive on the webhook path and are not cached;
-   * beyond it such requests are answered `503 account_unavailable` (the polling fallback
-   * recovers the result of a real one). Ids the Receiver itself stored are never limited.
-   * Default 60.
+   * Calls of `resolve` per minute for ids that arrive on the webhook path and are not known to
+   * be accounts (an unknown id asked about again after `refreshAfterMs` included); beyond it
+   * such requests are answered `503 account_unavailable` (the polling fallback recovers the
+   * result of a real one) and `account_budget_spent` is raised. Ids `resolve` answered with an
+   * account, ids of records the Receiver stored, and ids a webhook names while the store holds
+   * a session of them (open, or closed and still kept) are never limited: requests to made-up
+   * ids spend this budget, not the one real accounts' webhooks need. Default 60.
    */
   maxResolvesPerMinute?: number;
 }

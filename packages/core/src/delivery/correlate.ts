@@ -1,3 +1,4 @@
+import { OUTCOME_FIELDS } from '../payload/outcome-fields.js';
 import type { VerificationPayload } from '../payload/types.js';
 import { isOpen, type TrackedSession } from '../store/store.js';
 
@@ -9,14 +10,6 @@ export type Correlation =
   | { kind: 'none' };
 
 const TOKEN_FIELDS = ['token', 'session_token', 'sessionToken'] as const;
-const OUTCOME_FIELDS = [
-  'status',
-  'confidence',
-  'livenessPassed',
-  'duplicate',
-  'risk',
-  'reason',
-] as const;
 
 function tokenField(payload: VerificationPayload): string | undefined {
   for (const field of TOKEN_FIELDS) {

@@ -18,6 +18,11 @@ export type ActivityKind =
   | 'signature_invalid_recovered'
   /** A body a parser consumed under an unverified signature named such a user. */
   | 'raw_body_unverified_recovered'
+  /**
+   * A refused body's user left out of the refused bodies' record (or another's pushed out),
+   * full of users named within the window: the body might have been the service's.
+   */
+  | 'refused_unkept'
   | 'store_unavailable'
   | 'handler_failed'
   | 'delivered_by_webhook'
@@ -34,7 +39,9 @@ export type ActivityKind =
   /** A call to the service's API (a poll, a webhook's confirmation) failed or timed out. */
   | 'api_failed'
   /** A webhook verified with a secret other than the first listed: a rotation not finished. */
-  | 'older_secret';
+  | 'older_secret'
+  /** A request naming an id not known to be an account's, turned away: the budget was spent. */
+  | 'account_budget_spent';
 
 const BUCKET_MS = 60_000;
 // Accounts followed one by one at once: the ones seen least recently are forgotten past it.

@@ -31,6 +31,12 @@ export type AlarmCode =
    */
   | 'api_failing'
   /**
+   * Requests naming account ids not known to be accounts were turned away (`503`): this
+   * minute's budget of resolver calls for such ids (`accounts.maxResolvesPerMinute`) was
+   * spent. Accounts known to this instance, and webhooks of sessions in the store, are not.
+   */
+  | 'account_budget_spent'
+  /**
    * Raised by the store, or about it: each code is described at `StoreAlarmCode`.
    */
   | StoreAlarmCode;
@@ -94,7 +100,8 @@ function rawBodiesRefused(w: ActivityWindow): number {
 
 /**
  * Badly signed bodies shown to be the service's: one of them named a user whose result polling
- * then recovered (RefusedBodies). Without that, they may all be a stranger's.
+ * then recovered, and said that result (RefusedBodies). Without that, they may all be a
+ * stranger's, or an end user's body naming herself.
  */
 const badlySigned = (w: ActivityWindow) =>
   w.count('signature_invalid_recovered') > 0 ? w.count('signature_invalid') : 0;
@@ -133,10 +140,16 @@ export const ALARM_RULES: readonly Rule[] = [
     // longer explain the polling (rawBodiesRefused).
     raisedBy: ['delivered_by_poll', 'raw_body_unverified_recovered'],
     // Refused webhooks that may be the service's are the alarms above, with their own fix;
-    // requests without a signature, anyone's, never hide this one.
+    // requests without a signature, anyone's, never hide this one. Nor is it raised while
+    // refused bodies are too many to keep as evidence (RefusedBodies): one left out may have
+    // been the service's, and "no webhook reached this receiver" would not be known.
     measure: (w) => {
       const polled = w.count('delivered_by_poll');
-      const explained = w.count('webhook_accepted') + badlySigned(w) + rawBodiesRefused(w);
+      const explained =
+        w.count('webhook_accepted') +
+        badlySigned(w) +
+        rawBodiesRefused(w) +
+        w.count('refused_unkept');
       return explained === 0 && polled >= MISSING_WEBHOOKS_AFTER ? polled : 0;
     },
     message: (count, minutes) =>
@@ -203,6 +216,14 @@ export const ALARM_RULES: readonly Rule[] = [
     },
     message: (count, minutes, window) =>
       `${counted(count, 'call')} to the service's API failed in the last ${minutes} minutes (the last: ${window.detailOf('api_failed') ?? 'no answer'}): results of these sessions wait, and are polled again. A 429 means the account's rate limit is spent (its plan's limits, or other traffic with its API key); a timeout or a 5xx, that the service (or the network to FACEVERIFY_BASE_URL) fails: check the service's status.`,
+  },
+  {
+    code: 'account_budget_spent',
+    severity: 'degraded',
+    raisedBy: ['account_budget_spent'],
+    measure: (w) => w.count('account_budget_spent'),
+    message: (count, minutes) =>
+      `${counted(count, 'request')} in the last ${minutes} minutes named an account id this instance does not know to be an account, and ${inflected(count, 'was', 'were')} answered 503 account_unavailable: the budget of resolver calls for such ids (accounts.maxResolvesPerMinute) was spent, most likely by requests to made-up ids. Webhooks of accounts this instance resolved, and of sessions in the store, are still served. If your accounts are many and new to each instance (webhooks of sessions not tracked), raise maxResolvesPerMinute; otherwise limit the sender's rate in front of the webhook route.`,
   },
   {
     code: 'backlog_growing',

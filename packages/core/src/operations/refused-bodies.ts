@@ -1,4 +1,6 @@
+import { MAX_EXTERNAL_USER_ID_LENGTH } from '../client/external-user-id.js';
 import { decodeJson } from '../payload/decode-json.js';
+import { OUTCOME_FIELDS } from '../payload/outcome-fields.js';
 import { COMPLETED_EVENT } from '../payload/parse.js';
 import type { VerificationPayload } from '../payload/types.js';
 import type { ActivityKind, ActivityWindow } from './activity-window.js';
@@ -6,99 +8,178 @@ import type { ActivityKind, ActivityWindow } from './activity-window.js';
 /** Why a body was refused without its signature being known to hold. */
 export type RefusalReason = 'signature_invalid' | 'raw_body_unverified';
 
-// Users remembered at once: a flood of refused bodies cannot grow this past a few kilobytes.
+// Users remembered at once, and what they may take in memory together (each is counted at two
+// bytes a character of its key, plus what an entry costs besides): a flood of refused bodies,
+// however long the ids they name, cannot grow this past a few hundred kilobytes.
 const MAX_REMEMBERED = 1_000;
+const MAX_BYTES = 256 * 1024;
+const ENTRY_OVERHEAD_BYTES = 96;
 
 const RECOVERED: Record<RefusalReason, ActivityKind> = {
   signature_invalid: 'signature_invalid_recovered',
   raw_body_unverified: 'raw_body_unverified_recovered',
 };
 
+interface Refused {
+  at: number;
+  reason: RefusalReason;
+  /** A digest of what the body said the result was (`OUTCOME_FIELDS`). */
+  outcome: string;
+  /** Its rank when the record is full: the lowest ranks stay (see `note`). */
+  rank: number;
+  bytes: number;
+}
+
 /**
  * Evidence that refused requests were the service's own webhooks, not a stranger's: a refused
- * body that reads as a `verification.completed` of a user whose result polling then recovers
- * was that result's webhook. Anyone can send a badly signed or compressed body; only the
- * service sends one naming a user whose session then completes. An alarm about the secret or
- * the mount order waits for this evidence (see alarms.ts).
+ * body that reads as a `verification.completed` of a user whose result polling then recovers,
+ * and that says what polling then says (status, confidence, liveness, duplicate, risk,
+ * reason), was that result's webhook. Anyone can send a badly signed or compressed body, even
+ * one naming themselves; only the service knew the result before polling told it. An alarm
+ * about the secret or the mount order waits for this evidence (see alarms.ts).
+ *
+ * Bounded whatever strangers send: one entry per user (the latest body), ids no session can
+ * have (longer than `MAX_EXTERNAL_USER_ID_LENGTH`) not kept, at most `MAX_REMEMBERED` users and
+ * `MAX_BYTES`, each kept for the alarms' window only. When full, which users stay does not
+ * depend on the order bodies came in: each user has a rank drawn from a key of this process,
+ * and the lowest ranks stay, so a flood of made-up users leaves each real one its fair chance
+ * instead of pushing all of them out.
  *
  * The user ids stay in this process's memory for the alarms' window at most, never in a log
  * or the store.
  */
 export class RefusedBodies {
-  private readonly byUser = new Map<
-    string,
-    { at: number; reason: RefusalReason; result: string }
-  >();
+  /** Oldest first: a user noted again moves to the end. */
+  private readonly byUser = new Map<string, Refused>();
+  private bytes = 0;
+  /** The highest rank kept, once known (undefined after the entry holding it went). */
+  private highestRank: number | undefined;
 
   constructor(
     private readonly activity: ActivityWindow,
     private readonly now: () => number,
+    /** What the ranks are drawn from: secret to senders, so none can choose a low one. */
+    private readonly rankKey: number = globalThis.crypto.getRandomValues(new Uint32Array(1))[0]!,
   ) {}
 
+  /** How many users are remembered now, and the memory they are counted at. */
+  get size(): { users: number; bytes: number } {
+    this.expire(this.now());
+    return { users: this.byUser.size, bytes: this.bytes };
+  }
+
   /**
-   * Remembers the user a refused body names, if it reads as a `verification.completed`; on a
-   * Receiver of several accounts, as a user of the account the request named.
+   * Remembers the user a refused body names, and what it says the result was, if it reads as
+   * a `verification.completed`; on a Receiver of several accounts, as a user of the account
+   * the request named.
    */
   note(body: Uint8Array, reason: RefusalReason, account?: string): void {
-    let user: unknown;
-    let result: string | undefined;
+    let json: Record<string, unknown>;
     try {
-      const json = decodeJson(body) as Record<string, unknown> | null;
+      json = decodeJson(body) as Record<string, unknown>;
       if (json?.event !== COMPLETED_EVENT) return;
-      user = json.external_user_id;
-      result = resultOf(json);
     } catch {
       return;
     }
-    if (typeof user !== 'string' || result === undefined) return;
-    const key = keyOf(user, account);
-    this.byUser.delete(key);
-    this.byUser.set(key, { at: this.now(), reason, result });
-    if (this.byUser.size > MAX_REMEMBERED) {
-      this.byUser.delete(this.byUser.keys().next().value!);
+    const user = json.external_user_id;
+    if (typeof user !== 'string' || user === '' || user.length > MAX_EXTERNAL_USER_ID_LENGTH) {
+      return;
     }
+    const now = this.now();
+    this.expire(now);
+    const key = keyOf(user, account);
+    const rank = hash(key, this.rankKey);
+    const entry: Refused = {
+      at: now,
+      reason,
+      outcome: outcomeOf(json),
+      rank,
+      bytes: key.length * 2 + ENTRY_OVERHEAD_BYTES,
+    };
+    this.remove(key);
+    if (this.byUser.size >= MAX_REMEMBERED || this.bytes + entry.bytes > MAX_BYTES) {
+      // Evidence is lost, this body's or another's: what it would have told is unknown.
+      this.activity.record('refused_unkept', undefined, account);
+    }
+    while (this.byUser.size >= MAX_REMEMBERED || this.bytes + entry.bytes > MAX_BYTES) {
+      const [highestKey, highest] = this.highest();
+      // Full of users ranked below this one: it is the one left out.
+      if (highest.rank <= rank) return;
+      this.remove(highestKey);
+    }
+    this.byUser.set(key, entry);
+    this.bytes += entry.bytes;
+    if (this.highestRank !== undefined && rank > this.highestRank) this.highestRank = rank;
   }
 
   /** Erasure (`receiver.forgetUser`): the user is no longer remembered by this process. */
   forget(user: string, account?: string): void {
-    this.byUser.delete(keyOf(user, account));
+    this.remove(keyOf(user, account));
   }
 
   /**
-   * A result was recovered by polling: a refused body of its user that carries that result was
-   * its webhook. One that carries another result of the user was not: an earlier result sent
-   * again, such as a webhook signed with a secret a finished rotation removed.
+   * A result was recovered by polling: a refused body of its user that said the same result
+   * was its webhook.
    */
   recovered(payload: VerificationPayload, account?: string): void {
     if (this.byUser.size === 0) return;
     const key = keyOf(payload.external_user_id, account);
     const refused = this.byUser.get(key);
-    if (!refused || refused.result !== resultOf(payload)) return;
-    this.byUser.delete(key);
-    if (this.now() - refused.at <= this.activity.windowMs) {
+    if (!refused) return;
+    this.remove(key);
+    const said = outcomeOf(payload as unknown as Record<string, unknown>);
+    if (this.now() - refused.at <= this.activity.windowMs && refused.outcome === said) {
       this.activity.record(RECOVERED[refused.reason], undefined, account);
     }
   }
-}
 
-// What tells one result of a user from another: the outcome, as correlate.ts compares it.
-const OUTCOME_FIELDS = ['status', 'confidence', 'livenessPassed', 'duplicate', 'risk', 'reason'];
-// A field longer than this is no result the service sends: such a body is no evidence.
-const MAX_FIELD_LENGTH = 200;
+  /** Drops what is older than the alarms' window, oldest first. */
+  private expire(now: number): void {
+    for (const [key, entry] of this.byUser) {
+      if (now - entry.at <= this.activity.windowMs) return;
+      this.remove(key);
+    }
+  }
 
-/** The outcome a body or payload carries, to compare; `undefined` when it is not one. */
-function resultOf(json: object): string | undefined {
-  const fields = OUTCOME_FIELDS.map((field) => (json as Record<string, unknown>)[field]);
-  const kept = fields.every(
-    (value) =>
-      value === null ||
-      typeof value === 'number' ||
-      typeof value === 'boolean' ||
-      (typeof value === 'string' && value.length <= MAX_FIELD_LENGTH),
-  );
-  return kept ? JSON.stringify(fields) : undefined;
+  private remove(key: string): void {
+    const entry = this.byUser.get(key);
+    if (!entry) return;
+    this.byUser.delete(key);
+    this.bytes -= entry.bytes;
+    if (entry.rank === this.highestRank) this.highestRank = undefined;
+  }
+
+  /**
+   * The entry of the highest rank. Found by a scan only after the one holding it went: in a
+   * flood, most bodies rank above it and are left out at one comparison.
+   */
+  private highest(): [string, Refused] {
+    let found: [string, Refused] | undefined;
+    for (const pair of this.byUser) {
+      if (!found || pair[1].rank > found[1].rank) found = pair;
+    }
+    this.highestRank = found![1].rank;
+    return found!;
+  }
 }
 
 /** The same user id in two accounts is two users. */
 const keyOf = (user: string, account: string | undefined) =>
   account === undefined ? user : `${account}\u0000${user}`;
+
+/** A digest of what a body or result says the result was: compared, never shown. */
+function outcomeOf(json: Record<string, unknown>): string {
+  const said = JSON.stringify(OUTCOME_FIELDS.map((field) => json[field] ?? null));
+  return `${hash(said, 1).toString(36)}.${hash(said, 2).toString(36)}`;
+}
+
+/** A 32-bit hash of `text` under `seed` (FNV-1a, then mixed): for ranks and digests in memory. */
+function hash(text: string, seed: number): number {
+  let value = (0x811c9dc5 ^ seed) >>> 0;
+  for (let index = 0; index < text.length; index++) {
+    value = Math.imul(value ^ text.charCodeAt(index), 0x01000193);
+  }
+  value = Math.imul(value ^ (value >>> 16), 0x85ebca6b);
+  value = Math.imul(value ^ (value >>> 13), 0xc2b2ae35);
+  return (value ^ (value >>> 16)) >>> 0;
+}

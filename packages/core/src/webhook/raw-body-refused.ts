@@ -15,7 +15,8 @@ export type RawBodyContext = Pick<
  * an alarm about the setup. When what the parser kept carries a valid signature under a
  * configured secret, the service sent it (`raw_body_unavailable`: the alarm is raised at
  * once). One whose signature does not hold over what the parser kept (`raw_body_unverified`)
- * counts once what was kept names a user whose result polling then recovers (RefusedBodies);
+ * counts once what was kept names a user whose result polling then recovers, as what was kept
+ * said it (RefusedBodies);
  * one of which nothing was kept (`raw_body_unkept`) once polling recovers results no webhook
  * delivered. Either and its fix is logged at once (at
  * most once a minute, so no sender can flood the log): a newcomer who mounted a parser first

@@ -97,7 +97,7 @@ function receive(
   // On a Receiver of several accounts, the request is the account's its path names.
   const { accounts } = receiverContext;
   if (!accounts) return receiveIn(receiverContext, request);
-  const choosing = accountContext(receiverContext, accounts, request.account);
+  const choosing = accountContext(receiverContext, accounts, request.account, request);
   return choosing instanceof Promise
     ? choosing.then((chosen) => receiveInAccount(chosen, request))
     : receiveInAccount(choosing, request);
