@@ -29,6 +29,7 @@ export interface RelayConfig {
   webhook: { host: string; port: number; path: string };
   /** The internal API for the backend, and the bearer token it requires. */
   internalApi: { host: string; port: number; token: string };
+  /** Where tracked sessions and results waiting for delivery are kept. */
   store: RelayStoreConfig;
   /** Every sink a result is delivered into, in the order given. */
   sinks: RelaySinkConfig[];

@@ -14,8 +14,6 @@ export {
   type RelayStoreConfig,
   SINK_KINDS,
 } from './config.js';
-export { type InternalApiOptions, internalApi } from './internal-api.js';
-export { prometheusText, SinkCounters } from './metrics.js';
 export { type Relay, type RelayLog, startRelay } from './relay.js';
 export { RelayConfigError } from './relay-config-error.js';
 export { CONFIG_FILE_SETTING, type RelaySettings, readSettings } from './settings.js';

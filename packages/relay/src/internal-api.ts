@@ -11,9 +11,11 @@ import { prometheusText, type SinkCounters } from './metrics.js';
 
 /** What the internal API serves from. */
 export interface InternalApiOptions {
+  /** The relay's Receiver. */
   receiver: Receiver<unknown>;
   /** The bearer token the session routes require. */
   token: string;
+  /** Each sink's runs, for `/metrics`. */
   sinks: SinkCounters;
 }
 
