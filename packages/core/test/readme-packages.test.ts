@@ -7,7 +7,7 @@ const packagesFolder = new URL('../../', import.meta.url);
 const readme = readFileSync(new URL('core/README.md', packagesFolder), 'utf8');
 
 // Published packages built on core that are tools, not an adapter or a store.
-const TOOLS = new Set(['@faceverify/cli', '@faceverify/emulator']);
+const TOOLS = new Set(['@faceverify/cli', '@faceverify/emulator', '@faceverify/relay']);
 
 interface Manifest {
   name: string;
