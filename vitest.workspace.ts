@@ -40,8 +40,6 @@ const LONGEST = [
   'packages/reliability/test/process-restart.test.ts',
   // Starts a RabbitMQ node twice (~10 s each).
   'packages/sinks/test/rabbitmq.test.ts',
-  // Starts PostgreSQL and four relay processes (~18 s).
-  'packages/relay/test/crash.test.ts',
 ];
 
 class LongestFirst extends BaseSequencer {
