@@ -68,6 +68,37 @@ it('the internal API refuses every session route without the token, or with anot
   expect(emulator.stats().sessions).toMatchObject({ pending: 0 });
 });
 
+it('the internal API answers a request it cannot serve with the reason, and a token it does not track as unknown', async () => {
+  const cases: [string, RequestInit, number, string][] = [
+    [
+      '/sessions',
+      { method: 'POST', body: '{"externalUserId": ""}' },
+      400,
+      'external_user_id_invalid',
+    ],
+    ['/sessions', { method: 'POST', body: 'not json' }, 400, 'body_invalid'],
+    [
+      '/sessions',
+      { method: 'POST', body: JSON.stringify({ externalUserId: 'u', redirectUrl: 7 }) },
+      400,
+      'redirect_url_invalid',
+    ],
+    ['/sessions', { method: 'GET' }, 405, 'method_not_allowed'],
+    ['/sessions/some-token?waitMs=-1', { method: 'GET' }, 400, 'wait_invalid'],
+    ['/sessions/some-token/confirm', { method: 'GET' }, 405, 'method_not_allowed'],
+    ['/elsewhere', { method: 'GET' }, 404, 'not_found'],
+  ];
+  for (const [path, init, status, error] of cases) {
+    const response = await api(path, init);
+    expect(response.status, `${init.method} ${path}`).toBe(status);
+    expect(await response.json()).toMatchObject({ error });
+  }
+  expect(await (await api('/sessions/never-started')).json()).toEqual({ state: 'unknown' });
+  const confirmed = await api('/sessions/never-started/confirm', { method: 'POST' });
+  expect(await confirmed.json()).toEqual({ status: 'unknown' });
+  expect(emulator.stats().sessions).toMatchObject({ pending: 0 });
+});
+
 it('end to end: a session started through the internal API, completed at the service, arrives in the Redis stream once', async () => {
   const started = await api('/sessions', {
     method: 'POST',
