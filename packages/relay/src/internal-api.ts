@@ -36,10 +36,12 @@ function problem(status: number, error: string, message: string, headers = {}): 
 }
 
 async function readJson(request: Request): Promise<Record<string, unknown> | Response> {
+  const tooLarge = () =>
+    problem(413, 'body_too_large', `The body must be at most ${MAX_BODY_BYTES} bytes.`);
+  // Announced too large: refused unread.
+  if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) return tooLarge();
   const text = await request.text();
-  if (new TextEncoder().encode(text).length > MAX_BODY_BYTES) {
-    return problem(413, 'body_too_large', `The body must be at most ${MAX_BODY_BYTES} bytes.`);
-  }
+  if (new TextEncoder().encode(text).length > MAX_BODY_BYTES) return tooLarge();
   let body: unknown;
   try {
     body = text === '' ? {} : JSON.parse(text);

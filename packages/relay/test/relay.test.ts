@@ -84,6 +84,12 @@ it('the internal API answers a request it cannot serve with the reason, and a to
       'redirect_url_invalid',
     ],
     ['/sessions', { method: 'GET' }, 405, 'method_not_allowed'],
+    [
+      '/sessions',
+      { method: 'POST', body: JSON.stringify({ externalUserId: 'u'.repeat(20_000) }) },
+      413,
+      'body_too_large',
+    ],
     ['/sessions/some-token?waitMs=-1', { method: 'GET' }, 400, 'wait_invalid'],
     ['/sessions/some-token/confirm', { method: 'GET' }, 405, 'method_not_allowed'],
     ['/elsewhere', { method: 'GET' }, 404, 'not_found'],
