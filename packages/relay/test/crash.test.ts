@@ -15,7 +15,7 @@ import {
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RelayProcess, startRelayProcess } from './support/relay-process.js';
+import { type RelayProcess, relayEnv, startRelayProcess } from './support/relay-process.js';
 
 const TOKEN = 'relay-crash-token-0123456789abcdef0123456789abcdef';
 const FORWARD_SECRET = `whsec_${Buffer.from('relay-crash-forward-secret-01').toString('base64')}`;
@@ -113,13 +113,7 @@ async function crashAndTakeOver(run: CrashRun): Promise<void> {
     rateLimits: { complete: { limit: 1_000, windowMs: 60_000 } },
   });
   const env = {
-    FACEVERIFY_WEBHOOK_SECRET: emulator.signingSecret,
-    FACEVERIFY_API_KEY: emulator.apiKey,
-    FACEVERIFY_BASE_URL: emulator.url,
-    FACEVERIFY_RELAY_TOKEN: TOKEN,
-    FACEVERIFY_RELAY_WEBHOOK_HOST: '127.0.0.1',
-    FACEVERIFY_RELAY_WEBHOOK_PORT: '0',
-    FACEVERIFY_RELAY_API_PORT: '0',
+    ...relayEnv(emulator, TOKEN),
     // A session whose webhook was lost is polled 3 s after its start, then every second.
     FACEVERIFY_POLL_SCHEDULE_MS: '3000,1000',
     // A killed relay's results are taken over after 1 s, and retried quickly.

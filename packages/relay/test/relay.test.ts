@@ -2,7 +2,7 @@ import { type Emulator, startEmulator } from '@faceverify/emulator';
 import { freePort, type RedisServer, startRedisServer } from '@faceverify/test-support';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type RelayProcess, startRelayProcess } from './support/relay-process.js';
+import { type RelayProcess, relayEnv, startRelayProcess } from './support/relay-process.js';
 
 const TOKEN = 'relay-e2e-token-0123456789abcdef0123456789abcdef';
 const STREAM = 'relay:results';
@@ -18,13 +18,8 @@ beforeAll(async () => {
   const webhookPort = await freePort();
   emulator.setCallbackUrl(`http://127.0.0.1:${webhookPort}/webhooks/verification`);
   relay = await startRelayProcess({
-    FACEVERIFY_WEBHOOK_SECRET: emulator.signingSecret,
-    FACEVERIFY_API_KEY: emulator.apiKey,
-    FACEVERIFY_BASE_URL: emulator.url,
-    FACEVERIFY_RELAY_TOKEN: TOKEN,
-    FACEVERIFY_RELAY_WEBHOOK_HOST: '127.0.0.1',
+    ...relayEnv(emulator, TOKEN),
     FACEVERIFY_RELAY_WEBHOOK_PORT: String(webhookPort),
-    FACEVERIFY_RELAY_API_PORT: '0',
     FACEVERIFY_STORE_URL: redisServer.url,
     FACEVERIFY_STORE_PREFIX: 'relay:store:',
     FACEVERIFY_SINKS: 'redis',

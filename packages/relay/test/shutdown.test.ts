@@ -6,7 +6,7 @@ import { RedisStore } from '@faceverify/redis';
 import { type RedisServer, startRedisServer, waitFor } from '@faceverify/test-support';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startRelayProcess } from './support/relay-process.js';
+import { relayEnv, startRelayProcess } from './support/relay-process.js';
 
 const FORWARD_SECRET = `whsec_${Buffer.from('relay-shutdown-forward-secret').toString('base64')}`;
 const PREFIX = 'shutdown:store:';
@@ -45,13 +45,7 @@ afterAll(async () => {
 
 it('SIGTERM with deliveries in flight: they finish, every webhook is answered, then the relay exits 0 with nothing left to deliver', async () => {
   const relay = await startRelayProcess({
-    FACEVERIFY_WEBHOOK_SECRET: emulator.signingSecret,
-    FACEVERIFY_API_KEY: emulator.apiKey,
-    FACEVERIFY_BASE_URL: emulator.url,
-    FACEVERIFY_RELAY_TOKEN: 'relay-shutdown-token-0123456789abcdef0123456789',
-    FACEVERIFY_RELAY_WEBHOOK_HOST: '127.0.0.1',
-    FACEVERIFY_RELAY_WEBHOOK_PORT: '0',
-    FACEVERIFY_RELAY_API_PORT: '0',
+    ...relayEnv(emulator, 'relay-shutdown-token-0123456789abcdef0123456789'),
     FACEVERIFY_UNTRACKED_WEBHOOKS: 'deliver',
     FACEVERIFY_STORE_URL: redisServer.url,
     FACEVERIFY_STORE_PREFIX: PREFIX,

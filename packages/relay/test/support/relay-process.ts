@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { Emulator } from '@faceverify/emulator';
 
 const BIN = fileURLToPath(new URL('../../bin/faceverify-relay.js', import.meta.url));
 
@@ -73,4 +74,20 @@ export async function failedStart(env: Record<string, string>): Promise<FailedSt
   const { output, exited } = run(env);
   const code = await exited;
   return { code, output: output() };
+}
+
+/** The settings every relay of the tests shares: the emulator's credentials, a token, loopback. */
+export function relayEnv(
+  emulator: Pick<Emulator, 'signingSecret' | 'apiKey' | 'url'>,
+  token: string,
+): Record<string, string> {
+  return {
+    FACEVERIFY_WEBHOOK_SECRET: emulator.signingSecret,
+    FACEVERIFY_API_KEY: emulator.apiKey,
+    FACEVERIFY_BASE_URL: emulator.url,
+    FACEVERIFY_RELAY_TOKEN: token,
+    FACEVERIFY_RELAY_WEBHOOK_HOST: '127.0.0.1',
+    FACEVERIFY_RELAY_WEBHOOK_PORT: '0',
+    FACEVERIFY_RELAY_API_PORT: '0',
+  };
 }
