@@ -60,6 +60,7 @@ const PACKAGES = [
   { dir: 'packages/cloudflare', entries: [{ report: 'cloudflare', dts: 'dist/index.d.ts' }] },
   { dir: 'packages/emulator', entries: [{ report: 'emulator', dts: 'dist/index.d.ts' }] },
   { dir: 'packages/cli', entries: [{ report: 'cli', dts: 'dist/index.d.ts' }] },
+  { dir: 'packages/relay', entries: [{ report: 'relay', dts: 'dist/index.d.ts' }] },
 ];
 
 // Messages that concern how the API is documented, not what it is: TypeDoc checks the docs.

@@ -1,0 +1,3 @@
+import { faceverifyProject } from '../../vitest.project.ts';
+
+export default faceverifyProject('relay');
