@@ -26,7 +26,7 @@ const CODE_FILE = /\.[cm]?[jt]sx?$/;
 const ROW_TYPE = 'AnswerName';
 /** Decision files beside those named "webhook"; counted when they exist. */
 const DECISION_FILES = [
-  'receiver/receive-webhook.ts',
+  'receiver/webhook/receive-webhook.ts',
   'adapter/refusal-answer.ts',
   'adapter/webhook-pipeline.ts',
   'receiver/create-receiver.ts',

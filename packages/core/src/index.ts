@@ -12,6 +12,24 @@
 
 // Several accounts of the service on one Receiver (`accounts` option): a map or a resolver.
 export type { AccountConfig, AccountResolver, AccountsOption } from './accounts/accounts-option.js';
+// A clock of the app's own (`clock` option), as tests and simulations inject.
+export type { Clock, TimerHandle } from './base/clock/clock.js';
+// Every error thrown or answered, by class, with its stable `.code`.
+export {
+  ApiError,
+  BrowserRefusedError,
+  ConfigurationError,
+  FaceverifyError,
+  type FaceverifyErrorCode,
+  NetworkError,
+  RateLimitError,
+  type RateLimitInfo,
+  TimeoutError,
+  WebhookPayloadError,
+  WebhookVerificationError,
+} from './base/errors.js';
+// Logging, health and alarms, for the app's operations.
+export type { Logger } from './base/logging/logger.js';
 // The API client, alone or under a Receiver (`client` option), and its types.
 export {
   type Client,
@@ -23,8 +41,6 @@ export {
   type SessionReadOptions,
   type SessionSnapshot,
 } from './client/index.js';
-// A clock of the app's own (`clock` option), as tests and simulations inject.
-export type { Clock, TimerHandle } from './clock/clock.js';
 // Dead letters: `receiver.deadLetters`, and `createDeadLetters` for operator tools that open a
 // store without a Receiver (the CLI).
 export {
@@ -49,20 +65,6 @@ export type {
 } from './delivery/events.js';
 export type { HandlerOptions } from './delivery/handler-registry.js';
 export type { SweepReport } from './delivery/sweep.js';
-// Every error thrown or answered, by class, with its stable `.code`.
-export {
-  ApiError,
-  BrowserRefusedError,
-  ConfigurationError,
-  FaceverifyError,
-  type FaceverifyErrorCode,
-  NetworkError,
-  RateLimitError,
-  type RateLimitInfo,
-  TimeoutError,
-  WebhookPayloadError,
-  WebhookVerificationError,
-} from './errors.js';
 // The face image of a result, fetched safely inside a handler.
 export {
   type FetchFrontImageOptions,
@@ -71,8 +73,6 @@ export {
   RASTER_IMAGE_TYPES,
 } from './image/fetch-front-image.js';
 export { ImageFetchError, type ImageFetchFailure } from './image/image-fetch-error.js';
-// Logging, health and alarms, for the app's operations.
-export type { Logger } from './logging/logger.js';
 export type { AlarmCode, ReceiverAlert } from './operations/alarms.js';
 export {
   checkErasureRequest,
@@ -82,11 +82,16 @@ export {
   tokenKeyIds,
 } from './operations/forget-user.js';
 export type { ReceiverHealth } from './operations/health.js';
-// The payload, for code that handles requests without a Receiver; whether an event's image
-// link still works.
-export type { FrontImageState } from './payload/front-image-lifetime.js';
-export { parseVerificationPayload } from './payload/parse.js';
-export type { VerificationPayload, VerificationStatus } from './payload/types.js';
+// Telemetry of the app's own (`telemetry` option); `@faceverify/core/opentelemetry` builds one.
+export type {
+  DeliverySource,
+  PollRequestOutcome,
+  RateLimitAction,
+  ReceiverSpanAttributes,
+  ReceiverSpanName,
+  ReceiverTelemetry,
+  TelemetrySource,
+} from './operations/telemetry/receiver-telemetry.js';
 // The Receiver and its options.
 export {
   type ConfirmedSession,
@@ -107,31 +112,26 @@ export {
   type ResultEventsOptions,
   resultEvents,
   sendResultEvents,
-} from './results/result-events.js';
-export { type ReturnPageOptions, returnPage } from './results/return-page.js';
-export type { WaitedResult, WaitForResultOptions } from './results/wait-for-result.js';
-// Signatures without a Receiver: verify (and sign, for tests of the app's own).
-export type { LabeledSecret, WebhookSecrets } from './signature/secrets.js';
-export { matchSignature, type SecretMatch, sign, verify } from './signature/verify.js';
-export { verifyWebhook } from './signature/verify-webhook.js';
+} from './receiver/results/result-events.js';
+export { type ReturnPageOptions, returnPage } from './receiver/results/return-page.js';
+export type { WaitedResult, WaitForResultOptions } from './receiver/results/wait-for-result.js';
+export type { ReceiverErrorCode, ReceiverResponse } from './receiver/webhook/answers.js';
+// A request handed to `receiver.receive()` by code of the app's own, and its answer.
+export type { HeadersLike } from './receiver/webhook/headers.js';
+export { SIGNATURE_HEADER } from './receiver/webhook/headers.js';
+export type { WebhookRequest } from './receiver/webhook/receive-webhook.js';
+export type { UnreadBody } from './receiver/webhook/unread-body.js';
 // The default store, and the type of the `store` option.
 export { MemoryStore } from './store/memory-store.js';
 // The type of `ReceiverOptions.store`; the records a Store keeps are in `@faceverify/core/store`.
 export type { Store, StoreBacklog } from './store/store.js';
 export { StoreAlarm, type StoreAlarmCode } from './store/store-alarm.js';
-// Telemetry of the app's own (`telemetry` option); `@faceverify/core/opentelemetry` builds one.
-export type {
-  DeliverySource,
-  PollRequestOutcome,
-  RateLimitAction,
-  ReceiverSpanAttributes,
-  ReceiverSpanName,
-  ReceiverTelemetry,
-  TelemetrySource,
-} from './telemetry/receiver-telemetry.js';
-export type { ReceiverErrorCode, ReceiverResponse } from './webhook/answers.js';
-// A request handed to `receiver.receive()` by code of the app's own, and its answer.
-export type { HeadersLike } from './webhook/headers.js';
-export { SIGNATURE_HEADER } from './webhook/headers.js';
-export type { WebhookRequest } from './webhook/receive-webhook.js';
-export type { UnreadBody } from './webhook/unread-body.js';
+// The payload, for code that handles requests without a Receiver; whether an event's image
+// link still works.
+export type { FrontImageState } from './wire/payload/front-image-lifetime.js';
+export { parseVerificationPayload } from './wire/payload/parse.js';
+export type { VerificationPayload, VerificationStatus } from './wire/payload/types.js';
+// Signatures without a Receiver: verify (and sign, for tests of the app's own).
+export type { LabeledSecret, WebhookSecrets } from './wire/signature/secrets.js';
+export { matchSignature, type SecretMatch, sign, verify } from './wire/signature/verify.js';
+export { verifyWebhook } from './wire/signature/verify-webhook.js';

@@ -7,18 +7,16 @@ import { expect, it } from 'vitest';
 // read, tested and changed without the ones above. `node scripts/core-shape.mjs` prints the
 // whole graph; this test keeps its direction.
 const LAYERS: readonly (readonly string[])[] = [
-  ['(root)'], // errors.ts: the error classes everything throws
-  ['config', 'payload', 'logging', 'signal', 'clock'],
-  ['signature'],
-  ['client'],
-  ['store', 'accounts'], // what a record is; the accounts of a Receiver of several
-  ['telemetry', 'token-protection'],
-  ['operations'], // health, alarms, what the Receiver saw
-  ['delivery'], // record keys, leases, handlers, poll, sweep, dead letters
-  ['webhook', 'results'], // the answer to a webhook; confirm, waitForResult, the return page
-  ['receiver'], // the facade: options, the context, createReceiver
-  ['adapter'],
-  ['image', 'testing', 'opentelemetry'],
+  ['(root)'], // index.ts only: the package's main entry
+  ['base'], // errors, clock, logging, abort signals, configuration from the environment
+  ['wire'], // what the service sends and how it is proved: payload, signature, bounded reads
+  ['client'], // the service's API
+  ['store', 'accounts'], // what a record is, sealed at rest; the accounts of a Receiver of several
+  ['operations'], // health, alarms, telemetry: what the Receiver saw and tells
+  ['delivery'], // leases, handlers, poll, sweep, dead letters
+  ['receiver'], // the webhook's decision, results (confirm, waitForResult), the facade
+  ['adapter'], // what every framework adapter shares
+  ['image', 'testing', 'opentelemetry'], // extras, each behind an entry point of its own
 ];
 // The package's entry points gather names from every layer; they are its surface, not a layer.
 const ENTRIES = new Set([

@@ -1,9 +1,9 @@
+import type { Clock } from '../base/clock/clock.js';
+import { ConfigurationError } from '../base/errors.js';
+import type { Log } from '../base/logging/logger.js';
 import type { Client, ClientOptions } from '../client/index.js';
 import { isClient } from '../client/is-client.js';
-import type { Clock } from '../clock/clock.js';
-import { ConfigurationError } from '../errors.js';
-import type { Log } from '../logging/logger.js';
-import { type LabeledSecret, requireSecrets } from '../signature/secrets.js';
+import { type LabeledSecret, requireSecrets } from '../wire/signature/secrets.js';
 import { isAccountId } from './account-id.js';
 import type { AccountConfig, AccountResolver, AccountsOption } from './accounts-option.js';
 

@@ -1,5 +1,5 @@
 import type { Client, ClientOptions } from '../client/index.js';
-import type { WebhookSecrets } from '../signature/secrets.js';
+import type { WebhookSecrets } from '../wire/signature/secrets.js';
 
 /**
  * One account of the service: its webhook signing secret(s) and its API client. Each account

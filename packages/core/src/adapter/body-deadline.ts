@@ -1,4 +1,4 @@
-import { FixedDelayTimers, type PendingTimer } from '../clock/fixed-delay-timers.js';
+import { FixedDelayTimers, type PendingTimer } from '../base/clock/fixed-delay-timers.js';
 import { ABORTED_BODY, type BodyRead, SIZE_MISMATCH_BODY, UNREADABLE_BODY } from './body-read.js';
 import type { Timers } from './timers.js';
 import type { WebhookPlatform } from './webhook-platform.js';

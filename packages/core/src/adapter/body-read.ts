@@ -1,5 +1,5 @@
-import type { HeadersLike } from '../webhook/headers.js';
-import type { UnreadBody } from '../webhook/unread-body.js';
+import type { HeadersLike } from '../receiver/webhook/headers.js';
+import type { UnreadBody } from '../receiver/webhook/unread-body.js';
 import { exactTextBytes } from './exact-text-bytes.js';
 
 /**

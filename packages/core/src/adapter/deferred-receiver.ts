@@ -1,13 +1,13 @@
-import { systemClock } from '../clock/clock.js';
+import { systemClock } from '../base/clock/clock.js';
+import { ConfigurationError } from '../base/errors.js';
+import { createLog } from '../base/logging/logger.js';
 import type { ReceiverEventName } from '../delivery/events.js';
 import type { HandlerOptions } from '../delivery/handler-registry.js';
-import { ConfigurationError } from '../errors.js';
-import { createLog } from '../logging/logger.js';
+import type { ReceiverTelemetry } from '../operations/telemetry/receiver-telemetry.js';
 import { createReceiver, type Receiver } from '../receiver/create-receiver.js';
 import type { ReceiverOptions } from '../receiver/options.js';
-import type { ReceiverTelemetry } from '../telemetry/receiver-telemetry.js';
-import { decided, type ReceiverResponse } from '../webhook/answers.js';
-import { type AnswerContext, writeAnswer } from '../webhook/write-answer.js';
+import { decided, type ReceiverResponse } from '../receiver/webhook/answers.js';
+import { type AnswerContext, writeAnswer } from '../receiver/webhook/write-answer.js';
 
 /** A handler of any Receiver event, as the deferred Receiver queues it. */
 export type AnyHandler = (...args: never[]) => unknown;

@@ -1,4 +1,4 @@
-import { type HeadersLike, readHeader } from '../webhook/headers.js';
+import { type HeadersLike, readHeader } from '../receiver/webhook/headers.js';
 
 /** The exact bytes of a body known only as text, or why they cannot be known. */
 export type TextProof = { bytes: Uint8Array } | { reason: string };

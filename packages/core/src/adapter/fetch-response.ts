@@ -1,4 +1,4 @@
-import type { ReceiverResponse } from '../webhook/answers.js';
+import type { ReceiverResponse } from '../receiver/webhook/answers.js';
 
 /**
  * An answer as a Fetch `Response`, status, headers and body as they are. `close` adds

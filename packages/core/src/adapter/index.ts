@@ -12,6 +12,12 @@
 // names, is not exported (`node scripts/core-shape.mjs` counts them).
 
 export {
+  // What `readLimited` resolves.
+  type LimitedRead,
+  // The emulator: a web stream read up to a limit.
+  readLimited,
+} from '../wire/read-limited.js';
+export {
   // What a body reader resolves: the exact bytes, or why not (Express's and Hono's readers).
   type BodyRead,
   // Express: bytes a body parser kept (its `verify` capture) are used only when provably sent.
@@ -55,12 +61,6 @@ export {
   // What `bunServedOf` returns and `readFetchBody` takes: a request a server parsed.
   type ServerParsed,
 } from './read-fetch-body.js';
-export {
-  // What `readLimited` resolves.
-  type LimitedRead,
-  // The emulator: a web stream read up to a limit.
-  readLimited,
-} from './read-limited.js';
 export {
   // The type of `nodeBodyTaken`'s request: Node's `IncomingMessage`, or what looks like it.
   type NodeRequestLike,

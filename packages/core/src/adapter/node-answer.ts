@@ -1,4 +1,4 @@
-import type { ReceiverResponse } from '../webhook/answers.js';
+import type { ReceiverResponse } from '../receiver/webhook/answers.js';
 
 /** The parts of Node's `ServerResponse` an answer is written with. */
 export interface NodeResponseLike {

@@ -1,6 +1,6 @@
-import { readHeader } from '../webhook/headers.js';
+import { readHeader } from '../receiver/webhook/headers.js';
+import { type LimitedRead, readLimited } from '../wire/read-limited.js';
 import { type BodyRead, UNREADABLE_BODY } from './body-read.js';
-import { type LimitedRead, readLimited } from './read-limited.js';
 import type { BodyReading } from './webhook-platform.js';
 
 const EMPTY: BodyRead = { kind: 'bytes', bytes: new Uint8Array(0) };

@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from '../clock/clock.js';
+import { type Clock, systemClock } from '../base/clock/clock.js';
 
 /**
  * The clock the webhook pipeline schedules its body deadlines on (all on one timer, where the

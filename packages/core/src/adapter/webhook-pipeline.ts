@@ -1,10 +1,10 @@
+import { ConfigurationError } from '../base/errors.js';
 import type { ReceiverEventName } from '../delivery/events.js';
 import type { HandlerOptions } from '../delivery/handler-registry.js';
-import { ConfigurationError } from '../errors.js';
 import type { Receiver } from '../receiver/create-receiver.js';
 import type { ReceiverOptions } from '../receiver/options.js';
-import { type HeadersLike, readHeader } from '../webhook/headers.js';
-import type { WebhookRequest } from '../webhook/receive-webhook.js';
+import { type HeadersLike, readHeader } from '../receiver/webhook/headers.js';
+import type { WebhookRequest } from '../receiver/webhook/receive-webhook.js';
 import { createBodyDeadline } from './body-deadline.js';
 import type { BodyRead } from './body-read.js';
 import { type DeferredReceiver, deferReceiver } from './deferred-receiver.js';

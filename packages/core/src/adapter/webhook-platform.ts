@@ -1,6 +1,6 @@
 import type { VerificationCompletedEvent } from '../delivery/events.js';
-import type { ReceiverResponse } from '../webhook/answers.js';
-import type { HeadersLike } from '../webhook/headers.js';
+import type { ReceiverResponse } from '../receiver/webhook/answers.js';
+import type { HeadersLike } from '../receiver/webhook/headers.js';
 import type { BodyRead } from './body-read.js';
 
 /**

@@ -1,4 +1,4 @@
-import { ConfigurationError } from '../errors.js';
+import { ConfigurationError } from '../base/errors.js';
 
 // Header values must be visible ASCII. Checking here matters because `fetch` quotes an
 // invalid header value in its error message, which would put the key into an error.

@@ -1,4 +1,4 @@
-import { BrowserRefusedError } from '../errors.js';
+import { BrowserRefusedError } from '../base/errors.js';
 
 interface GlobalScope {
   window?: unknown;

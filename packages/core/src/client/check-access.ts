@@ -1,5 +1,5 @@
-import { ENV } from '../config/env.js';
-import { ApiError, ConfigurationError, RateLimitError } from '../errors.js';
+import { ENV } from '../base/config/env.js';
+import { ApiError, ConfigurationError, RateLimitError } from '../base/errors.js';
 import { type ApiRequest, sendRequest, type Transport } from './http.js';
 
 // A token no session has: the service answers 404 for it once it has accepted the key.

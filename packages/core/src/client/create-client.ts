@@ -1,4 +1,4 @@
-import { RateLimitError } from '../errors.js';
+import { RateLimitError } from '../base/errors.js';
 import { assertServerRuntime } from './browser-guard.js';
 import { checkAccess } from './check-access.js';
 import { checkExternalUserId } from './external-user-id.js';

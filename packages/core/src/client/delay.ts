@@ -1,5 +1,5 @@
-import type { Clock } from '../clock/clock.js';
-import { onAbort } from '../signal/on-abort.js';
+import type { Clock } from '../base/clock/clock.js';
+import { onAbort } from '../base/signal/on-abort.js';
 
 /** Waits `ms` milliseconds; an abort rejects at once with the signal's reason and clears the timer. */
 export function delay(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {

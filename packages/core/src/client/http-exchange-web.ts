@@ -1,4 +1,4 @@
-import { ConfigurationError } from '../errors.js';
+import { ConfigurationError } from '../base/errors.js';
 import { fetchExchange, type HttpExchange } from './exchange.js';
 import type * as HttpExchangeContract from './http-exchange.js';
 

@@ -1,13 +1,13 @@
-import type { Clock } from '../clock/clock.js';
+import type { Clock } from '../base/clock/clock.js';
 import {
   ApiError,
   NetworkError,
   RateLimitError,
   type RateLimitInfo,
   TimeoutError,
-} from '../errors.js';
-import { parseJsonWithoutPrototypeKeys } from '../payload/parse-json-without-prototype-keys.js';
-import { onAbort } from '../signal/on-abort.js';
+} from '../base/errors.js';
+import { onAbort } from '../base/signal/on-abort.js';
+import { parseJsonWithoutPrototypeKeys } from '../wire/payload/parse-json-without-prototype-keys.js';
 import type { ExchangeAnswer, HttpExchange } from './exchange.js';
 import { readRateLimitInfo, readRetryAfterMs } from './rate-limit-response.js';
 import { scrubKey } from './scrub-key.js';

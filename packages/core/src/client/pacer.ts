@@ -1,5 +1,5 @@
-import { type Clock, systemClock, type TimerHandle } from '../clock/clock.js';
-import { onAbort } from '../signal/on-abort.js';
+import { type Clock, systemClock, type TimerHandle } from '../base/clock/clock.js';
+import { onAbort } from '../base/signal/on-abort.js';
 
 /** The system's timers with monotonic time: pacing must not jump with the wall clock. */
 const monotonicClock: Clock = { ...systemClock, now: () => performance.now() };

@@ -1,5 +1,5 @@
 import { sha256Hex128 } from '#hmac';
-import { type Clock, systemClock } from '../clock/clock.js';
+import { type Clock, systemClock } from '../base/clock/clock.js';
 import { SlidingWindowPacer } from './pacer.js';
 import { ReadGate } from './read-gate.js';
 

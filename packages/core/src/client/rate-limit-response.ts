@@ -1,4 +1,4 @@
-import type { RateLimitInfo } from '../errors.js';
+import type { RateLimitInfo } from '../base/errors.js';
 import type { HeaderReader } from './exchange.js';
 
 // Used when a `429` says neither `retry_after_ms` nor `Retry-After`.

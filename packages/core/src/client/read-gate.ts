@@ -1,6 +1,6 @@
-import type { Clock } from '../clock/clock.js';
-import { RateLimitError } from '../errors.js';
-import { onAbort } from '../signal/on-abort.js';
+import type { Clock } from '../base/clock/clock.js';
+import { RateLimitError } from '../base/errors.js';
+import { onAbort } from '../base/signal/on-abort.js';
 
 /**
  * Who asked for a session read. `background` reads (the Tracker's polls, a webhook's

@@ -1,6 +1,6 @@
-import { ApiError, WebhookPayloadError } from '../errors.js';
-import { COMPLETED_EVENT, validateVerificationPayload } from '../payload/parse.js';
-import type { VerificationPayload } from '../payload/types.js';
+import { ApiError, WebhookPayloadError } from '../base/errors.js';
+import { COMPLETED_EVENT, validateVerificationPayload } from '../wire/payload/parse.js';
+import type { VerificationPayload } from '../wire/payload/types.js';
 import type { ApiResponse } from './http.js';
 import type { CreatedSession, SessionSnapshot } from './types.js';
 

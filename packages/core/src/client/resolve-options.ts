@@ -1,9 +1,9 @@
 import { defaultExchange } from '#http-exchange';
-import { type Clock, systemClock } from '../clock/clock.js';
-import { ENV, readEnv } from '../config/env.js';
-import { assertKnownOptions } from '../config/known-options.js';
-import { ConfigurationError } from '../errors.js';
-import { createLog, type Log } from '../logging/logger.js';
+import { type Clock, systemClock } from '../base/clock/clock.js';
+import { ENV, readEnv } from '../base/config/env.js';
+import { assertKnownOptions } from '../base/config/known-options.js';
+import { ConfigurationError } from '../base/errors.js';
+import { createLog, type Log } from '../base/logging/logger.js';
 import { assertApiKey } from './api-key-guard.js';
 import { fetchExchange, type HttpExchange } from './exchange.js';
 import type { ClientOptions } from './types.js';

@@ -1,6 +1,6 @@
-import type { Clock } from '../clock/clock.js';
-import { ApiError, NetworkError, RateLimitError, TimeoutError } from '../errors.js';
-import type { Log } from '../logging/logger.js';
+import type { Clock } from '../base/clock/clock.js';
+import { ApiError, NetworkError, RateLimitError, TimeoutError } from '../base/errors.js';
+import type { Log } from '../base/logging/logger.js';
 import { delay } from './delay.js';
 
 const BACKOFF_BASE_MS = 200;

@@ -1,7 +1,7 @@
-import type { Clock } from '../clock/clock.js';
-import type { RateLimitInfo } from '../errors.js';
-import type { Logger } from '../logging/logger.js';
-import type { VerificationPayload } from '../payload/types.js';
+import type { Clock } from '../base/clock/clock.js';
+import type { RateLimitInfo } from '../base/errors.js';
+import type { Logger } from '../base/logging/logger.js';
+import type { VerificationPayload } from '../wire/payload/types.js';
 
 /** Options of `createClient`. Every option has a default; the credentials default from the environment. */
 export interface ClientOptions {

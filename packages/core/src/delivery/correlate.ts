@@ -1,6 +1,6 @@
-import { OUTCOME_FIELDS } from '../payload/outcome-fields.js';
-import type { VerificationPayload } from '../payload/types.js';
 import { isOpen, type TrackedSession } from '../store/store.js';
+import { OUTCOME_FIELDS } from '../wire/payload/outcome-fields.js';
+import type { VerificationPayload } from '../wire/payload/types.js';
 
 /** How a verified webhook relates to the sessions tracked for its user. */
 export type Correlation =

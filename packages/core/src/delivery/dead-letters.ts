@@ -1,10 +1,10 @@
-import { type Clock, systemClock } from '../clock/clock.js';
-import { type FrontImageState, withImageLifetime } from '../payload/front-image-lifetime.js';
-import type { VerificationPayload } from '../payload/types.js';
+import { type Clock, systemClock } from '../base/clock/clock.js';
+import { isSealedResult, sealedResultKeyIds } from '../store/sealed/sealed-result.js';
+import { tokenKeySecrets } from '../store/sealed/token-keys.js';
+import { TokenProtectingStore } from '../store/sealed/token-protecting-store.js';
 import type { Store, TrackedSession } from '../store/store.js';
-import { isSealedResult, sealedResultKeyIds } from '../token-protection/sealed-result.js';
-import { tokenKeySecrets } from '../token-protection/token-keys.js';
-import { TokenProtectingStore } from '../token-protection/token-protecting-store.js';
+import { type FrontImageState, withImageLifetime } from '../wire/payload/front-image-lifetime.js';
+import type { VerificationPayload } from '../wire/payload/types.js';
 
 /** A result whose handlers failed on every one of `maxDeliveryAttempts` attempts. */
 export interface DeadLetter {

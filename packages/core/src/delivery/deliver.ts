@@ -1,8 +1,8 @@
 import { hmacSha256 } from '#hmac';
-import { sleepOn } from '../clock/clock.js';
-import { imageLinkLiveAt, withImageLifetime } from '../payload/front-image-lifetime.js';
-import { toHex } from '../signature/hex.js';
+import { sleepOn } from '../base/clock/clock.js';
+import type { DeliverySource } from '../operations/telemetry/receiver-telemetry.js';
 import { digestOfUnmatched, isUnmatchedKey } from '../store/record-keys.js';
+import { storedKeyOf } from '../store/sealed/stored-key.js';
 import {
   isConfirmed,
   isTransactional,
@@ -10,8 +10,8 @@ import {
   type StoredResult,
   type TrackedSession,
 } from '../store/store.js';
-import type { DeliverySource } from '../telemetry/receiver-telemetry.js';
-import { storedKeyOf } from '../token-protection/stored-key.js';
+import { imageLinkLiveAt, withImageLifetime } from '../wire/payload/front-image-lifetime.js';
+import { toHex } from '../wire/signature/hex.js';
 import type { DeliveryContext } from './delivery-context.js';
 import type { VerificationCompletedEvent, VerificationUndeliverableEvent } from './events.js';
 import { keepLease, type LeaseContext, stillLeased } from './keep-lease.js';

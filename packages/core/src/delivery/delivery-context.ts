@@ -1,12 +1,12 @@
 import type { AccountDirectory } from '../accounts/account-directory.js';
+import type { Clock } from '../base/clock/clock.js';
+import type { FixedDelayTimers } from '../base/clock/fixed-delay-timers.js';
+import type { Log } from '../base/logging/logger.js';
 import type { Client } from '../client/index.js';
-import type { Clock } from '../clock/clock.js';
-import type { FixedDelayTimers } from '../clock/fixed-delay-timers.js';
-import type { Log } from '../logging/logger.js';
 import type { ActivityWindow } from '../operations/activity-window.js';
 import type { RefusedBodies } from '../operations/refused-bodies.js';
-import type { ReceiverTelemetry } from '../telemetry/receiver-telemetry.js';
-import type { TokenProtectingStore } from '../token-protection/token-protecting-store.js';
+import type { ReceiverTelemetry } from '../operations/telemetry/receiver-telemetry.js';
+import type { TokenProtectingStore } from '../store/sealed/token-protecting-store.js';
 import type { HandlerRegistry } from './handler-registry.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { ReceiverAlert } from '../operations/alarms.js';
-import type { FrontImageState } from '../payload/front-image-lifetime.js';
-import type { VerificationPayload } from '../payload/types.js';
+import type { FrontImageState } from '../wire/payload/front-image-lifetime.js';
+import type { VerificationPayload } from '../wire/payload/types.js';
 
 /** A verification result, from the webhook or from polling, delivered to your handlers. */
 export interface VerificationCompletedEvent {

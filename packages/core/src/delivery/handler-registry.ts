@@ -1,4 +1,4 @@
-import { redactUrl } from '../logging/logger.js';
+import { redactUrl } from '../base/logging/logger.js';
 import type { ReceiverAlert } from '../operations/alarms.js';
 import type {
   ReceiverErrorContext,

@@ -1,13 +1,13 @@
+import { ApiError, NetworkError, RateLimitError, TimeoutError } from '../base/errors.js';
 import type { Client, SessionReadOptions, SessionSnapshot } from '../client/index.js';
-import { ApiError, NetworkError, RateLimitError, TimeoutError } from '../errors.js';
-import type { VerificationPayload } from '../payload/types.js';
-import type { StoredResult, TrackedSession } from '../store/store.js';
 import {
   ACCOUNT_ATTRIBUTE,
   type DeliverySource,
   type PollRequestOutcome,
   type ReceiverSpanAttributes,
-} from '../telemetry/receiver-telemetry.js';
+} from '../operations/telemetry/receiver-telemetry.js';
+import type { StoredResult, TrackedSession } from '../store/store.js';
+import type { VerificationPayload } from '../wire/payload/types.js';
 import { sameOutcome } from './correlate.js';
 import { type DeliverContext, type DeliveryOutcome, deliverLeased } from './deliver.js';
 import type { DeliveryContext } from './delivery-context.js';

@@ -1,6 +1,6 @@
+import { ENV, readEnv } from '../base/config/env.js';
+import { ConfigurationError } from '../base/errors.js';
 import type { Client } from '../client/index.js';
-import { ENV, readEnv } from '../config/env.js';
-import { ConfigurationError } from '../errors.js';
 
 /**
  * The Receiver's client, or a `ConfigurationError` that names the unset variables: without

@@ -1,4 +1,4 @@
-import { RateLimitError } from '../errors.js';
+import { RateLimitError } from '../base/errors.js';
 import type { DeliveryContext } from './delivery-context.js';
 import { FairShare } from './fair-share.js';
 import { type PollContext, type PollOutcome, pollLeased } from './poll-session.js';

@@ -1,6 +1,9 @@
-import { readLimited } from '../adapter/read-limited.js';
 import type { VerificationCompletedEvent } from '../delivery/events.js';
-import { type FrontImageState, IMAGE_URL_LIFETIME_MS } from '../payload/front-image-lifetime.js';
+import {
+  type FrontImageState,
+  IMAGE_URL_LIFETIME_MS,
+} from '../wire/payload/front-image-lifetime.js';
+import { readLimited } from '../wire/read-limited.js';
 import { ImageFetchError } from './image-fetch-error.js';
 
 export { IMAGE_URL_LIFETIME_MS };

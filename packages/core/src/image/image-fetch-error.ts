@@ -1,4 +1,4 @@
-import { FaceverifyError } from '../errors.js';
+import { FaceverifyError } from '../base/errors.js';
 
 /** Why an image could not be fetched. */
 export type ImageFetchFailure =

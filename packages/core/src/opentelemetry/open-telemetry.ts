@@ -10,14 +10,14 @@ import {
   type TracerProvider,
   trace,
 } from '@opentelemetry/api';
-import type { TrackedState } from '../store/store.js';
 import {
   ACCOUNT_ATTRIBUTE,
   type ReceiverSpanAttributes,
   type ReceiverSpanName,
   type ReceiverTelemetry,
   type TelemetrySource,
-} from '../telemetry/receiver-telemetry.js';
+} from '../operations/telemetry/receiver-telemetry.js';
+import type { TrackedState } from '../store/store.js';
 
 /** Options of {@link openTelemetry}. */
 export interface OpenTelemetryOptions {

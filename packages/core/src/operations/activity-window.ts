@@ -1,4 +1,4 @@
-import type { Clock } from '../clock/clock.js';
+import type { Clock } from '../base/clock/clock.js';
 
 /** What the Receiver counts, for `health()` and its alarms. */
 export type ActivityKind =

@@ -1,10 +1,10 @@
 import type { AccountDirectory } from '../accounts/account-directory.js';
 import { checkAccountId } from '../accounts/account-id.js';
 import { accountScope } from '../accounts/account-scope.js';
+import type { Log } from '../base/logging/logger.js';
 import { checkExternalUserId } from '../client/external-user-id.js';
-import type { Log } from '../logging/logger.js';
-import { deriveTokenKey, tokenKeySecrets } from '../token-protection/token-keys.js';
-import type { TokenProtectingStore } from '../token-protection/token-protecting-store.js';
+import { deriveTokenKey, tokenKeySecrets } from '../store/sealed/token-keys.js';
+import type { TokenProtectingStore } from '../store/sealed/token-protecting-store.js';
 import type { RefusedBodies } from './refused-bodies.js';
 
 /** What `receiver.forgetUser` removed. */

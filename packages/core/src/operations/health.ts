@@ -1,4 +1,4 @@
-import type { Clock } from '../clock/clock.js';
+import type { Clock } from '../base/clock/clock.js';
 import type { StoreBacklog, TrackedState } from '../store/store.js';
 import type { ActivityWindow } from './activity-window.js';
 import type { AlarmCode, Alarms } from './alarms.js';

@@ -1,4 +1,4 @@
-import type { Log } from '../logging/logger.js';
+import type { Log } from '../base/logging/logger.js';
 import type { ActivityWindow } from './activity-window.js';
 
 /** What noting a webhook verified with an older secret works with. */

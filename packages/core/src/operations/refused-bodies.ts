@@ -1,8 +1,8 @@
 import { MAX_EXTERNAL_USER_ID_LENGTH } from '../client/external-user-id.js';
-import { decodeJson } from '../payload/decode-json.js';
-import { OUTCOME_FIELDS } from '../payload/outcome-fields.js';
-import { COMPLETED_EVENT } from '../payload/parse.js';
-import type { VerificationPayload } from '../payload/types.js';
+import { decodeJson } from '../wire/payload/decode-json.js';
+import { OUTCOME_FIELDS } from '../wire/payload/outcome-fields.js';
+import { COMPLETED_EVENT } from '../wire/payload/parse.js';
+import type { VerificationPayload } from '../wire/payload/types.js';
 import type { ActivityKind, ActivityWindow } from './activity-window.js';
 
 /** Why a body was refused without its signature being known to hold. */

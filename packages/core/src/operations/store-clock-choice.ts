@@ -1,5 +1,5 @@
-import type { Clock } from '../clock/clock.js';
-import type { Log } from '../logging/logger.js';
+import type { Clock } from '../base/clock/clock.js';
+import type { Log } from '../base/logging/logger.js';
 import type { Store } from '../store/store.js';
 
 /**

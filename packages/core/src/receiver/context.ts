@@ -1,5 +1,5 @@
-import type { WebhookContext } from '../webhook/webhook-context.js';
 import type { ResolvedReceiverOptions } from './options.js';
+import type { WebhookContext } from './webhook/webhook-context.js';
 
 /**
  * What the Receiver builds once and its parts share: the resolved options, and the parts'

@@ -1,16 +1,15 @@
 import { accountScope } from '../accounts/account-scope.js';
+import { FixedDelayTimers } from '../base/clock/fixed-delay-timers.js';
+import { createStoreTime } from '../base/clock/store-time.js';
+import { ConfigurationError } from '../base/errors.js';
 import { checkExternalUserId } from '../client/external-user-id.js';
 import type { CreateSessionParams } from '../client/index.js';
-import { FixedDelayTimers } from '../clock/fixed-delay-timers.js';
-import { createStoreTime } from '../clock/store-time.js';
 import { announceDisplaced } from '../delivery/announce-displaced.js';
 import { type SweepReport, sweep } from '../delivery/sweep.js';
-import { ConfigurationError } from '../errors.js';
 import {
-  type ConfirmedSession,
-  type ConfirmOptions,
-  createConfirmSession,
-} from '../results/confirm-session.js';
+  ACCOUNT_ATTRIBUTE,
+  type ReceiverSpanAttributes,
+} from '../operations/telemetry/receiver-telemetry.js';
 import {
   isTransactional,
   type Store,
@@ -19,7 +18,11 @@ import {
   type TransactionOf,
 } from '../store/store.js';
 import { StoreAlarm } from '../store/store-alarm.js';
-import { ACCOUNT_ATTRIBUTE, type ReceiverSpanAttributes } from '../telemetry/receiver-telemetry.js';
+import {
+  type ConfirmedSession,
+  type ConfirmOptions,
+  createConfirmSession,
+} from './results/confirm-session.js';
 
 export type { ConfirmedSession, ConfirmOptions, ForgetUserScope, ForgottenUser };
 
@@ -39,15 +42,6 @@ import { type ReceiverHealth, readHealth } from '../operations/health.js';
 import { RefusedBodies } from '../operations/refused-bodies.js';
 import { SlowStoreCalls } from '../operations/slow-store-calls.js';
 import { SweepProgress } from '../operations/sweep-progress.js';
-import {
-  type WaitedResult,
-  type WaitForResultOptions,
-  waitForResult,
-} from '../results/wait-for-result.js';
-import type { ReceiverResponse } from '../webhook/answers.js';
-import { type Decided, WEBHOOK_ANSWERS } from '../webhook/answers.js';
-import { decideAnswer, type WebhookRequest } from '../webhook/receive-webhook.js';
-import { writeAnswer } from '../webhook/write-answer.js';
 import { createOwnerFactory, type ReceiverContext } from './context.js';
 import { type ReceiverOptions, resolveReceiverOptions } from './options.js';
 import {
@@ -55,6 +49,15 @@ import {
   reportStoreAlarms,
   type StoreAlarmContext,
 } from './report-store-alarms.js';
+import {
+  type WaitedResult,
+  type WaitForResultOptions,
+  waitForResult,
+} from './results/wait-for-result.js';
+import type { ReceiverResponse } from './webhook/answers.js';
+import { type Decided, WEBHOOK_ANSWERS } from './webhook/answers.js';
+import { decideAnswer, type WebhookRequest } from './webhook/receive-webhook.js';
+import { writeAnswer } from './webhook/write-answer.js';
 
 /** What `startVerification` takes: the session's parameters, and its account where there are several. */
 export interface StartVerificationParams extends CreateSessionParams {

@@ -1,21 +1,25 @@
 import { AccountDirectory } from '../accounts/account-directory.js';
 import type { AccountsOption } from '../accounts/accounts-option.js';
+import { type Clock, systemClock } from '../base/clock/clock.js';
+import { ENV, readEnv } from '../base/config/env.js';
+import { assertKnownOptions } from '../base/config/known-options.js';
+import { ConfigurationError } from '../base/errors.js';
+import { createLog, type Log, type Logger } from '../base/logging/logger.js';
 import type { Client, ClientOptions } from '../client/index.js';
 import { createClient } from '../client/index.js';
 import { isClient } from '../client/is-client.js';
-import { type Clock, systemClock } from '../clock/clock.js';
-import { ENV, readEnv } from '../config/env.js';
-import { assertKnownOptions } from '../config/known-options.js';
-import { ConfigurationError } from '../errors.js';
-import { createLog, type Log, type Logger } from '../logging/logger.js';
 import { followsStoreClock } from '../operations/store-clock-choice.js';
-import { warnAboutShortSecrets } from '../signature/secret-strength.js';
-import { type LabeledSecret, requireSecrets, type WebhookSecrets } from '../signature/secrets.js';
+import type { ReceiverTelemetry } from '../operations/telemetry/receiver-telemetry.js';
 import { MemoryStore } from '../store/memory-store.js';
+import { tokenKeySecrets } from '../store/sealed/token-keys.js';
+import { TokenProtectingStore } from '../store/sealed/token-protecting-store.js';
 import type { Store } from '../store/store.js';
-import type { ReceiverTelemetry } from '../telemetry/receiver-telemetry.js';
-import { tokenKeySecrets } from '../token-protection/token-keys.js';
-import { TokenProtectingStore } from '../token-protection/token-protecting-store.js';
+import { warnAboutShortSecrets } from '../wire/signature/secret-strength.js';
+import {
+  type LabeledSecret,
+  requireSecrets,
+  type WebhookSecrets,
+} from '../wire/signature/secrets.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;

@@ -1,6 +1,6 @@
-import { FaceverifyError, type StoreAlarmCode } from '../errors.js';
+import { FaceverifyError, type StoreAlarmCode } from '../base/errors.js';
 
-export type { StoreAlarmCode } from '../errors.js';
+export type { StoreAlarmCode } from '../base/errors.js';
 
 /**
  * A store found that it can no longer vouch for what it holds, or that it may soon not.

@@ -1,4 +1,4 @@
-import type { VerificationPayload } from '../payload/types.js';
+import type { VerificationPayload } from '../wire/payload/types.js';
 import type { StoreAlarmListener } from './store-alarm.js';
 
 /**

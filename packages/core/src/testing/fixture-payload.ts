@@ -1,4 +1,4 @@
-import type { VerificationPayload } from '../payload/types.js';
+import type { VerificationPayload } from '../wire/payload/types.js';
 
 /**
  * A valid `verification.completed` payload for tests; override any field.

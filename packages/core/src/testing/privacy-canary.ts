@@ -1,4 +1,4 @@
-import type { VerificationPayload } from '../payload/types.js';
+import type { VerificationPayload } from '../wire/payload/types.js';
 import { fixturePayload } from './fixture-payload.js';
 
 /** Values no real data contains, and where to look for them. See {@link privacyCanary}. */

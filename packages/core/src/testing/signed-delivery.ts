@@ -1,5 +1,5 @@
-import type { VerificationPayload } from '../payload/types.js';
-import { sign } from '../signature/verify.js';
+import type { VerificationPayload } from '../wire/payload/types.js';
+import { sign } from '../wire/signature/verify.js';
 import { fixturePayload } from './fixture-payload.js';
 
 /** A webhook request as the service sends it, ready for `receiver.receive` or `fetch`. */

@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '../clock/clock.js';
+import type { Clock, TimerHandle } from '../base/clock/clock.js';
 
 interface Timer {
   id: number;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { BrowserRefusedError, ConfigurationError } from '../../src/base/errors.js';
 import { createClient } from '../../src/client/index.js';
-import { BrowserRefusedError, ConfigurationError } from '../../src/errors.js';
 
 const BASE_URL = 'http://127.0.0.1:9';
 const API_KEY = 'fv_test_configuration_key';

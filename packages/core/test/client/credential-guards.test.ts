@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { BrowserRefusedError, ConfigurationError } from '../../src/base/errors.js';
 import { assertServerRuntime } from '../../src/client/browser-guard.js';
 import { createClient } from '../../src/client/index.js';
-import { BrowserRefusedError, ConfigurationError } from '../../src/errors.js';
 
 const BASE_URL = 'https://verify.example.test';
 const API_KEY = 'fv_test_credential_guards_key';

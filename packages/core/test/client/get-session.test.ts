@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/base/errors.js';
 import { createClient } from '../../src/client/index.js';
-import { ApiError } from '../../src/errors.js';
 import {
   RESULT_FIELDS,
   type Reply,

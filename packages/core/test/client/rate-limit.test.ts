@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { RateLimitError } from '../../src/base/errors.js';
 import { createClient } from '../../src/client/index.js';
-import { RateLimitError } from '../../src/errors.js';
 import { createTestClock, type TestClock } from '../../src/testing/index.js';
 import { drive, until } from '../support-clock.js';
 import {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Logger } from '../../src/base/logging/logger.js';
 import { createClient } from '../../src/client/index.js';
-import type { Logger } from '../../src/logging/logger.js';
 import {
   createdReply,
   RESULT_FIELDS,
