@@ -102,8 +102,9 @@ async function startSession(relay: RelayProcess, externalUserId: string): Promis
 /**
  * Starts RESULTS sessions through a relay and completes them at the emulator, then sends
  * their webhooks (signed as the service signs them) to the relay, and kills it with SIGKILL
- * once a third reached the forward endpoint. A second relay on the same store gets again what
- * was not acknowledged, as the service sends it again, and takes over what the first held:
+ * once a third reached the forward endpoint. A second relay on the same store is posted again
+ * what was not acknowledged (as a sender that retries would; the service itself sends once, and
+ * polling recovers those), and takes over what the first held:
  * the results the first one held once their leases ran out, and, by polling, those whose
  * webhook the first one took but never stored.
  */

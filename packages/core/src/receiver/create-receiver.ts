@@ -473,14 +473,16 @@ export function createReceiver<S extends Store = Store>(
         clockOffsetMs: storeTime?.offsetMs,
         maxClockSkewMs: resolved.maxClockSkewMs,
       };
-      if (account === undefined)
-        return readHealth({ ...sources, activity: context.activity, alarms });
+      if (account === undefined) {
+        return readHealth(Object.assign(sources, { activity: context.activity, alarms }));
+      }
       accountScope(context, account, 'health()');
-      const health = await readHealth({
-        ...sources,
-        activity: context.activity.forAccount(account),
-        alarms: accountAlarms.of(account),
-      });
+      const health = await readHealth(
+        Object.assign(sources, {
+          activity: context.activity.forAccount(account),
+          alarms: accountAlarms.of(account),
+        }),
+      );
       return { account, ...health };
     },
     // Dead letters are read and reopened on the clock leases use.
