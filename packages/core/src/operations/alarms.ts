@@ -246,6 +246,18 @@ export const ALARM_KINDS: ReadonlySet<ActivityKind> = new Set(
 );
 
 /**
+ * The rules each kind can raise: counting one checks those alone. Every rule names in
+ * `raisedBy` each kind whose count can start its situation, so no other rule can start on it;
+ * a wrongly signed request, which anyone can send, is judged by one rule, not by all of them.
+ */
+const RULES_RAISED_BY: ReadonlyMap<ActivityKind, readonly Rule[]> = new Map(
+  [...ALARM_KINDS].map((kind) => [
+    kind,
+    ALARM_RULES.filter((rule) => rule.raisedBy.includes(kind)),
+  ]),
+);
+
+/**
  * Raises each alarm whose situation is happening, at most once per window: not again while the
  * window notes it raised (`ActivityWindow.noteRaised`), by this or by the store (whose alarms,
  * such as `token_key_missing`, are noted there too).
@@ -270,11 +282,17 @@ export class Alarms {
     );
   }
 
-  /** Raises what is happening and was not raised within the window. */
-  check(now: number): void {
+  /**
+   * Raises what is happening and was not raised within the window: of the rules `kind` can
+   * raise, when it is given (it was just counted), else of all.
+   */
+  check(now: number, kind?: ActivityKind): void {
     const { window } = this;
     const minutes = Math.round(window.windowMs / 60_000);
-    for (const { rule, count } of this.active()) {
+    const rules = kind === undefined ? ALARM_RULES : (RULES_RAISED_BY.get(kind) ?? []);
+    for (const rule of rules) {
+      const count = rule.measure(window);
+      if (count <= 0) continue;
       if (window.raisedAt(rule.code) !== undefined) continue;
       // Raised on evidence of the window, and again only on evidence newer than the last
       // raise: the one-minute buckets can still count what is up to a minute older, and an

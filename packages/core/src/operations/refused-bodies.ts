@@ -1,4 +1,5 @@
 import { MAX_EXTERNAL_USER_ID_LENGTH } from '../client/external-user-id.js';
+import { MinHeap } from '../store/min-heap.js';
 import { decodeJson } from '../wire/payload/decode-json.js';
 import { OUTCOME_FIELDS } from '../wire/payload/outcome-fields.js';
 import { COMPLETED_EVENT } from '../wire/payload/parse.js';
@@ -48,12 +49,20 @@ interface Refused {
  * The user ids stay in this process's memory for the alarms' window at most, never in a log
  * or the store.
  */
+/** A kept entry in the rank order. */
+interface Ranked {
+  at: number;
+  key: string;
+  entry: Refused;
+}
+
 export class RefusedBodies {
   /** Oldest first: a user noted again moves to the end. */
   private readonly byUser = new Map<string, Refused>();
   private bytes = 0;
-  /** The highest rank kept, once known (undefined after the entry holding it went). */
-  private highestRank: number | undefined;
+  // The entries by rank, highest first (`at` is the rank negated); entries since removed or
+  // replaced are skipped when they come to the top, and swept out when they outnumber the kept.
+  private readonly byRank = new MinHeap<Ranked>();
 
   constructor(
     private readonly activity: ActivityWindow,
@@ -102,14 +111,17 @@ export class RefusedBodies {
       this.activity.record('refused_unkept', undefined, account);
     }
     while (this.byUser.size >= MAX_REMEMBERED || this.bytes + entry.bytes > MAX_BYTES) {
-      const [highestKey, highest] = this.highest();
+      const highest = this.highest();
       // Full of users ranked below this one: it is the one left out.
-      if (highest.rank <= rank) return;
-      this.remove(highestKey);
+      if (highest.entry.rank <= rank) return;
+      this.remove(highest.key);
     }
     this.byUser.set(key, entry);
     this.bytes += entry.bytes;
-    if (this.highestRank !== undefined && rank > this.highestRank) this.highestRank = rank;
+    this.byRank.push({ at: -rank, key, entry });
+    if (this.byRank.size > 2 * this.byUser.size + 64) {
+      this.byRank.filter((ranked) => this.byUser.get(ranked.key) === ranked.entry);
+    }
   }
 
   /** Erasure (`receiver.forgetUser`): the user is no longer remembered by this process. */
@@ -146,20 +158,14 @@ export class RefusedBodies {
     if (!entry) return;
     this.byUser.delete(key);
     this.bytes -= entry.bytes;
-    if (entry.rank === this.highestRank) this.highestRank = undefined;
   }
 
-  /**
-   * The entry of the highest rank. Found by a scan only after the one holding it went: in a
-   * flood, most bodies rank above it and are left out at one comparison.
-   */
-  private highest(): [string, Refused] {
-    let found: [string, Refused] | undefined;
-    for (const pair of this.byUser) {
-      if (!found || pair[1].rank > found[1].rank) found = pair;
+  /** The kept entry of the highest rank (there is one: called only when full). */
+  private highest(): Ranked {
+    for (let top = this.byRank.peek(); ; top = this.byRank.peek()) {
+      if (top && this.byUser.get(top.key) === top.entry) return top;
+      this.byRank.pop();
     }
-    this.highestRank = found![1].rank;
-    return found!;
   }
 }
 

@@ -300,8 +300,8 @@ export function createReceiver<S extends Store = Store>(
     // Only what can start a situation is checked: what all is well does, or anyone can do, never is.
     if (!ALARM_KINDS.has(kind)) return;
     const now = resolved.clock.now();
-    alarms.check(now);
-    if (account !== undefined) accountAlarms.of(account).check(now);
+    alarms.check(now, kind);
+    if (account !== undefined) accountAlarms.of(account).check(now, kind);
   });
   const slowCalls = new SlowStoreCalls(activity, resolved.storeSlowMs);
   // Built once per Receiver, not per request (per-request-literals.test.ts).
