@@ -135,7 +135,17 @@ export async function deliverLeased(
   const event = built instanceof Promise ? await built : built;
   const leased = stillLeased(context, session.key, owner, session.lease?.until);
   if (leased !== true && !(await leased)) {
-    return { outcome: await leaseLost(context, session), event };
+    if (await recordKept(context, session)) {
+      log.warn('A lease lapsed before delivery; another worker delivers this result.', {
+        sessionToken: session.token,
+      });
+      return { outcome: 'lease-lost', event };
+    }
+    log.info(
+      "A result's session was erased (forgetUser) before it was delivered: acknowledged, not delivered.",
+      { sessionToken: session.token },
+    );
+    return { outcome: 'erased', event };
   }
   if (handlers.count('verification.completed') === 0) {
     log.warn('No verification.completed handler is registered; the result is acknowledged.', {
@@ -197,9 +207,8 @@ export async function deliverLeased(
     });
   }
   if (settled) return { outcome: 'delivered', event };
-  if ((await leaseLost(context, session)) === 'lease-lost') {
-    return { outcome: 'lease-lost', event };
-  }
+  // Another worker took the session over: it records the result.
+  if (await recordKept(context, session)) return { outcome: 'lease-lost', event };
   // The handlers had it: what they wrote may outlive the erasure that ran meanwhile.
   log.warn(
     "A result was delivered while its user's records were being erased (forgetUser): erase again what your handlers stored for that user.",
@@ -209,28 +218,18 @@ export async function deliverLeased(
 }
 
 /**
- * Why this worker no longer holds a session's lease, said as it is: another worker took it
- * (it delivers the result), or the record is gone (erased by `forgetUser`, or its retention
- * ended), and nobody will deliver it.
+ * Whether the record of a session whose lease this worker lost is still in the store (another
+ * worker holds it), or is gone: erased by `forgetUser`, or its retention ended, so nobody
+ * delivers it. A store that cannot be read now is taken to keep it.
  */
-async function leaseLost(
-  context: Pick<DeliverContext, 'store' | 'now' | 'log'>,
+function recordKept(
+  context: Pick<DeliverContext, 'store' | 'now'>,
   session: TrackedSession,
-): Promise<'lease-lost' | 'erased'> {
-  const current = await context.store
-    .get({ key: session.key, now: context.now() })
-    .catch(() => session);
-  if (current) {
-    context.log.warn('A lease lapsed before delivery; another worker delivers this result.', {
-      sessionToken: session.token,
-    });
-    return 'lease-lost';
-  }
-  context.log.info(
-    "A result's session was erased (forgetUser) before it was delivered: acknowledged, not delivered.",
-    { sessionToken: session.token },
+): Promise<boolean> {
+  return context.store.get({ key: session.key, now: context.now() }).then(
+    (current) => current !== undefined,
+    () => true,
   );
-  return 'erased';
 }
 
 /**
