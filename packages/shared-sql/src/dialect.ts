@@ -1,8 +1,6 @@
-/**
- * How long past both its expiry and its due time an open record is kept (rule 8 of the Store
- * contract: nothing is kept forever). A closed record is kept until its retention ends.
- */
-export const OPEN_RECORD_GRACE_MS = 86_400_000;
+// How long past both its expiry and its due time an open record is kept: the Store contract's
+// (rule 8), as every store keeps it. A closed record is kept until its retention ends.
+export { OPEN_RECORD_GRACE_MS } from '@faceverify/core/store';
 
 /**
  * What the shared statements need to know of one database: where the tables are, how a row's

@@ -90,8 +90,9 @@ export type {
   // The transaction a store's transactional handlers get (`createReceiver`'s type).
   TransactionOf,
 } from './store.js';
-// Redis, PostgreSQL and D1: which states are open, as the Receiver reads them.
-export { isOpen } from './store.js';
+// Redis, PostgreSQL and D1: which states are open, as the Receiver reads them; and how long
+// an open record is kept past its expiry and due time (rule 8), as every store keeps it.
+export { isOpen, OPEN_RECORD_GRACE_MS } from './store.js';
 export {
   // What a store's `onAlarm` calls.
   type StoreAlarmListener,

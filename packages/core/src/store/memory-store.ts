@@ -23,6 +23,7 @@ import {
   type LeaseDueOptions,
   type LeaseOptions,
   type ListDeadLettersOptions,
+  OPEN_RECORD_GRACE_MS,
   type RememberOptions,
   type SettleOptions,
   type Store,
@@ -35,9 +36,6 @@ interface Entry {
   at: number;
   key: string;
 }
-
-/** How long past both its expiry and its due time an open record is kept (Store rule 8). */
-const OPEN_RECORD_GRACE_MS = 86_400_000;
 
 /** How often open records are walked for those past `OPEN_RECORD_GRACE_MS`. */
 const OPEN_SWEEP_EVERY_MS = 3_600_000;

@@ -296,6 +296,12 @@ export interface StoreBacklog {
 }
 
 /**
+ * How long past both its `expiresAt` and its `dueAt` an open record may be kept (rule 8 of
+ * `Store`: nothing is kept forever): a day. Every store of this repository drops it then.
+ */
+export const OPEN_RECORD_GRACE_MS = 86_400_000;
+
+/**
  * Persistence for tracked sessions, deliveries and the replay window. Every method takes one
  * options object, and every time is passed in as `now` (ms since the epoch): a store never
  * reads a clock of its own for what it decides, so the Receiver's clock rules everywhere.

@@ -1,12 +1,10 @@
+import { OPEN_RECORD_GRACE_MS } from '@faceverify/core/store';
 import { DECLARED_KEYS_LUA } from './declared-keys.js';
 import { CHECK_MARKER_LUA } from './marker.js';
 
-/**
- * How long past both its `expiresAt` and its `dueAt` an open record is kept (contract rule 8:
- * nothing is kept forever). Its Redis TTL is set from this, and refreshed whenever its due
- * time moves.
- */
-export const OPEN_RECORD_GRACE_MS = 86_400_000;
+// How long past both its `expiresAt` and its `dueAt` an open record is kept (the Store
+// contract's rule 8): its Redis TTL is set from this, and refreshed whenever its due time moves.
+export { OPEN_RECORD_GRACE_MS };
 
 /**
  * How long Redis keeps a closed record or a digest past its logical end. Reads decide by the
