@@ -1,17 +1,21 @@
 import { decodeDeadLetterCursor, encodeDeadLetterCursor, isAfter } from './dead-letter-cursor.js';
 import { MinHeap } from './min-heap.js';
 import { ReplayDigests } from './replay-digests.js';
+import { StartClaims } from './start-claims.js';
 import {
   type AttachAndLeaseOptions,
   type AttachAndLeaseOutcome,
   type AttachOutcome,
   type AttachResultOptions,
+  type ClaimStartOptions,
+  type ClaimStartOutcome,
   type ClosedRecordListener,
   type CountsOptions,
   type DeadLetterOptions,
   type DeadLetterPage,
   type DueSummary,
   type DueSummaryOptions,
+  type EndStartOptions,
   type FindByUserOptions,
   type ForgetOptions,
   type ForgetUserOptions,
@@ -117,15 +121,27 @@ export class MemoryStore implements Store {
   // The `now` of the last purge, and when open records are next walked (`dropStaleOpen`).
   private purgedAt: number | undefined;
   private openSweepAt = Number.NEGATIVE_INFINITY;
+  private readonly starts = new StartClaims({
+    reusable: (key, expiresBy) => {
+      const record = this.records.get(key);
+      return record?.state === 'pending' && record.expiresAt >= expiresBy
+        ? copy(record)
+        : undefined;
+    },
+    isKept: (key) => this.records.has(key),
+  });
 
   async insert({
     record: session,
     now,
     maxOpenPerUser,
     displacedRetainMs = 0,
+    start,
   }: InsertOptions): Promise<InsertOutcome> {
     this.purge(now);
     if (this.records.has(session.key)) return { inserted: false, displaced: [] };
+    if (start)
+      this.starts.inserted(start.startKey, start.owner, session.key, session.externalUserId);
     const displaced =
       maxOpenPerUser === undefined || !isOpen(session.state)
         ? []
@@ -234,6 +250,16 @@ export class MemoryStore implements Store {
     return true;
   }
 
+  async claimStart(options: ClaimStartOptions): Promise<ClaimStartOutcome> {
+    this.purge(options.now);
+    return this.starts.claim(options);
+  }
+
+  async endStart({ startKey, owner, now }: EndStartOptions): Promise<void> {
+    this.purge(now);
+    this.starts.end(startKey, owner);
+  }
+
   async counts({ now }: CountsOptions): Promise<Record<TrackedState, number>> {
     this.purge(now);
     const counts: Record<TrackedState, number> = {
@@ -309,6 +335,7 @@ export class MemoryStore implements Store {
     // of these finds it gone when it settles. Index entries left in the heaps are stale and
     // dropped when they surface, as after any removal.
     for (const key of keys) this.remove(this.records.get(key)!);
+    this.starts.forgetUser(externalUserId);
     return keys.length;
   }
 
@@ -431,6 +458,7 @@ export class MemoryStore implements Store {
    */
   private dropStaleOpen(now: number): void {
     this.openSweepAt = now + OPEN_SWEEP_EVERY_MS;
+    this.starts.purge(now);
     for (const record of this.records.values()) {
       if (!isOpen(record.state)) continue;
       if (Math.max(record.expiresAt, record.dueAt) + OPEN_RECORD_GRACE_MS <= now) {

@@ -59,6 +59,12 @@ export interface TrackedSession {
   key: string;
   /** The hosted session token; absent for a delivery matched to no session. */
   token?: string;
+  /**
+   * The session's verify URL, for a session started by `startVerification`, so a start of the
+   * same need hands it out again. Never held by a store in clear: it holds the token, so it is
+   * sealed with it and goes with it when the record closes.
+   */
+  verifyUrl?: string;
   externalUserId: string;
   createdAt: number;
   /** After this instant a session still pending is given up. */
@@ -124,6 +130,11 @@ export interface InsertOptions {
   maxOpenPerUser?: number;
   /** How long a displaced record is kept after closing. Default 0. */
   displacedRetainMs?: number;
+  /**
+   * The claimed start this record ends (see `Store.claimStart`): the start names the record
+   * from now on, so a claim of the same start reuses it, and `owner`'s claim ends.
+   */
+  start?: InsertedStart;
 }
 
 /** Outcome of `Store.insert`. */
@@ -132,6 +143,79 @@ export interface InsertOutcome {
   inserted: boolean;
   /** Open records of the same user closed to stay within `maxOpenPerUser`, as they were. */
   displaced: TrackedSession[];
+}
+
+/**
+ * The start a record ends, given to `Store.insert` by the caller that holds the claim on it
+ * (`Store.claimStart`): from then on the start names this record, and the claim ends.
+ */
+export interface InsertedStart {
+  /** The start, as claimed. */
+  startKey: string;
+  /** The claim's owner, as claimed: a claim meanwhile taken over by another owner is left to it. */
+  owner: string;
+}
+
+/** A count of starts (`Store.claimStart`): of one user or one account, in one period. */
+export interface StartCounter {
+  /**
+   * Names the count, and its period: a keyed hash or an account id, and a day or an hour,
+   * computed by the caller; never a user's id in clear. The store keeps it as it is.
+   */
+  key: string;
+  /**
+   * A claim that would take the count past this is refused (`limited`), and counts nothing.
+   * Absent: counted, never refused.
+   */
+  limit?: number;
+  /** Only read, never counted: a past period, for comparison. */
+  readOnly?: boolean;
+  /** How long the count is kept after it was first counted. */
+  ttlMs: number;
+}
+
+/** Options of `Store.claimStart`. */
+export interface ClaimStartOptions {
+  /**
+   * One need of one user: a keyed hash of the user and of the purpose the caller names, the
+   * same on every process with the same keys. The store keeps it as it is.
+   */
+  startKey: string;
+  /** The user, as records hold it: `forgetUser` removes the user's starts with the records. */
+  externalUserId: string;
+  /** Who claims: the owner of leases, a process's own id. */
+  owner: string;
+  now: number;
+  /**
+   * How long the claim holds when its owner neither inserts the session nor ends the claim
+   * (a crash): longer than the session's creation can take.
+   */
+  claimMs: number;
+  /**
+   * The open record the start names is handed back for reuse while it is `pending` and expires
+   * this many ms after `now` or later. Absent: never reused (a fresh session was asked for).
+   */
+  reuseMinLifetimeMs?: number;
+  /** Counted once when the claim is granted, in the same atomic step; read in every outcome. */
+  counters: readonly StartCounter[];
+}
+
+/** Outcome of `Store.claimStart`. */
+export type ClaimStartOutcome =
+  /** The start's open session, to hand out again. Nothing was counted. */
+  | { claim: 'reuse'; record: TrackedSession }
+  /** The caller creates the session, then inserts it with `start`, or ends the claim. */
+  | { claim: 'granted'; counts: number[] }
+  /** Another owner's claim holds until `until`: its session is being created. */
+  | { claim: 'busy'; until: number }
+  /** `counters[counter]` is at its limit; nothing was counted. */
+  | { claim: 'limited'; counter: number; counts: number[] };
+
+/** Options of `Store.endStart`. */
+export interface EndStartOptions {
+  startKey: string;
+  owner: string;
+  now: number;
 }
 
 /** Options of `Store.get`. */
@@ -340,6 +424,14 @@ export const OPEN_RECORD_GRACE_MS = 86_400_000;
  * 12. Hints (`user` of the calls naming a record, `keys` of `findByUser`) never change an
  *     outcome: a call given a wrong hint answers as one given none. `attachAndLease`, where a
  *     store has it, answers as `attachResult` followed at once by `lease` would.
+ * 13. Starts (`claimStart`, `endStart`, where a store has them): of concurrent claims of one
+ *     start, across processes, one is `granted`; the others are `busy` while its claim holds,
+ *     and once it ends are granted again (`endStart`, or the claim lapsed) or handed the record
+ *     it was inserted with (`reuse`, while that record is `pending` with the life asked for).
+ *     A granted claim counts each counter not `readOnly` once, atomically with the grant; a
+ *     claim `limited`, `busy` or reused counts nothing, so no count passes its limit however
+ *     many claim at once. A start is kept while its claim holds or its record is kept, no
+ *     longer; `forgetUser` removes the user's starts with the records.
  *
  * What a store is given is already protected, and it keeps each value as it is given, deciding
  * nothing on it (docs/polling-and-stores.md, "Session tokens at rest" and "Results at rest"):
@@ -375,6 +467,20 @@ export interface Store {
   leaseDue(options: LeaseDueOptions): Promise<TrackedSession[]>;
   /** Writes the outcome of leased work and ends the lease; `false` when the lease was lost. */
   settle(options: SettleOptions): Promise<boolean>;
+  /**
+   * Optional: claims one start (one need of one user) before the session is created, so that
+   * concurrent starts, on any process, create one session and hand it out again while it is
+   * open (contract rule 13), and counts it against `counters` in the same atomic step. The
+   * Receiver's `startVerification` uses it; on a store without it, starts are neither shared
+   * between processes nor counted.
+   *
+   * @example
+   * const outcome = await store.claimStart({ startKey, externalUserId, owner, now, claimMs: 60_000, reuseMinLifetimeMs: 300_000, counters: [] });
+   * if (outcome.claim === 'granted') await store.insert({ record, now, start: { startKey, owner } });
+   */
+  claimStart?(options: ClaimStartOptions): Promise<ClaimStartOutcome>;
+  /** Ends `owner`'s claim of a start without a session (its creation failed); see `claimStart`. */
+  endStart?(options: EndStartOptions): Promise<void>;
   /** Counts records by state, for health checks and tests. */
   counts(options: CountsOptions): Promise<Record<TrackedState, number>>;
   /**

@@ -1,6 +1,7 @@
 import { unmatchedKey } from '../store/record-keys.js';
 import type { Store, StoredResult, TrackedSession } from '../store/store.js';
 import { fixturePayload } from './fixture-payload.js';
+import { startContractCases } from './start-contract.js';
 
 /** One check of the Store contract, runnable by any test runner. */
 export interface StoreContractCase {
@@ -1235,6 +1236,7 @@ export function storeContractCases(createStore: () => Store | Promise<Store>): S
         );
       },
     ),
+    ...startContractCases({ withStore, expect, t0: T0 }),
   ];
 }
 

@@ -16,21 +16,30 @@ export function isSealed(stored: string): boolean {
   return stored.startsWith(PREFIX) || stored.startsWith(EACH_KEY_PREFIX);
 }
 
+/** The associated data of a token's verify URL, sealed as the envelope's second part. */
+const verifyUrlAad = (recordKey: string) => `${PREFIX}${recordKey}#verify_url`;
+
 /**
  * Seals a token once, in an envelope (see `Keyring`): `fvt2.<key id>.<wrapped data key>…~<IV
  * and ciphertext>`, the record key as associated data. The user's id rides along when given:
  * the store holds only a keyed hash of it, and an open session without a result has nowhere
  * else to keep the id the Receiver names it by (a `verification.expired` event). It is dropped
- * with the token when the record closes.
+ * with the token when the record closes. So is the session's verify URL, a second part when
+ * given: it holds the token, and is handed out again while the session is open.
  */
 export function sealToken(
   keyring: Keyring,
   token: string,
   recordKey: string,
   externalUserId?: string,
+  verifyUrl?: string,
 ): MaybeAsync<string> {
   const plain = externalUserId === undefined ? token : `${token}${USER_SEPARATOR}${externalUserId}`;
-  return keyring.seal(PREFIX, [[plain, `${PREFIX}${recordKey}`]]);
+  const tokenPart = [plain, `${PREFIX}${recordKey}`] as const;
+  return keyring.seal(
+    PREFIX,
+    verifyUrl === undefined ? [tokenPart] : [tokenPart, [verifyUrl, verifyUrlAad(recordKey)]],
+  );
 }
 
 /** The ids of the keys a sealed token can be opened with: what an instance must list to open it. */
@@ -42,6 +51,8 @@ export function sealedKeyIds(sealed: string): string[] {
 export interface OpenedToken {
   token: string;
   externalUserId?: string;
+  /** The session's verify URL, when it was sealed with the token. */
+  verifyUrl?: string;
 }
 
 /**
@@ -53,14 +64,23 @@ export function openSealedToken(
   sealed: string,
   recordKey: string,
 ): MaybeAsync<OpenedToken | undefined> {
-  const opening = sealed.startsWith(PREFIX)
-    ? andThen(keyring.open(PREFIX, sealed, [`${PREFIX}${recordKey}`]), (parts) => parts?.[0])
-    : keyring.openEach(EACH_KEY_PREFIX, sealed, recordKey);
-  return andThen(opening, (plain) => {
-    if (plain === undefined) return undefined;
-    const at = plain.indexOf(USER_SEPARATOR);
-    return at < 0
-      ? { token: plain }
-      : { token: plain.slice(0, at), externalUserId: plain.slice(at + 1) };
+  if (!sealed.startsWith(PREFIX)) {
+    return andThen(keyring.openEach(EACH_KEY_PREFIX, sealed, recordKey), (plain) =>
+      plain === undefined ? undefined : openedToken(plain),
+    );
+  }
+  const aads = [`${PREFIX}${recordKey}`, verifyUrlAad(recordKey)];
+  return andThen(keyring.open(PREFIX, sealed, aads), (parts) => {
+    if (parts === undefined) return undefined;
+    const opened = openedToken(parts[0]!);
+    if (parts[1] !== undefined) opened.verifyUrl = parts[1];
+    return opened;
   });
+}
+
+function openedToken(plain: string): OpenedToken {
+  const at = plain.indexOf(USER_SEPARATOR);
+  return at < 0
+    ? { token: plain }
+    : { token: plain.slice(0, at), externalUserId: plain.slice(at + 1) };
 }

@@ -5,11 +5,13 @@ import type {
   AttachAndLeaseOutcome,
   AttachOutcome,
   AttachResultOptions,
+  ClaimStartOutcome,
   CountsOptions,
   DeadLetterOptions,
   DeadLetterPage,
   DueSummary,
   DueSummaryOptions,
+  EndStartOptions,
   FindByUserOptions,
   ForgetOptions,
   ForgetUserOptions,
@@ -23,6 +25,7 @@ import type {
   SettledWith,
   SettleOptions,
   SettleUpdate,
+  StartCounter,
   Store,
   StoredResult,
   TrackedSession,
@@ -49,6 +52,7 @@ import {
   sealToken,
 } from './sealed-token.js';
 import { SlowCalls } from './slow-calls.js';
+import { type StartCountOf, startCountKeyOf, startKeyOf } from './start-keys.js';
 import type { RevealedSession } from './stored-key.js';
 import {
   deriveTokenKey,
@@ -87,6 +91,28 @@ export interface TokenProtectionOptions {
    */
   lookUpClearUserIds?: boolean;
 }
+
+/** A count of starts as the Receiver names it: whose, and which period (see `StartCounter`). */
+export interface StartCount extends Omit<StartCounter, 'key'> {
+  of: 'user' | 'account';
+  /** The period counted in, as the Receiver names it (`2026-11-29`, `2026-11-29T08`). */
+  period: string;
+}
+
+/** What `TokenProtectingStore.claimSessionStart` takes: the start named as the Receiver knows it. */
+export interface StartClaimOptions extends AccountScope {
+  externalUserId: string;
+  /** The need, as the app names it; `''` for the default one. */
+  purpose: string;
+  owner: string;
+  now: number;
+  claimMs: number;
+  reuseMinLifetimeMs?: number;
+  counts: readonly StartCount[];
+}
+
+/** `Store.claimStart`'s outcome with the record opened, and the start's key for later calls. */
+export type StartClaimed = ClaimStartOutcome & { startKey: string };
 
 /**
  * Entries each cache below keeps. A full cache drops its oldest entry for each new one, so what
@@ -485,6 +511,54 @@ export class TokenProtectingStore implements Store {
     }
   }
 
+  /**
+   * Claims a start in the inner store (`Store.claimStart`), named and counted under the first
+   * key's hashes; a record handed back to reuse comes opened, its verify URL with it.
+   * `undefined` when the inner store keeps no starts.
+   */
+  async claimSessionStart({
+    account,
+    purpose,
+    counts,
+    ...options
+  }: StartClaimOptions): Promise<StartClaimed | undefined> {
+    if (!this.inner.claimStart) return undefined;
+    const call = this.begin('claimStart');
+    try {
+      const keying = this.withKeyring((keyring) =>
+        andThen(this.storedUsers(keyring, options.externalUserId, account), (users) =>
+          andThen(startKeyOf(keyring.first, users[0]!, purpose), (startKey) => ({
+            startKey,
+            user: users[0]!,
+          })),
+        ),
+      );
+      const { startKey, user } = keying instanceof Promise ? await keying : keying;
+      const counters = counts.map(({ of, period, ...counter }) => {
+        const whose: StartCountOf = of === 'user' ? { user } : { account };
+        return Object.assign(counter, { key: startCountKeyOf(whose, period) });
+      });
+      const outcome = await this.inner.claimStart({
+        ...options,
+        startKey,
+        externalUserId: user,
+        counters,
+      });
+      if (outcome.claim !== 'reuse') return Object.assign(outcome, { startKey });
+      this.learn(outcome.record);
+      const revealing = this.revealAll([outcome.record], options.externalUserId);
+      const [record] = revealing instanceof Promise ? await revealing : revealing;
+      return { claim: 'reuse', record: record!, startKey };
+    } finally {
+      this.end(call);
+    }
+  }
+
+  /** Ends a claim of a start (`Store.endStart`); nothing when the inner store keeps no starts. */
+  async endSessionStart(options: EndStartOptions): Promise<void> {
+    if (this.inner.endStart) await this.watched('endStart', this.inner.endStart(options));
+  }
+
   /** Every key a record of `token` may be stored under, as `watchClosed` names them. */
   keysOf(token: string): MaybeAsync<string[]> {
     return this.withKeyring((keyring) => this.storedKeys(keyring, token));
@@ -735,14 +809,16 @@ export class TokenProtectingStore implements Store {
 
   /** A record as the store keeps it: its token, user's id and result concealed. */
   private conceal(keyring: Keyring, record: TrackedSession): MaybeAsync<TrackedSession> {
-    const { token, result, account, ...rest } = record;
+    const { token, result, account, verifyUrl, ...rest } = record;
     const keying = isUnmatchedKey(record.key) ? record.key : recordKeyOf(keyring.first, record.key);
     return andThen(keying, (key) =>
       // The first key's hash, as `findByUser` of the same webhook already computed it.
       andThen(this.storedUsers(keyring, record.externalUserId, account), (users) => {
         const concealed: TrackedSession = Object.assign(rest, { key, externalUserId: users[0]! });
         const sealing =
-          token === undefined ? undefined : sealToken(keyring, token, key, record.externalUserId);
+          token === undefined
+            ? undefined
+            : sealToken(keyring, token, key, record.externalUserId, verifyUrl);
         return andThen(sealing, (sealed) => {
           if (sealed !== undefined) concealed.token = sealed;
           if (result === undefined) return concealed;
@@ -849,6 +925,7 @@ export class TokenProtectingStore implements Store {
     if (result) revealed.result = result;
     if (opened) {
       cacheEntry(this.foundUnder, opened.token, record.key);
+      if (opened.verifyUrl !== undefined) revealed.verifyUrl = opened.verifyUrl;
       return Object.assign(revealed, {
         key: opened.token,
         token: opened.token,
