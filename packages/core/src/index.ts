@@ -24,6 +24,7 @@ export {
   NetworkError,
   RateLimitError,
   type RateLimitInfo,
+  StartLimitError,
   TimeoutError,
   WebhookPayloadError,
   WebhookVerificationError,
@@ -101,7 +102,6 @@ export {
   type ForgottenUser,
   type HealthOptions,
   type Receiver,
-  type StartedVerification,
   type StartVerificationParams,
   type TrackOptions,
 } from './receiver/create-receiver.js';
@@ -115,6 +115,9 @@ export {
 } from './receiver/results/result-events.js';
 export { type ReturnPageOptions, returnPage } from './receiver/results/return-page.js';
 export type { WaitedResult, WaitForResultOptions } from './receiver/results/wait-for-result.js';
+// Starts: the session handed out again, and the limits of a day.
+export type { StartedVerification } from './receiver/starts/session-starts.js';
+export type { StartsOption } from './receiver/starts/starts-option.js';
 export type { ReceiverErrorCode, ReceiverResponse } from './receiver/webhook/answers.js';
 // A request handed to `receiver.receive()` by code of the app's own, and its answer.
 export type { HeadersLike } from './receiver/webhook/headers.js';

@@ -39,6 +39,7 @@ export type FaceverifyErrorCode =
   | 'browser_refused'
   | 'image_error'
   | 'store_error'
+  | 'start_limit_reached'
   /**
    * A `StoreAlarm`: each code is described there.
    */
@@ -143,6 +144,30 @@ export class TimeoutError extends FaceverifyError {
   constructor(message: string, timeoutMs: number) {
     super('timeout', message);
     this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * `startVerification` refused a start: the user (`scope: 'user'`) or the account
+ * (`scope: 'account'`) started as many sessions today (a UTC day) as `starts` allows. Nothing
+ * was sent to the service. Show the user something like "try again tomorrow"; `retryAt` is when
+ * the count starts again. Its message is for you, not for the user: it names the option.
+ *
+ * @example
+ * if (error instanceof StartLimitError) return res.status(429).json({ retryAt: error.retryAt });
+ */
+export class StartLimitError extends FaceverifyError {
+  readonly scope: 'user' | 'account';
+  /** The limit that was reached. */
+  readonly limit: number;
+  /** The start of the next UTC day, when the count starts again. */
+  readonly retryAt: Date;
+
+  constructor(message: string, scope: 'user' | 'account', limit: number, retryAt: Date) {
+    super('start_limit_reached', message);
+    this.scope = scope;
+    this.limit = limit;
+    this.retryAt = retryAt;
   }
 }
 

@@ -41,7 +41,11 @@ export type ActivityKind =
   /** A webhook verified with a secret other than the first listed: a rotation not finished. */
   | 'older_secret'
   /** A request naming an id not known to be an account's, turned away: the budget was spent. */
-  | 'account_budget_spent';
+  | 'account_budget_spent'
+  /** A session start that failed after its request may have reached the service. */
+  | 'start_ambiguous'
+  /** A session start in an hour whose starts run far above the day before's hourly rate. */
+  | 'starts_surging';
 
 const BUCKET_MS = 60_000;
 // Accounts followed one by one at once: the ones seen least recently are forgotten past it.

@@ -37,6 +37,16 @@ export type AlarmCode =
    */
   | 'account_budget_spent'
   /**
+   * A session start failed after its request may have reached the service (a timeout, a
+   * dropped connection, a 5xx): a session may exist that the Receiver does not track.
+   */
+  | 'start_ambiguous'
+  /**
+   * An account's session starts this hour run far above its hourly rate of the day before:
+   * a launch, or a script starting sessions.
+   */
+  | 'starts_surging'
+  /**
    * Raised by the store, or about it: each code is described at `StoreAlarmCode`.
    */
   | StoreAlarmCode;
@@ -224,6 +234,22 @@ export const ALARM_RULES: readonly Rule[] = [
     measure: (w) => w.count('account_budget_spent'),
     message: (count, minutes) =>
       `${counted(count, 'request')} in the last ${minutes} minutes named an account id this instance does not know to be an account, and ${inflected(count, 'was', 'were')} answered 503 account_unavailable: the budget of resolver calls for such ids (accounts.maxResolvesPerMinute) was spent, most likely by requests to made-up ids. Webhooks of accounts this instance resolved, and of sessions in the store, are still served. If your accounts are many and new to each instance (webhooks of sessions not tracked), raise maxResolvesPerMinute; otherwise limit the sender's rate in front of the webhook route.`,
+  },
+  {
+    code: 'start_ambiguous',
+    severity: 'degraded',
+    raisedBy: ['start_ambiguous'],
+    measure: (w) => w.count('start_ambiguous'),
+    message: (count, minutes) =>
+      `${counted(count, 'session start')} in the last ${minutes} minutes failed after ${inflected(count, 'its request', 'their requests')} may have reached the service (a timeout, a dropped connection or a 5xx answer): each may have created a session this Receiver does not track. Such a session may be billed; its user never got its link, so it will not complete. If it keeps happening, check the network between this instance and the service, and the client's timeoutMs.`,
+  },
+  {
+    code: 'starts_surging',
+    severity: 'degraded',
+    raisedBy: ['starts_surging'],
+    measure: (w) => w.count('starts_surging'),
+    message: (_count, _minutes, window) =>
+      `Session starts are surging: ${window.detailOf('starts_surging') ?? 'far more this hour than usual'}. Each start may be billed. If it is not a launch or a campaign of yours, look for a script starting sessions for many made-up users: set starts.perAccountPerDay in createReceiver() to bound a day's cost, and lower starts.perUserPerDay (docs/operations.md, "Session starts").`,
   },
   {
     code: 'backlog_growing',

@@ -4,7 +4,6 @@ import { createStoreTime } from '../base/clock/store-time.js';
 import { ConfigurationError } from '../base/errors.js';
 import { checkExternalUserId } from '../client/external-user-id.js';
 import type { CreateSessionParams } from '../client/index.js';
-import { announceDisplaced } from '../delivery/announce-displaced.js';
 import { type SweepReport, sweep } from '../delivery/sweep.js';
 import {
   ACCOUNT_ATTRIBUTE,
@@ -14,7 +13,6 @@ import {
   isTransactional,
   type Store,
   type StoreBacklog,
-  type TrackedSession,
   type TransactionOf,
 } from '../store/store.js';
 import { StoreAlarm } from '../store/store-alarm.js';
@@ -23,6 +21,7 @@ import {
   type ConfirmOptions,
   createConfirmSession,
 } from './results/confirm-session.js';
+import { SessionStarts, type StartedVerification } from './starts/session-starts.js';
 
 export type { ConfirmedSession, ConfirmOptions, ForgetUserScope, ForgottenUser };
 
@@ -66,6 +65,19 @@ export interface StartVerificationParams extends CreateSessionParams {
    * with. Its API key creates the session; its webhook and its polls are that account's.
    */
   account?: string;
+  /**
+   * What the session is for. Starts of the same user and purpose share one open session: a
+   * double click, a client's retry or a second tab get the same `verifyUrl` back, and one
+   * `POST /v1/verify` is made. Default `''`: every start of a user shares one. Name purposes
+   * when one user may need two verifications at once (`'signup'`, `'payout'`), or pass your
+   * client's idempotency key. Kept in the store only as a keyed hash.
+   */
+  purpose?: string;
+  /**
+   * `true`: create a new session even when one of this user and purpose is open (counted
+   * against the day's limits). The open one stays valid until it completes or expires.
+   */
+  fresh?: boolean;
 }
 
 /** Options of `receiver.track()`. */
@@ -84,11 +96,6 @@ export interface HealthOptions {
 }
 
 /** A started verification: send only `verifyUrl` to the browser. */
-export interface StartedVerification {
-  token: string;
-  verifyUrl: string;
-}
-
 /** Receives webhooks, tracks sessions, polls for missed results and delivers each one once. */
 export interface Receiver<Transaction = never> {
   /** Largest accepted body; adapters stop reading past it. */
@@ -129,7 +136,11 @@ export interface Receiver<Transaction = never> {
    */
   receive(request: WebhookRequest): Promise<ReceiverResponse>;
   /**
-   * Creates a session (`POST /v1/verify`) and tracks it until its result is delivered.
+   * Creates a session (`POST /v1/verify`) and tracks it until its result is delivered, or
+   * hands out again the user's open session for the same `purpose` (`reused: true`), so a
+   * retry never starts a second verification, on any instance sharing the store. Rejects
+   * with `StartLimitError` when the user or account started as many sessions today as
+   * `starts` allows, before anything is sent.
    *
    * @example
    * const { verifyUrl } = await receiver.startVerification({ externalUserId: user.id });
@@ -325,6 +336,7 @@ export function createReceiver<S extends Store = Store>(
     });
     context.handlers.raiseAlert(alert);
   };
+  const starts = new SessionStarts(context);
   const alarms = new Alarms(context.activity, raiseAlert);
   const accountAlarms = new AccountAlarms(context.activity, raiseAlert);
   reportStoreAlarms(context);
@@ -403,44 +415,18 @@ export function createReceiver<S extends Store = Store>(
         return Promise.reject(error);
       }
     },
-    async startVerification({ account, ...params }) {
+    async startVerification({ account, purpose = '', fresh = false, ...params }) {
       const client = await clientOf(account, 'startVerification()');
-      const { telemetry } = context;
-      const created = await (telemetry
-        ? client.createSession(params, {
-            onRateLimitWait: () => telemetry.rateLimitWaited('retried', account),
-          })
-        : client.createSession(params));
-      await receiver.track(
-        created.token,
-        params.externalUserId,
-        account === undefined ? undefined : { account },
-      );
-      return { token: created.token, verifyUrl: created.verifyUrl };
+      checkExternalUserId(params.externalUserId, 'startVerification()');
+      if (typeof purpose !== 'string') {
+        throw new TypeError('startVerification(): purpose must be a string.');
+      }
+      return starts.start({ client, params, account, purpose, fresh: fresh === true });
     },
     async track(token, externalUserId, trackOptions) {
       await clientOf(trackOptions?.account, 'track()');
       checkExternalUserId(externalUserId, 'track()');
-      await context.clockReady();
-      const now = context.now();
-      const record: TrackedSession = {
-        key: token,
-        token,
-        externalUserId,
-        ...(trackOptions?.account === undefined ? {} : { account: trackOptions.account }),
-        createdAt: now,
-        expiresAt: now + context.sessionLifetimeMs,
-        state: 'pending',
-        dueAt: now + context.pollScheduleMs[0]!,
-        attempts: 0,
-      };
-      const { displaced } = await context.store.insert({
-        record,
-        now,
-        maxOpenPerUser: context.maxOpenPerUser,
-        displacedRetainMs: context.replayWindowMs,
-      });
-      await announceDisplaced(context, displaced);
+      await starts.track(token, externalUserId, trackOptions?.account);
     },
     confirm: (token, confirmOptions) =>
       context.telemetry

@@ -20,6 +20,7 @@ import {
   requireSecrets,
   type WebhookSecrets,
 } from '../wire/signature/secrets.js';
+import { type ResolvedStarts, resolveStarts, type StartsOption } from './starts/starts-option.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -119,6 +120,15 @@ export interface ReceiverOptions {
    */
   maxOpenPerUser?: number;
   /**
+   * How `startVerification` shares sessions and bounds starts: a start of the same user and
+   * purpose hands out the open session again, and each user (default 10 a day) and account
+   * (default no limit) may start so many sessions a UTC day. See `StartsOption`.
+   *
+   * @example
+   * createReceiver({ starts: { perUserPerDay: 5, perAccountPerDay: 2_000 } });
+   */
+  starts?: StartsOption;
+  /**
    * Confirms a webhook matched to a session by `external_user_id` with
    * `GET /v1/sessions/:token` before delivering it as that session's result: what the
    * service says wins, and a webhook it contradicts (a replay of an older session's result)
@@ -213,6 +223,7 @@ export const RECEIVER_OPTIONS: Record<keyof ReceiverOptions, true> = {
   retryScheduleMs: true,
   maxDeliveryAttempts: true,
   maxOpenPerUser: true,
+  starts: true,
   confirmWebhooks: true,
   untrackedWebhooks: true,
   leaseMs: true,
@@ -257,6 +268,7 @@ export interface ResolvedReceiverOptions {
   retryScheduleMs: readonly number[];
   maxDeliveryAttempts: number;
   maxOpenPerUser: number;
+  starts: ResolvedStarts;
   confirmWebhooks: boolean;
   untrackedWebhooks: 'ignore' | 'deliver';
   leaseMs: number;
@@ -421,6 +433,10 @@ export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiv
     ]),
     maxDeliveryAttempts: whole('maxDeliveryAttempts', options.maxDeliveryAttempts, 20),
     maxOpenPerUser: whole('maxOpenPerUser', options.maxOpenPerUser, 20),
+    starts: resolveStarts(
+      options.starts,
+      positive('sessionLifetimeMs', options.sessionLifetimeMs, 30 * MINUTE),
+    ),
     confirmWebhooks: hasClient && options.confirmWebhooks !== false,
     untrackedWebhooks: untrackedWebhooks(options.untrackedWebhooks, hasClient),
     leaseMs: positive('leaseMs', options.leaseMs, MINUTE),

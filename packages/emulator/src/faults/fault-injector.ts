@@ -20,6 +20,12 @@ export type PollFault =
   | { kind: 'server_error'; status: ServerErrorStatus }
   | { kind: 'rate_limited'; retryAfterMs: number };
 
+/** What happens to one `POST /v1/verify`: an error answered (the session created or not), a delay. */
+export interface VerifyFaultPlan {
+  error: { status: ServerErrorStatus; created: boolean } | null;
+  delayMs: number;
+}
+
 /** Whether a schedule can still hit: a `next` count used up with no probability cannot. */
 function inForce<T extends ActiveSchedule>(schedule: T | null): schedule is T {
   return schedule !== null && (schedule.next > 0 || schedule.probability > 0);
@@ -44,14 +50,24 @@ export class FaultInjector {
   /** The faults now on, with what is left of their `next` counts; it can be set back as is. */
   current(): FaultSettings {
     const settings: FaultSettings = {};
-    const { dropWebhooks, duplicateWebhooks, corruptWebhooks, delayWebhooks, poll5xx, poll429 } =
-      this.active;
+    const {
+      dropWebhooks,
+      duplicateWebhooks,
+      corruptWebhooks,
+      delayWebhooks,
+      poll5xx,
+      poll429,
+      verify5xx,
+      delayVerify,
+    } = this.active;
     if (inForce(dropWebhooks)) settings.dropWebhooks = { ...dropWebhooks };
     if (inForce(duplicateWebhooks)) settings.duplicateWebhooks = { ...duplicateWebhooks };
     if (inForce(corruptWebhooks)) settings.corruptWebhooks = { ...corruptWebhooks };
     if (inForce(delayWebhooks)) settings.delayWebhooks = { ...delayWebhooks };
     if (inForce(poll5xx)) settings.poll5xx = { ...poll5xx };
     if (inForce(poll429)) settings.poll429 = { ...poll429 };
+    if (inForce(verify5xx)) settings.verify5xx = { ...verify5xx };
+    if (inForce(delayVerify)) settings.delayVerify = { ...delayVerify };
     return settings;
   }
 
@@ -80,6 +96,18 @@ export class FaultInjector {
       return { kind: 'rate_limited', retryAfterMs: poll429.retryAfterMs };
     }
     return null;
+  }
+
+  /** The faults for the next `POST /v1/verify`. */
+  planVerify(): VerifyFaultPlan {
+    const { verify5xx, delayVerify } = this.active;
+    return {
+      error:
+        verify5xx && this.hits(verify5xx)
+          ? { status: verify5xx.status, created: verify5xx.created }
+          : null,
+      delayMs: delayVerify && this.hits(delayVerify) ? delayVerify.ms : 0,
+    };
   }
 
   private hits(schedule: ActiveSchedule | null): boolean {

@@ -39,6 +39,15 @@ export interface RateLimitStormFault extends FaultSchedule {
 }
 
 /**
+ * Answers `POST /v1/verify` with a server error, after creating the session or not: a start
+ * the service may have carried out though it answered as if it failed.
+ */
+export interface VerifyErrorFault extends ServerErrorFault {
+  /** Create the session before answering the error. Default `false`. */
+  created?: boolean;
+}
+
+/**
  * Faults to inject. Each kind left out is off. Setting faults replaces all earlier settings,
  * including what is left of earlier `next` counts.
  *
@@ -55,6 +64,10 @@ export interface FaultSettings {
   delayWebhooks?: DelayFault | false;
   poll5xx?: FaultTrigger | ServerErrorFault;
   poll429?: FaultTrigger | RateLimitStormFault;
+  /** Answer `POST /v1/verify` with a server error, the session created or not. */
+  verify5xx?: FaultTrigger | VerifyErrorFault;
+  /** Hold the answer to `POST /v1/verify` for `ms`, the session already created. */
+  delayVerify?: DelayFault | false;
 }
 
 /** A schedule with its defaults filled in; `next` counts down as events are hit. */
@@ -71,6 +84,8 @@ export interface ActiveFaults {
   delayWebhooks: (ActiveSchedule & { ms: number }) | null;
   poll5xx: (ActiveSchedule & { status: ServerErrorStatus }) | null;
   poll429: (ActiveSchedule & { retryAfterMs: number }) | null;
+  verify5xx: (ActiveSchedule & { status: ServerErrorStatus; created: boolean }) | null;
+  delayVerify: (ActiveSchedule & { ms: number }) | null;
 }
 
 const DEFAULT_SERVER_ERROR_STATUS: ServerErrorStatus = 503;
@@ -82,6 +97,8 @@ const FAULT_KINDS = [
   'delayWebhooks',
   'poll5xx',
   'poll429',
+  'verify5xx',
+  'delayVerify',
 ] as const;
 
 type Fields = Record<string, unknown>;
@@ -118,10 +135,23 @@ function wholeNumber(value: unknown, field: string, min: number, max: number): n
   return value;
 }
 
-function serverErrorStatusOf(value: unknown): ServerErrorStatus {
+function serverErrorStatusOf(value: unknown, field: string): ServerErrorStatus {
+  if (value === undefined) return DEFAULT_SERVER_ERROR_STATUS;
   const status = SERVER_ERROR_STATUSES.find((candidate) => candidate === value);
-  if (status === undefined) fail('poll5xx.status', `one of ${SERVER_ERROR_STATUSES.join(', ')}`);
+  if (status === undefined) fail(field, `one of ${SERVER_ERROR_STATUSES.join(', ')}`);
   return status;
+}
+
+function delayOf(value: unknown, field: string): (ActiveSchedule & { ms: number }) | null {
+  if (value !== undefined && value !== false && !isPlainObject(value)) {
+    fail(field, 'an object with "ms", or false');
+  }
+  const schedule = scheduleOf(value, field, ['ms']);
+  // Details are checked whenever they are given, even for a schedule that never hits.
+  const ms = isPlainObject(value)
+    ? wholeNumber(value.ms, `${field}.ms`, 0, 24 * 60 * 60 * 1000)
+    : 0;
+  return schedule && { ...schedule, ms };
 }
 
 function scheduleOf(
@@ -164,35 +194,30 @@ export function normalizeFaultSettings(input: unknown): ActiveFaults {
   if (!isPlainObject(input)) fail('(settings)', 'an object');
   rejectUnknownFields(input, FAULT_KINDS, '');
 
-  const delayInput = input.delayWebhooks;
-  if (delayInput !== undefined && delayInput !== false && !isPlainObject(delayInput)) {
-    fail('delayWebhooks', 'an object with "ms", or false');
-  }
-  const delay = scheduleOf(delayInput, 'delayWebhooks', ['ms']);
   const serverError = scheduleOf(input.poll5xx, 'poll5xx', ['status']);
   const storm = scheduleOf(input.poll429, 'poll429', ['retryAfterMs']);
+  const verifyError = scheduleOf(input.verify5xx, 'verify5xx', ['status', 'created']);
   // Details are checked whenever they are given, even for a schedule that never hits.
-  const delayDetails = detailsOf(delayInput);
   const serverErrorDetails = detailsOf(input.poll5xx);
   const stormDetails = detailsOf(input.poll429);
-  const delayMs = isPlainObject(delayInput)
-    ? wholeNumber(delayDetails.ms, 'delayWebhooks.ms', 0, 24 * 60 * 60 * 1000)
-    : 0;
-  const status =
-    serverErrorDetails.status === undefined
-      ? DEFAULT_SERVER_ERROR_STATUS
-      : serverErrorStatusOf(serverErrorDetails.status);
+  const verifyErrorDetails = detailsOf(input.verify5xx);
+  const status = serverErrorStatusOf(serverErrorDetails.status, 'poll5xx.status');
   const retryAfterMs =
     stormDetails.retryAfterMs === undefined
       ? DEFAULT_RETRY_AFTER_MS
       : wholeNumber(stormDetails.retryAfterMs, 'poll429.retryAfterMs', 0, 60 * 60 * 1000);
+  const verifyStatus = serverErrorStatusOf(verifyErrorDetails.status, 'verify5xx.status');
+  const created = verifyErrorDetails.created ?? false;
+  if (typeof created !== 'boolean') fail('verify5xx.created', 'true or false');
 
   return {
     dropWebhooks: scheduleOf(input.dropWebhooks, 'dropWebhooks', []),
     duplicateWebhooks: scheduleOf(input.duplicateWebhooks, 'duplicateWebhooks', []),
     corruptWebhooks: scheduleOf(input.corruptWebhooks, 'corruptWebhooks', []),
-    delayWebhooks: delay && { ...delay, ms: delayMs },
+    delayWebhooks: delayOf(input.delayWebhooks, 'delayWebhooks'),
     poll5xx: serverError && { ...serverError, status },
     poll429: storm && { ...storm, retryAfterMs },
+    verify5xx: verifyError && { ...verifyError, status: verifyStatus, created },
+    delayVerify: delayOf(input.delayVerify, 'delayVerify'),
   };
 }

@@ -56,12 +56,31 @@ export function verifyRoute(
           'redirect_url, when given, must be an absolute http or https URL.',
         );
       }
+      const fault = ctx.faults.planVerify();
+      if (fault.error && !fault.error.created) {
+        return errorResponse(
+          c,
+          fault.error.status,
+          'service_unavailable',
+          'The service is temporarily unavailable. Try again later.',
+        );
+      }
       const { token, record } = ctx.sessions.create(
         c.get('accountId'),
         externalUserId,
         redirectUrl,
       );
       ctx.config.logger?.info(`session created for ${JSON.stringify(externalUserId)}`);
+      // The session exists, whatever the starter is told: what a timeout or a 5xx hides.
+      if (fault.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+      if (fault.error) {
+        return errorResponse(
+          c,
+          fault.error.status,
+          'service_unavailable',
+          'The service is temporarily unavailable. Try again later.',
+        );
+      }
       return c.json(
         {
           token,
