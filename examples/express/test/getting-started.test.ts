@@ -103,7 +103,16 @@ it("the guide's server.mjs: its return page shows pending, then the webhook's re
     `the app listens (output: ${output})`,
   );
 
-  const { token } = await startVerificationAt(appUrl, 'alice');
+  const { token, verifyUrl } = await startVerificationAt(appUrl, 'alice');
+  // A double click: the same session back (200), not a second one at the service.
+  const again = await fetch(`${appUrl}/verifications`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ userId: 'alice' }),
+  });
+  expect(again.status).toBe(200);
+  expect(await again.json()).toEqual({ verifyUrl });
+  expect(emulator.stats().sessions.pending).toBe(1);
 
   // The browser comes back before the result: the page says pending and waits for it.
   const page = await browser.newPage();

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Emulator, type FaultSettings, startEmulator } from '../src/index.js';
-import { control, getSession, openSession } from './support/api.js';
+import { control, getSession, openSession, postVerify } from './support/api.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -185,6 +185,41 @@ describe('session poll faults', () => {
     const { token } = await openSession(emulator);
     expect((await getSession(emulator, token, null)).status).toBe(401);
     expect((await getSession(emulator, token)).status).toBe(503);
+  });
+});
+
+describe('session start faults', () => {
+  it('verify5xx: answers a server error without creating the session, then starts go through', async () => {
+    const { emulator } = await setup({ faults: { verify5xx: { next: 1, status: 502 } } });
+    const failed = await postVerify(emulator, { external_user_id: 'ada' });
+    expect(failed.status).toBe(502);
+    expect(emulator.stats().sessions.pending).toBe(0);
+    expect((await postVerify(emulator, { external_user_id: 'ada' })).status).toBe(201);
+    expect(emulator.stats().sessions.pending).toBe(1);
+  });
+
+  it('verify5xx with created: the session exists though the start was answered 503', async () => {
+    const { emulator } = await setup({ faults: { verify5xx: { next: 1, created: true } } });
+    const failed = await postVerify(emulator, { external_user_id: 'ada' });
+    expect(failed.status).toBe(503);
+    expect(emulator.stats().sessions.pending).toBe(1);
+  });
+
+  it('delayVerify: the answer comes no sooner than the delay, the session created before it', async () => {
+    const { emulator } = await setup({ faults: { delayVerify: { ms: 300, next: 1 } } });
+    const startedAt = performance.now();
+    const answer = postVerify(emulator, { external_user_id: 'ada' });
+    await expect.poll(() => emulator.stats().sessions.pending).toBe(1);
+    expect((await answer).status).toBe(201);
+    expect(performance.now() - startedAt).toBeGreaterThanOrEqual(300);
+    expect(emulator.faults()).toEqual({});
+  });
+
+  it('refuses a verify5xx.created that is not a boolean, naming it', async () => {
+    const { emulator } = await setup();
+    expect(() => emulator.setFaults({ verify5xx: { created: 'yes' as never } })).toThrow(
+      'verify5xx.created',
+    );
   });
 });
 
