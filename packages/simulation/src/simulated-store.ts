@@ -24,6 +24,8 @@ const METHODS: readonly Method[] = [
   'discardDeadLetter',
   'dueSummary',
   'forgetUser',
+  'claimStart',
+  'endStart',
 ];
 
 interface LoggedCall {
@@ -99,6 +101,8 @@ export class SimulatedStore {
   viewFor(alive: () => boolean): Store {
     const view = {} as Record<string, unknown>;
     for (const method of METHODS) {
+      // Optional methods a real store lacks stay absent, as the Receiver would find them.
+      if (typeof this.primary[method] !== 'function') continue;
       view[method] = (options: unknown) => gate(() => this.call(method, options), alive);
     }
     view.readClock = () => gate(() => this.readClock(), alive);
