@@ -1,4 +1,5 @@
-import type { Store, StoredRecordHead, StoredRecordsCount } from '@faceverify/core';
+import type { StoredRecordHead, StoredRecordsCount } from '@faceverify/core';
+import type { Store } from '@faceverify/core/store';
 import { type CliIO, EXIT, envValue } from './cli-io.js';
 
 /** A store the command line opened, and how to let the process end afterwards. */

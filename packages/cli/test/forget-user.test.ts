@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { createReceiver, type Store } from '@faceverify/core';
+import { createReceiver } from '@faceverify/core';
+import type { Store } from '@faceverify/core/store';
 import { fixturePayload, signedDelivery } from '@faceverify/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/index.js';

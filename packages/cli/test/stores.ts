@@ -1,4 +1,4 @@
-import type { Store } from '@faceverify/core';
+import type { Store } from '@faceverify/core/store';
 import { PostgresStore } from '@faceverify/postgres';
 import { RedisStore } from '@faceverify/redis';
 import { startPostgresServer, startRedisServer } from '@faceverify/test-support';

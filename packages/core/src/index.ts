@@ -126,8 +126,9 @@ export type { WebhookRequest } from './receiver/webhook/receive-webhook.js';
 export type { UnreadBody } from './receiver/webhook/unread-body.js';
 // The default store, and the type of the `store` option.
 export { MemoryStore } from './store/memory-store.js';
-// The type of `ReceiverOptions.store`; the records a Store keeps are in `@faceverify/core/store`.
-export type { Store, StoreBacklog } from './store/store.js';
+// `health().store.backlog`. The Store interface, for `ReceiverOptions.store` and stores of
+// your own, has one entry: `@faceverify/core/store`.
+export type { StoreBacklog } from './store/store.js';
 export { StoreAlarm, type StoreAlarmCode } from './store/store-alarm.js';
 // The payload, for code that handles requests without a Receiver; whether an event's image
 // link still works.

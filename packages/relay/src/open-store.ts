@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import type { Store } from '@faceverify/core';
+import type { Store } from '@faceverify/core/store';
 import type { RelayStoreConfig } from './config.js';
 
 /** The relay's store, opened and migrated, with what closes it. */

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Store } from '@faceverify/core';
+import type { Store } from '@faceverify/core/store';
 import { fixturePayload, signedDelivery, type TestDelivery } from '@faceverify/core/testing';
 import { type Emulator, startEmulator } from '@faceverify/emulator';
 import { PostgresStore } from '@faceverify/postgres';

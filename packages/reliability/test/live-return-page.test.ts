@@ -1,4 +1,5 @@
-import { createReceiver, type Receiver, type Store } from '@faceverify/core';
+import { createReceiver, type Receiver } from '@faceverify/core';
+import type { Store } from '@faceverify/core/store';
 import { type Emulator, startEmulator } from '@faceverify/emulator';
 import { type RunningServer, startServer } from '@faceverify/example-express';
 import { PostgresStore } from '@faceverify/postgres';

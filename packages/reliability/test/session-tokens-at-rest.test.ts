@@ -2,9 +2,9 @@ import {
   createClient,
   createReceiver,
   type Receiver,
-  type Store,
   type VerificationCompletedEvent,
 } from '@faceverify/core';
+import type { Store } from '@faceverify/core/store';
 import { createTestClock } from '@faceverify/core/testing';
 import { type Emulator, startEmulator } from '@faceverify/emulator';
 import { sealedTokenCount, tokenLeaks } from '@faceverify/test-support';

@@ -4,9 +4,9 @@ import {
   MemoryStore,
   type Receiver,
   type ReceiverErrorContext,
-  type Store,
   type VerificationCompletedEvent,
 } from '@faceverify/core';
+import type { Store } from '@faceverify/core/store';
 import { createTestClock } from '@faceverify/core/testing';
 import { type Emulator, startEmulator } from '@faceverify/emulator';
 import { PostgresStore } from '@faceverify/postgres';

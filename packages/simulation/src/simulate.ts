@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { createClient, createReceiver, type Receiver, type Store } from '@faceverify/core';
+import { createClient, createReceiver, type Receiver } from '@faceverify/core';
+import type { Store } from '@faceverify/core/store';
 import { checkAlarmFixes } from './alarm-fixes.js';
 import type { InstanceConfiguration } from './configuration.js';
 import { SECRET_1 } from './configuration.js';

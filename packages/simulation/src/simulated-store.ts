@@ -1,4 +1,5 @@
-import { MemoryStore, type Store } from '@faceverify/core';
+import { MemoryStore } from '@faceverify/core';
+import type { Store } from '@faceverify/core/store';
 import {
   type ClosedRecordListener,
   type StoreAlarmListener,

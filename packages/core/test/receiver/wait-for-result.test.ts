@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  createReceiver,
-  MemoryStore,
-  type Receiver,
-  resultEvents,
-  type Store,
-} from '../../src/index.js';
-import type { ClosedRecordListener } from '../../src/store/index.js';
+import { createReceiver, MemoryStore, type Receiver, resultEvents } from '../../src/index.js';
+import type { ClosedRecordListener, Store } from '../../src/store/index.js';
 import { createTestClock, fixturePayload, signedDelivery } from '../../src/testing/index.js';
 
 const SECRET = 'whsec_wait_for_result_0123456789';

@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import { inspect, promisify } from 'node:util';
 import type { PGlite } from '@electric-sql/pglite';
-import { MemoryStore, type Store } from '@faceverify/core';
+import { MemoryStore } from '@faceverify/core';
+import type { Store } from '@faceverify/core/store';
 import { PostgresStore } from '@faceverify/postgres';
 import { PGliteStore } from '@faceverify/postgres/pglite';
 import { RedisStore } from '@faceverify/redis';
