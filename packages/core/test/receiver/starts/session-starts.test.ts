@@ -223,6 +223,38 @@ describe('startVerification: bounded cost', () => {
     expect(created).toHaveLength(3);
   });
 
+  it('counts each account, and each user of each account, apart on a Receiver of several accounts', async () => {
+    const client = { apiKey: 'fv_test_starts', baseUrl, maxRetries: 0 };
+    const receiver = createReceiver({
+      accounts: {
+        acme: { secret: 'whsec_starts_acme_0123456789abcdef', client },
+        globex: { secret: 'whsec_starts_globex_0123456789abcd', client },
+      },
+      store: new MemoryStore(),
+      logger: false,
+      tokenKeys: ['starts-test-token-key-0123456789abcdefABCDEF'],
+      starts: { perUserPerDay: 1, perAccountPerDay: 2 },
+    });
+    const acme = await receiver.startVerification({ externalUserId: 'ada', account: 'acme' });
+    // The same user id in another account is another user, with a session of her own.
+    const globex = await receiver.startVerification({ externalUserId: 'ada', account: 'globex' });
+    expect(globex.token).not.toBe(acme.token);
+    const refused = await receiver
+      .startVerification({ externalUserId: 'ada', account: 'acme', fresh: true })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(StartLimitError);
+    expect((refused as StartLimitError).scope).toBe('user');
+    expect((refused as StartLimitError).message).toContain('account "acme"');
+    await receiver.startVerification({ externalUserId: 'bob', account: 'acme' });
+    const accountRefused = await receiver
+      .startVerification({ externalUserId: 'carol', account: 'acme' })
+      .catch((error: unknown) => error);
+    expect((accountRefused as StartLimitError).scope).toBe('account');
+    // globex has spent one of its own two.
+    await receiver.startVerification({ externalUserId: 'carol', account: 'globex' });
+    expect(created).toHaveLength(4);
+  });
+
   it('raises start_ambiguous when a start fails after its request may have reached the service, and lets the next start go ahead', async () => {
     const alerts: ReceiverAlert[] = [];
     const receiver = instance(new MemoryStore());
