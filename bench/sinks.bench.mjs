@@ -19,7 +19,7 @@
 // variants; figures are medians. At the end every sink is counted: each result sent is there,
 // or the run fails. The built packages are measured: run `pnpm build` first.
 //
-// usage: node --import tsx bench/sinks.bench.mjs [--quick] [--rounds=N] [--results=N]
+// usage: node --import tsx bench/sinks.bench.mjs [--quick] [--rounds=N] [--sample-ms=N]
 //          [--concurrency=N] [--only=redis,nats,rabbitmq,http,postgres]
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -78,7 +78,7 @@ function options() {
     options: {
       quick: { type: 'boolean', default: false },
       rounds: { type: 'string' },
-      results: { type: 'string' },
+      'sample-ms': { type: 'string' },
       concurrency: { type: 'string' },
       only: { type: 'string' },
     },
@@ -86,9 +86,9 @@ function options() {
   });
   const number = (text, fallback) => (text === undefined ? fallback : Number(text));
   return {
-    rounds: number(values.rounds, values.quick ? 2 : 5),
-    resultsPerSample: number(values.results, values.quick ? 300 : 2000),
-    warmupResults: values.quick ? 200 : 1000,
+    rounds: number(values.rounds, values.quick ? 2 : 7),
+    sampleMs: number(values['sample-ms'], values.quick ? 500 : 3000),
+    warmupResults: values.quick ? 200 : 500,
     concurrency: number(values.concurrency, 8),
     sinks: values.only ? String(values.only).split(',') : SINKS,
   };
@@ -287,9 +287,9 @@ async function addVariants(servers, list) {
   return versions;
 }
 
-/** The smallest and largest per-round ratio of results per second, variant / baseline. */
-function roundRange(own, base) {
-  const ratios = own.map((s, i) => s.perSec / base[i].perSec);
+/** The smallest and largest per-round ratio of `field`, variant / baseline. */
+function roundRange(own, base, field) {
+  const ratios = own.map((s, i) => s[field] / base[i][field]);
   return [Math.min(...ratios), Math.max(...ratios)].map((r) => Number(r.toFixed(3)));
 }
 
@@ -301,12 +301,17 @@ let versions;
 const list = [];
 try {
   versions = await addVariants(servers, list);
-  for (const v of list) await sample(v, settings.warmupResults, settings.concurrency);
+  // The warm-up's rate sizes each variant's samples to about `sampleMs`: a fast variant's
+  // would otherwise last a fraction of a second, and a busy machine's hiccup be all of it.
+  for (const v of list) {
+    const warm = await sample(v, settings.warmupResults, settings.concurrency);
+    v.perSample = Math.max(100, Math.round((warm.perSec * settings.sampleMs) / 1000));
+  }
   const samples = Object.fromEntries(list.map((v) => [v.name, []]));
   for (let round = 0; round < settings.rounds; round++) {
     const shift = round % list.length;
     for (const v of [...list.slice(shift), ...list.slice(0, shift)]) {
-      samples[v.name].push(await sample(v, settings.resultsPerSample, settings.concurrency));
+      samples[v.name].push(await sample(v, v.perSample, settings.concurrency));
     }
   }
   // Nothing lost, nothing extra: each sink holds every result sent to it.
@@ -335,8 +340,10 @@ try {
       cpuRatio: Number((own.cpuMicros / base.cpuMicros).toFixed(3)),
       cpuAddedMicros: Number((own.cpuMicros - base.cpuMicros).toFixed(1)),
       // The spread of the ratio over rounds: wide when the machine was busy.
-      throughputRatioRange: roundRange(samples[v.name], samples[v.baseline ?? v.name]),
+      throughputRatioRange: roundRange(samples[v.name], samples[v.baseline ?? v.name], 'perSec'),
+      cpuRatioRange: roundRange(samples[v.name], samples[v.baseline ?? v.name], 'cpuMicros'),
       results: v.sent,
+      resultsPerSample: v.perSample,
       samples: samples[v.name].map((s) => ({
         perSec: Math.round(s.perSec),
         cpuMicros: Number(s.cpuMicros.toFixed(1)),
@@ -350,7 +357,7 @@ try {
 }
 
 console.log(
-  `sinks: receiver.receive() of signed 2 KiB webhooks, ${settings.concurrency} at a time, ${settings.rounds} rounds of ${settings.resultsPerSample} results per variant`,
+  `sinks: receiver.receive() of signed 2 KiB webhooks, ${settings.concurrency} at a time, ${settings.rounds} rounds of about ${settings.sampleMs} ms per variant`,
 );
 console.log(
   `\n${table(

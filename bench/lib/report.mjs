@@ -912,7 +912,7 @@ function sinksSection(sinks) {
 
 ${measured(sinks)} In process, as the accounts bench: \`receiver.receive()\` of distinct, correctly signed 2 KiB
 webhooks, ${int(s.concurrency)} at a time, each answered once its handler, the sink, succeeded; ${s.rounds} rotated rounds of
-${int(s.resultsPerSample)} results per variant. Real servers started by the run (${servers}; the HTTP
+about ${fixed(s.sampleMs / 1000, 1)} s per variant (a number of results sized by its warm-up's rate). Real servers started by the run (${servers}; the HTTP
 forward's endpoint a Node.js process that answers 204). "results/s" is wall time; "CPU µs/result"
 the CPU time of the process that receives and publishes (the servers' own is not counted);
 "ratio" and "CPU ratio" are the variant over its baseline, a handler that does nothing on the
@@ -929,6 +929,7 @@ ${mdTable(
     'per-round range',
     'CPU µs/result',
     'CPU ratio',
+    'CPU per-round range',
     'CPU added µs',
   ],
   sinks.results.rows.map((r) => [
@@ -939,9 +940,10 @@ ${mdTable(
     range(r.throughputRatioRange),
     int(r.cpuMicrosPerResult),
     fixed(r.cpuRatio),
+    range(r.cpuRatioRange),
     r.baseline ? int(r.cpuAddedMicros) : '–',
   ]),
-  ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r'],
+  ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
 )}
 
 With ${int(s.concurrency)} results in flight, each sink's rate is bounded by its round trip: a RabbitMQ
