@@ -97,6 +97,10 @@ function options() {
 /**
  * A Receiver whose only `verification.completed` handler is `handler`, and the requests it is
  * fed: `request()` is the next distinct body of this variant, signed.
+ *
+ * @param {string} name
+ * @param {{ baseline: string | null, store: unknown, handler: Function,
+ *   transactional?: boolean, count: () => Promise<number>, close?: () => Promise<unknown> }} parts
  */
 function variant(name, { baseline, store, handler, transactional = false, count, close }) {
   const receiver = createReceiver({ ...COMMON, store });
@@ -108,6 +112,10 @@ function variant(name, { baseline, store, handler, transactional = false, count,
     baseline,
     receiver,
     sent: 0,
+    /** Results per sample, sized from the warm-up's rate. */
+    perSample: 0,
+    /** Ends what the variant's Receiver shares with another (the PostgreSQL pool). */
+    closePool: /** @type {(() => Promise<void>) | undefined} */ (undefined),
     request() {
       const bytes = body(n++);
       return {
