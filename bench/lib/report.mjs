@@ -918,7 +918,8 @@ the CPU time of the process that receives and publishes (the servers' own is not
 "ratio" and "CPU ratio" are the variant over its baseline, a handler that does nothing on the
 same store, measured in the same rounds: MemoryStore for the queues and the HTTP forward, a
 PostgresStore for the outbox, which writes in the store's own transaction. Every result sent
-was counted in its sink at the end of the run.
+was counted in its sink at the end of the run. A per-round range that spans 1.00 is a
+difference the machine's noise covers: on a busy machine, read the CPU columns.
 
 ${mdTable(
   [
