@@ -894,6 +894,68 @@ its counts for \`health({ account })\`), bounded by \`cacheSize\` whatever the n
 `;
 }
 
+function sinksSection(sinks) {
+  const title = '## Sinks: results per second and CPU per result (`bench/sinks.bench.mjs`)';
+  if (!sinks) return `${title}\n\nNo results yet: run \`pnpm bench:sinks\` (or \`pnpm bench\`).\n`;
+  const s = sinks.settings;
+  const v = sinks.versions;
+  const servers = [
+    ['redis-server', v['redis-server']],
+    ['nats-server', v['nats-server']],
+    ['RabbitMQ', v.rabbitmq],
+    ['PostgreSQL', v.postgres],
+  ]
+    .filter(([, version]) => version)
+    .map(([name, version]) => `${name} ${version}`)
+    .join(', ');
+  return `${title}
+
+${measured(sinks)} In process, as the accounts bench: \`receiver.receive()\` of distinct, correctly signed 2 KiB
+webhooks, ${int(s.concurrency)} at a time, each answered once its handler, the sink, succeeded; ${s.rounds} rotated rounds of
+about ${fixed(s.sampleMs / 1000, 1)} s per variant (a number of results sized by its warm-up's rate). Real servers started by the run (${servers}; the HTTP
+forward's endpoint a Node.js process that answers 204). "results/s" is wall time; "CPU µs/result"
+the CPU time of the process that receives and publishes (the servers' own is not counted);
+"ratio" and "CPU ratio" are the variant over its baseline, a handler that does nothing on the
+same store, measured in the same rounds: MemoryStore for the queues and the HTTP forward, a
+PostgresStore for the outbox, which writes in the store's own transaction. Every result sent
+was counted in its sink at the end of the run. A per-round range that spans 1.00 is a
+difference the machine's noise covers: on a busy machine, read the CPU columns.
+
+${mdTable(
+  [
+    'variant',
+    'baseline',
+    'results/s',
+    'ratio',
+    'per-round range',
+    'CPU µs/result',
+    'CPU ratio',
+    'CPU per-round range',
+    'CPU added µs',
+  ],
+  sinks.results.rows.map((r) => [
+    r.variant,
+    r.baseline ?? '(baseline)',
+    int(r.resultsPerSec),
+    fixed(r.throughputRatio),
+    range(r.throughputRatioRange),
+    int(r.cpuMicrosPerResult),
+    fixed(r.cpuRatio),
+    range(r.cpuRatioRange),
+    r.baseline ? int(r.cpuAddedMicros) : '–',
+  ]),
+  ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+)}
+
+With ${int(s.concurrency)} results in flight, each sink's rate is bounded by its round trip: a RabbitMQ
+publish waits for the broker's confirm of a persistent message (written to disk first), a NATS
+publish for JetStream's acknowledgement, the HTTP forward for the endpoint's answer (and
+Node.js' \`fetch\` costs most of its CPU), the outbox for the store's transaction. More in
+flight (more concurrent webhooks, \`sweepConcurrency\`) raises the rate of the slow ones;
+the CPU per result is what a result costs whatever the rate.
+`;
+}
+
 function clientSection(client) {
   const title = '## API client: CPU per request (`bench/client.bench.mjs`)';
   if (!client)
@@ -1251,6 +1313,7 @@ export function writeReport(benchDir, rootDir) {
   const sweeps = readJson(join(results, 'sweeps.json'));
   const accounts = readJson(join(results, 'accounts.json'));
   const client = readJson(join(results, 'client.json'));
+  const sinks = readJson(join(results, 'sinks.json'));
   const revisions = readJson(join(results, 'revisions.json'));
   const revisionsRecheck = readJson(join(results, 'revisions-recheck.json'));
   const svgFile = join(results, 'ratios.svg');
@@ -1313,6 +1376,7 @@ ${roundTripsSection()}
 ${latencySection(latency)}
 ${latencyConcurrentSection(latencyConcurrent)}
 ${accountsSection(accounts)}
+${sinksSection(sinks)}
 ${edgeSection(edge)}
 ${fuzzSection(fuzz)}`;
   const mdFile = join(rootDir, 'BENCHMARKS.md');

@@ -16,6 +16,7 @@ database and your own tables.
 
 import argparse
 import json
+import signal
 import sqlite3
 import sys
 
@@ -107,4 +108,11 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    # SIGTERM (a service manager stopping it) ends it as Ctrl+C does, quietly. A stop between
+    # handling an entry and acknowledging it is safe: the entry is read again at the next
+    # start, and skipped by its id.
+    try:
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
+        main()
+    except KeyboardInterrupt:
+        sys.exit(0)
