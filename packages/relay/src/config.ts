@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import type { StartsOption } from '@faceverify/core';
 import { RelayConfigError } from './relay-config-error.js';
 import type { RelaySettings } from './settings.js';
 
@@ -36,7 +37,12 @@ export interface RelayConfig {
   /** What to do with a signed webhook of a session the relay does not track. */
   untrackedWebhooks: 'ignore' | 'deliver';
   /** Receiver tuning given in the settings; the Receiver's defaults otherwise. */
-  tuning: { leaseMs?: number; sweepIntervalMs?: number; retryScheduleMs?: number[] };
+  tuning: {
+    leaseMs?: number;
+    sweepIntervalMs?: number;
+    retryScheduleMs?: number[];
+    starts?: StartsOption;
+  };
   /** How long a stop may wait for deliveries in flight (SIGTERM). */
   shutdownMs: number;
 }
@@ -80,6 +86,21 @@ class Reader {
       throw new RelayConfigError(
         name,
         `${name} must be a positive whole number of milliseconds; unset it for the default.`,
+      );
+    }
+    return value;
+  }
+
+  /** A limit of starts: a whole number of at least 1, or `none`. */
+  limit(name: string): number | undefined {
+    const text = this.settings[name];
+    if (text === undefined) return undefined;
+    if (text === 'none') return Number.POSITIVE_INFINITY;
+    const value = Number(text);
+    if (!/^\d+$/.test(text) || value < 1 || !Number.isSafeInteger(value)) {
+      throw new RelayConfigError(
+        name,
+        `${name} must be a whole number of at least 1, or none for no limit; unset it for the default.`,
       );
     }
     return value;
@@ -177,6 +198,14 @@ export function loadRelayConfig(settings: RelaySettings): RelayConfig {
   if (sweepIntervalMs !== undefined) tuning.sweepIntervalMs = sweepIntervalMs;
   const retryScheduleMs = read.schedule('FACEVERIFY_RELAY_RETRY_SCHEDULE_MS');
   if (retryScheduleMs !== undefined) tuning.retryScheduleMs = retryScheduleMs;
+  const perUserPerDay = read.limit('FACEVERIFY_STARTS_PER_USER_PER_DAY');
+  const perAccountPerDay = read.limit('FACEVERIFY_STARTS_PER_ACCOUNT_PER_DAY');
+  if (perUserPerDay !== undefined || perAccountPerDay !== undefined) {
+    tuning.starts = {
+      ...(perUserPerDay === undefined ? {} : { perUserPerDay }),
+      ...(perAccountPerDay === undefined ? {} : { perAccountPerDay }),
+    };
+  }
   return {
     webhookSecrets,
     api,

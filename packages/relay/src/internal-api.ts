@@ -4,6 +4,7 @@ import {
   NetworkError,
   RateLimitError,
   type Receiver,
+  StartLimitError,
   TimeoutError,
 } from '@faceverify/core';
 import { bearerMatches } from './bearer.js';
@@ -60,6 +61,11 @@ function serviceFailure(error: unknown): Response {
     const seconds = Math.max(1, Math.ceil(error.retryAfterMs / 1000));
     return problem(429, error.code, error.message, { 'retry-after': String(seconds) });
   }
+  if (error instanceof StartLimitError) {
+    return problem(429, error.code, error.message, {
+      'retry-after': String(Math.max(1, Math.ceil((error.retryAt.getTime() - Date.now()) / 1000))),
+    });
+  }
   if (error instanceof TimeoutError) return problem(504, error.code, error.message);
   if (error instanceof NetworkError || error instanceof ApiError) {
     return problem(502, error.code, error.message);
@@ -71,8 +77,10 @@ function serviceFailure(error: unknown): Response {
 /**
  * The relay's internal API, as a Fetch handler: for the backend, on its own port.
  *
- * - `POST /sessions` `{ externalUserId, redirectUrl? }` starts a session (paced as the
- *   Receiver paces every start) and answers `201 { token, verifyUrl }`;
+ * - `POST /sessions` `{ externalUserId, redirectUrl?, purpose?, fresh? }` starts a session
+ *   (paced as the Receiver paces every start) and answers `201 { token, verifyUrl, reused,
+ *   expiresAt }`, or `200` with the user's open session for the same purpose handed out again
+ *   (`reused: true`); `429 start_limit_reached` past the day's starts;
  * - `POST /sessions/:token/confirm` asks the service for the session's state, on the
  *   backend's return page: `{ status, result? }`;
  * - `GET /sessions/:token?waitMs=` reads the store: `{ state, result?, source? }`,
@@ -143,13 +151,30 @@ function methodNotAllowed(allow: string): Response {
 async function startSession(receiver: Receiver<unknown>, request: Request): Promise<Response> {
   const body = await readJson(request);
   if (body instanceof Response) return body;
-  const { externalUserId, redirectUrl } = body;
+  const { externalUserId, redirectUrl, purpose, fresh } = body;
   if (typeof externalUserId !== 'string' || externalUserId === '') {
     return problem(400, 'external_user_id_invalid', 'externalUserId must be a non-empty string.');
   }
   if (redirectUrl !== undefined && typeof redirectUrl !== 'string') {
     return problem(400, 'redirect_url_invalid', 'redirectUrl must be a string when given.');
   }
-  const started = await receiver.startVerification({ externalUserId, redirectUrl });
-  return json(201, { token: started.token, verifyUrl: started.verifyUrl });
+  if (purpose !== undefined && typeof purpose !== 'string') {
+    return problem(400, 'purpose_invalid', 'purpose must be a string when given.');
+  }
+  if (fresh !== undefined && typeof fresh !== 'boolean') {
+    return problem(400, 'fresh_invalid', 'fresh must be true or false when given.');
+  }
+  const started = await receiver.startVerification({
+    externalUserId,
+    redirectUrl,
+    ...(purpose === undefined ? {} : { purpose }),
+    ...(fresh === undefined ? {} : { fresh }),
+  });
+  // The user's open session handed out again: nothing new was created.
+  return json(started.reused ? 200 : 201, {
+    token: started.token,
+    verifyUrl: started.verifyUrl,
+    reused: started.reused,
+    expiresAt: started.expiresAt.toISOString(),
+  });
 }

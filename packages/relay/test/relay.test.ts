@@ -25,6 +25,7 @@ beforeAll(async () => {
     FACEVERIFY_SINKS: 'redis',
     FACEVERIFY_SINK_REDIS_URL: redisServer.url,
     FACEVERIFY_SINK_REDIS_STREAM: STREAM,
+    FACEVERIFY_STARTS_PER_USER_PER_DAY: '2',
   });
 });
 
@@ -98,6 +99,32 @@ it('the internal API answers a request it cannot serve with the reason, and a to
   const confirmed = await api('/sessions/never-started/confirm', { method: 'POST' });
   expect(await confirmed.json()).toEqual({ status: 'unknown' });
   expect(emulator.stats().sessions).toMatchObject({ pending: 0 });
+});
+
+it('a retry gets the open session back (200, reused), fresh creates one, and past the day a 429 start_limit_reached', async () => {
+  const start = (body: Record<string, unknown>) =>
+    api('/sessions', {
+      method: 'POST',
+      body: JSON.stringify({ externalUserId: 'user_retry', ...body }),
+    });
+  const before = emulator.stats().sessions.pending;
+  const first = await start({});
+  expect(first.status).toBe(201);
+  const created = (await first.json()) as { token: string; reused: boolean; expiresAt: string };
+  expect(created.reused).toBe(false);
+  expect(Date.parse(created.expiresAt)).toBeGreaterThan(Date.now());
+  const again = await start({});
+  expect(again.status).toBe(200);
+  expect(await again.json()).toMatchObject({ token: created.token, reused: true });
+  const fresh = await start({ fresh: true });
+  expect(fresh.status).toBe(201);
+  expect(emulator.stats().sessions.pending - before).toBe(2);
+  const refused = await start({ fresh: true });
+  expect(refused.status).toBe(429);
+  expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+  expect(await refused.json()).toMatchObject({ error: 'start_limit_reached' });
+  expect(emulator.stats().sessions.pending - before).toBe(2);
+  expect((await start({ fresh: 'yes' })).status).toBe(400);
 });
 
 it('end to end: a session started through the internal API, completed at the service, arrives in the Redis stream once', async () => {
