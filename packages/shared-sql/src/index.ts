@@ -10,4 +10,9 @@ export {
   sessionFromRow,
   sessionRowValues,
 } from './session-row.js';
+export {
+  type StartStatements,
+  type StartTables,
+  startStatements,
+} from './start-statements.js';
 export { type SharedStatements, sharedStatements } from './statements.js';

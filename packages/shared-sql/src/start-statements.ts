@@ -1,0 +1,35 @@
+import type { SqlDialect } from './dialect.js';
+
+/** Where a store keeps its starts (`Store.claimStart`) and their counts. */
+export interface StartTables {
+  /** One row per start: its user, the record it names, and a claim while one holds. */
+  readonly starts: string;
+  /** One row per count of starts, until the end of its period. */
+  readonly startCounts: string;
+}
+
+/** The statements on starts that PostgreSQL and D1 run alike, as `startStatements` builds them. */
+export type StartStatements = Readonly<Record<'endStart' | 'forgetStarts', string>>;
+
+/**
+ * The statements on starts (Store contract rule 13) whose text is the same on PostgreSQL and
+ * D1. Claiming a start is not one of them: it reads, checks and writes several rows in turn,
+ * which PostgreSQL does in a function under row locks and D1 in one batch.
+ */
+export function startStatements(
+  { starts }: StartTables,
+  dialect: Pick<SqlDialect, 'placeholders'>,
+): StartStatements {
+  const sql = (text: string) => dialect.placeholders(text);
+  return {
+    /**
+     * `$1` start, `$2` owner, `$3` now. Ends the owner's claim, when it still holds it. The row
+     * is kept while the record it names can be handed out again, else it may go at once.
+     */
+    endStart: sql(`UPDATE ${starts} SET owner = NULL, claim_until = NULL,
+        drop_at = COALESCE(record_expires_at, $3::bigint)
+      WHERE start_key = $1::text AND owner = $2::text`),
+    /** `$1` user. Erasure: the user's starts, with the user's records. */
+    forgetStarts: sql(`DELETE FROM ${starts} WHERE external_user_id = $1::text`),
+  };
+}
