@@ -48,6 +48,7 @@ describe('D1Store in workerd', () => {
     expect(report.recorded).toEqual([
       { name: '0001_faceverify_store.sql' },
       { name: '0002_faceverify_dead_letters.sql' },
+      { name: '0003_faceverify_starts.sql' },
     ]);
   });
 
@@ -68,10 +69,11 @@ describe('D1Store in workerd', () => {
     expect(report.dueSummary.plan.join('\n')).toMatch(/USING INDEX faceverify_records_due/);
     expect(report.dueSummary.rowsRead).toBeLessThanOrEqual(10 * report.due);
     expect(report.plan.join('\n')).toMatch(/USING INDEX faceverify_records_due/);
-    // Four statements in one round trip; the rows read follow the 5 due records, where a scan
-    // would read all 5005.
+    // Six statements in one round trip (four on records and digests, two deleting starts and
+    // counts past their time); the rows read follow the 5 due records, where a scan would
+    // read all 5005.
     expect(report.roundTrips).toBe(1);
-    expect(report.statements).toBe(4);
+    expect(report.statements).toBe(6);
     expect(report.rowsRead).toBeGreaterThan(0);
     expect(report.rowsRead).toBeLessThanOrEqual(10 * report.due);
   });
@@ -88,9 +90,9 @@ describe('D1Store in workerd', () => {
     console.log(`sweep of 200 due, 8 at once: ${JSON.stringify(report)}`);
     expect(report.leased).toBe(200);
     expect(report.settled).toBe(200);
-    // 4 statements for leaseDue and one per settle, but settles that arrive while another is
+    // 6 statements for leaseDue and one per settle, but settles that arrive while another is
     // in flight share a round trip: one at a time would be 1 + 200.
-    expect(report.statements).toBe(4 + 200);
+    expect(report.statements).toBe(6 + 200);
     expect(report.roundTrips).toBeLessThanOrEqual(1 + Math.ceil(200 / 3));
   });
 

@@ -37,6 +37,7 @@ import {
   resultText,
   sessionFromRow,
   sessionRowValues,
+  startClaimValues,
 } from '@faceverify/shared-sql';
 import type { ClosedNoticeChannel } from './closed-notices.js';
 import { storeError } from './errors.js';
@@ -435,37 +436,19 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
    * counters (locked in key order) are checked and counted, in one round trip and one
    * transaction (contract rule 13).
    */
-  async claimStart({
-    startKey,
-    externalUserId,
-    owner,
-    now,
-    claimMs,
-    reuseMinLifetimeMs,
-    counters,
-  }: ClaimStartOptions): Promise<ClaimStartOutcome> {
+  async claimStart(options: ClaimStartOptions): Promise<ClaimStartOutcome> {
+    const { startKey, externalUserId, owner, now } = options;
     checkStorableUserId(externalUserId, `${this.storeName}.claimStart`);
-    if (!(claimMs >= 1)) {
-      throw new RangeError(
-        `${this.storeName}.claimStart: claimMs must be at least 1, got ${claimMs}`,
-      );
-    }
+    const { claimUntil, reuseBy, counters } = startClaimValues(options, this.storeName);
     return this.run('claimStart', async () => {
       const [row] = await this.db.query(this.starts.claimStart, [
         startKey,
         externalUserId,
         owner,
         now,
-        now + claimMs,
-        reuseMinLifetimeMs === undefined ? null : now + Math.max(0, reuseMinLifetimeMs),
-        JSON.stringify(
-          counters.map(({ key, limit, readOnly, ttlMs }) => ({
-            key,
-            limit: limit ?? null,
-            readOnly: readOnly === true,
-            ttlMs: Math.max(0, Math.ceil(ttlMs)),
-          })),
-        ),
+        claimUntil,
+        reuseBy,
+        counters,
       ]);
       return claimFromRow(row);
     });

@@ -10,7 +10,10 @@ import {
   tallyPaths,
 } from '@faceverify/test-support';
 import { startPGlite } from '@faceverify/test-support/pglite';
-import { measureStartPaths } from '@faceverify/test-support/start-round-trips';
+import {
+  measureStartPaths,
+  ONE_ROUND_TRIP_PER_START_CALL,
+} from '@faceverify/test-support/start-round-trips';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PostgresStore } from '../src/index.js';
@@ -159,16 +162,7 @@ const POSTGRES = {
 // A start's calls (Store contract rule 13), on any instance: each one statement, one round
 // trip. The claim is one call of the store's claim function, which locks, reads, checks and
 // counts in turn inside the server; the insert that ends it carries the start's row.
-const STARTS = {
-  claimGranted: '1/1',
-  insertStarted: '1/1',
-  claimReused: '1/1',
-  claimReusedElsewhere: '1/1',
-  claimReusedElsewhereAgain: '1/1',
-  claimBusy: '1/1',
-  endStart: '1/1',
-  claimLimited: '1/1',
-};
+const STARTS = ONE_ROUND_TRIP_PER_START_CALL;
 
 /** Two instances of one store (`create`), migrated, their start calls counted on `meter`. */
 async function startPaths(

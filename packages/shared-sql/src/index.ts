@@ -11,8 +11,10 @@ export {
   sessionRowValues,
 } from './session-row.js';
 export {
+  type StartClaimValues,
   type StartStatements,
   type StartTables,
+  startClaimValues,
   startStatements,
 } from './start-statements.js';
 export { type SharedStatements, sharedStatements } from './statements.js';

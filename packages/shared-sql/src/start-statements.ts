@@ -1,4 +1,7 @@
+import type { Store } from '@faceverify/core/store';
 import type { SqlDialect } from './dialect.js';
+
+type ClaimStartOptions = Parameters<NonNullable<Store['claimStart']>>[0];
 
 /** Where a store keeps its starts (`Store.claimStart`) and their counts. */
 export interface StartTables {
@@ -31,5 +34,35 @@ export function startStatements(
       WHERE start_key = $1::text AND owner = $2::text`),
     /** `$1` user. Erasure: the user's starts, with the user's records. */
     forgetStarts: sql(`DELETE FROM ${starts} WHERE external_user_id = $1::text`),
+  };
+}
+
+/** A claim's values as PostgreSQL and D1 bind them (see `startClaimValues`). */
+export interface StartClaimValues {
+  /** When the claim lapses. */
+  claimUntil: number;
+  /** The expiry a record handed back must reach; `null` when none is (a fresh session). */
+  reuseBy: number | null;
+  /** The counters as JSON: `[{ key, limit, readOnly, ttlMs }]`, `limit` null for none, `readOnly` 1 or 0. */
+  counters: string;
+}
+
+/** What `claimStart` binds, from its options; refuses a claim that would lapse at once. */
+export function startClaimValues(options: ClaimStartOptions, storeName: string): StartClaimValues {
+  const { now, claimMs, reuseMinLifetimeMs } = options;
+  if (!(claimMs >= 1)) {
+    throw new RangeError(`${storeName}.claimStart: claimMs must be at least 1, got ${claimMs}`);
+  }
+  return {
+    claimUntil: now + claimMs,
+    reuseBy: reuseMinLifetimeMs === undefined ? null : now + Math.max(0, reuseMinLifetimeMs),
+    counters: JSON.stringify(
+      options.counters.map(({ key, limit, readOnly, ttlMs }) => ({
+        key,
+        limit: limit ?? null,
+        readOnly: readOnly ? 1 : 0,
+        ttlMs: Math.max(0, Math.ceil(ttlMs)),
+      })),
+    ),
   };
 }

@@ -42,6 +42,18 @@ export interface StartStoreLike {
   }): Promise<{ inserted: boolean }>;
 }
 
+/** `tallyPaths` of `measureStartPaths` where every call is one request in one round trip. */
+export const ONE_ROUND_TRIP_PER_START_CALL: Readonly<Record<string, string>> = {
+  claimGranted: '1/1',
+  insertStarted: '1/1',
+  claimReused: '1/1',
+  claimReusedElsewhere: '1/1',
+  claimReusedElsewhereAgain: '1/1',
+  claimBusy: '1/1',
+  endStart: '1/1',
+  claimLimited: '1/1',
+};
+
 /** How a store's round-trip test measures its starts. */
 export interface StartPathsSetup {
   meter: RoundTripMeter;

@@ -5,7 +5,7 @@ import { applyMigrations, type D1Database, D1Store, D1StoreError } from '../../s
 import { deliveryCost } from './delivery-cost.js';
 import { measureSweep } from './measure-sweep.js';
 import { retentionReport } from './retention-report.js';
-import { d1RoundTrips } from './round-trips.js';
+import { d1RoundTrips, d1StartRoundTrips } from './round-trips.js';
 import { scalingReport } from './scaling-report.js';
 import { tableDump } from './table-dump.js';
 import { trackerBench } from './tracker-bench.js';
@@ -93,6 +93,8 @@ async function route(url: URL, env: Env): Promise<unknown> {
     }
     case '/round-trips':
       return d1RoundTrips(env.DB, () => emptyStore(env.DB));
+    case '/start-round-trips':
+      return d1StartRoundTrips(env.DB, () => emptyStore(env.DB));
     case '/scaling':
       await emptyStore(env.DB);
       return scalingReport(env.DB);
