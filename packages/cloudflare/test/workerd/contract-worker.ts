@@ -22,6 +22,8 @@ async function emptyStore(db: D1Database): Promise<D1Store> {
   await db.batch([
     db.prepare('DELETE FROM faceverify_records'),
     db.prepare('DELETE FROM faceverify_digests'),
+    db.prepare('DELETE FROM faceverify_starts'),
+    db.prepare('DELETE FROM faceverify_start_counts'),
   ]);
   return new D1Store({ db });
 }

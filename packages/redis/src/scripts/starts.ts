@@ -6,8 +6,7 @@ import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
  * Lua shared by the scripts that touch starts (`claimStart`, `endStart`, `insert` with a start,
  * `forgetUser`), after RECORD_LIFETIME_LUA. A start is a hash, `st:<startKey>`:
  * - `user`: the user, as records hold it; the start is listed in that user's `us:<user>`.
- * - `record`, `recordExpiresAt`: the record it was last inserted with, and that record's
- *   `expiresAt` then (a record expired by the time asked is not read, so not declared).
+ * - `record`: the record it was last inserted with.
  * - `owner`, `claimUntil`: the claim of whoever is creating its session, while it holds.
  * A count is a hash, `c:<counter key>`: `count`, and `until`, the end of its period.
  *
@@ -45,7 +44,7 @@ local function startInserted(start, owner, key, user, now)
   local keepUntil = finite(expiresAt)
   -- An endless expiry: the start is kept as long as Redis keeps the record now.
   if not keepUntil then keepUntil = now + math.max(redis.call('PTTL', rk), 0) end
-  redis.call('HSET', sk, 'user', user, 'record', key, 'recordExpiresAt', expiresAt or '')
+  redis.call('HSET', sk, 'user', user, 'record', key)
   if claim[1] and claim[1] ~= owner then
     keepUntil = math.max(keepUntil, finite(claim[2]) or now)
   else
@@ -83,10 +82,9 @@ for i = 8, #ARGV, 4 do
 end
 declared(sk, startIndex(user))
 for _, counter in ipairs(counters) do declared(counter.key) end
-local s = redis.call('HMGET', sk, 'record', 'recordExpiresAt', 'owner', 'claimUntil')
--- The record is read only when it could be reused: one expired by then is not.
-local recordExpiresAt = tonumber(s[2])
-local candidate = reuseBy and s[1] and not (recordExpiresAt and recordExpiresAt < reuseBy)
+local s = redis.call('HMGET', sk, 'record', 'owner', 'claimUntil')
+-- The record is read only when a session is to be reused.
+local candidate = reuseBy and s[1]
 if candidate then declared(recordKey(s[1])) end
 if #UNDECLARED > 0 then return needsKeys() end
 
@@ -105,7 +103,7 @@ if candidate then
     return { 'reuse', s[1], redis.call('HGETALL', rk) }
   end
 end
-if s[3] and s[3] ~= owner and (finite(s[4]) or now) > now then return { 'busy', s[4] } end
+if s[2] and s[2] ~= owner and (finite(s[3]) or now) > now then return { 'busy', s[3] } end
 for i, counter in ipairs(counters) do
   if not counter.readOnly and counter.limit and counts[i] >= counter.limit then
     return { 'limited', i - 1, counts }
