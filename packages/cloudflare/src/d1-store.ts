@@ -3,6 +3,8 @@ import {
   type AttachAndLeaseOptions,
   type AttachAndLeaseOutcome,
   type AttachResultOptions,
+  type ClaimStartOptions,
+  type ClaimStartOutcome,
   type CountsOptions,
   checkStorableUserId,
   type DeadLetterOptions,
@@ -10,6 +12,7 @@ import {
   type DueSummary,
   type DueSummaryOptions,
   decodeDeadLetterCursor,
+  type EndStartOptions,
   encodeDeadLetterCursor,
   type FindByUserOptions,
   type ForgetOptions,
@@ -58,11 +61,6 @@ import {
   SELECT_DUE,
   SHARED,
 } from './statements.js';
-
-// The options and outcome of the optional Store methods, as core declares them.
-type ClaimStartOptions = Parameters<NonNullable<Store['claimStart']>>[0];
-type ClaimStartOutcome = Awaited<ReturnType<NonNullable<Store['claimStart']>>>;
-type EndStartOptions = Parameters<NonNullable<Store['endStart']>>[0];
 
 /** Options of `D1Store`. */
 export interface D1StoreOptions {

@@ -3,6 +3,8 @@ import {
   type AttachAndLeaseOutcome,
   type AttachOutcome,
   type AttachResultOptions,
+  type ClaimStartOptions,
+  type ClaimStartOutcome,
   type ClosedRecordListener,
   type CountsOptions,
   checkStorableUserId,
@@ -11,6 +13,7 @@ import {
   type DueSummary,
   type DueSummaryOptions,
   decodeDeadLetterCursor,
+  type EndStartOptions,
   encodeDeadLetterCursor,
   type FindByUserOptions,
   type ForgetOptions,
@@ -25,7 +28,6 @@ import {
   type RememberOptions,
   type SettledWith,
   type SettleOptions,
-  type Store,
   type StoreAlarmListener,
   StoreAlarmListeners,
   type TrackedSession,
@@ -82,11 +84,6 @@ export interface MigrateReport {
   /** File names of the migrations applied now; empty when the schema was up to date. */
   applied: string[];
 }
-
-// The options and outcome of the optional Store methods, as core declares them.
-type ClaimStartOptions = Parameters<NonNullable<Store['claimStart']>>[0];
-type ClaimStartOutcome = Awaited<ReturnType<NonNullable<Store['claimStart']>>>;
-type EndStartOptions = Parameters<NonNullable<Store['endStart']>>[0];
 
 // How often `leaseDue` also deletes starts and counts past their time: they live for minutes
 // (a claim) to a day (a count), so once a minute keeps them bounded at a statement a minute.

@@ -1,6 +1,7 @@
 import {
   type AttachAndLeaseOutcome,
   type AttachOutcome,
+  type ClaimStartOutcome,
   type ClosedRecordListener,
   checkStorableUserId,
   type DeadLetterPage,
@@ -52,7 +53,6 @@ import {
 // The option and outcome types of the Store methods, as core declares them.
 type Options<Method extends keyof Store> = Parameters<NonNullable<Store[Method]>>[0];
 type InsertOutcome = Awaited<ReturnType<Store['insert']>>;
-type ClaimStartOutcome = Awaited<ReturnType<NonNullable<Store['claimStart']>>>;
 
 const ATTACH_OUTCOMES: readonly AttachOutcome[] = [
   'attached',

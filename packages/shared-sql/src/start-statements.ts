@@ -1,7 +1,5 @@
-import type { Store } from '@faceverify/core/store';
+import type { ClaimStartOptions } from '@faceverify/core/store';
 import type { SqlDialect } from './dialect.js';
-
-type ClaimStartOptions = Parameters<NonNullable<Store['claimStart']>>[0];
 
 /** Where a store keeps its starts (`Store.claimStart`) and their counts. */
 export interface StartTables {

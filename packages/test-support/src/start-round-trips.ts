@@ -33,13 +33,29 @@ interface RecordLike {
 
 /** The few calls of a Store the paths below drive (`claimStart`, `endStart`, `insert`). */
 export interface StartStoreLike {
-  claimStart?(options: ClaimLike): Promise<{ claim: string }>;
+  claimStart?(
+    options: ClaimLike,
+  ): Promise<{ claim: string; counts?: number[]; record?: { key: string } }>;
   endStart?(options: { startKey: string; owner: string; now: number }): Promise<void>;
   insert(options: {
     record: RecordLike;
     now: number;
     start?: { startKey: string; owner: string };
   }): Promise<{ inserted: boolean }>;
+}
+
+/** A session just started for `user`: pending, due in a minute, expiring in 30. */
+export function startedSession(key: string, user: string, now: number): RecordLike {
+  return {
+    key,
+    token: `fvt2.${key}`,
+    externalUserId: user,
+    createdAt: now,
+    expiresAt: now + 1_800_000,
+    state: 'pending',
+    dueAt: now + 60_000,
+    attempts: 0,
+  };
 }
 
 /** `tallyPaths` of `measureStartPaths` where every call is one request in one round trip. */
@@ -105,18 +121,8 @@ export async function measureStartPaths(setup: StartPathsSetup): Promise<Receive
     }
   };
   const insert = async (on: StartStoreLike, options: ClaimLike) => {
-    const key = `t1:${options.startKey}`;
     const { inserted } = await on.insert({
-      record: {
-        key,
-        token: `fvt2.${key}`,
-        externalUserId: user,
-        createdAt: now,
-        expiresAt: now + 1_800_000,
-        state: 'pending',
-        dueAt: now + 60_000,
-        attempts: 0,
-      },
+      record: startedSession(`t1:${options.startKey}`, user, now),
       now,
       start: { startKey: options.startKey, owner: options.owner },
     });

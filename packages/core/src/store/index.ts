@@ -31,6 +31,10 @@ export type {
   AttachOutcome,
   // What `attachResult` takes.
   AttachResultOptions,
+  // What `claimStart` takes (Redis, PostgreSQL, D1, MemoryStore: one session per need).
+  ClaimStartOptions,
+  // What `claimStart` answers.
+  ClaimStartOutcome,
   // What `watchClosed` calls (Redis pub/sub, PostgreSQL LISTEN).
   ClosedRecordListener,
   // The states a record closes in.
@@ -45,6 +49,8 @@ export type {
   DueSummary,
   // What `dueSummary` takes.
   DueSummaryOptions,
+  // What `endStart` takes.
+  EndStartOptions,
   // What `findByUser` takes.
   FindByUserOptions,
   // What `forget` takes (a replay digest's).
@@ -53,6 +59,8 @@ export type {
   ForgetUserOptions,
   // What `get` takes.
   GetOptions,
+  // The claimed start an `insert` ends (`InsertOptions.start`).
+  InsertedStart,
   // What `insert` takes.
   InsertOptions,
   // What `insert` answers.
@@ -77,6 +85,8 @@ export type {
   SettleOptions,
   // What `settle` writes.
   SettleUpdate,
+  // A count of starts `claimStart` counts or reads.
+  StartCounter,
   // The interface itself.
   Store,
   // A result as a record keeps it.

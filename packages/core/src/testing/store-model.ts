@@ -47,7 +47,9 @@ export type StoreModelStep =
       withResult: boolean;
       maxOpenPerUser: number | null;
       displacedRetainMs: number;
-      /** The claimed start the record ends (`start` of `insert`), with the claim's owner. */
+      /**
+       * The claimed start the record ends (`start` of `insert`), with the claim's owner.
+       */
       start: { startKey: string; owner: string } | null;
     }
   | {

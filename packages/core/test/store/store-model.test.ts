@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../src/index.js';
-import type { RememberOptions } from '../../src/store/index.js';
-import type { ClaimStartOptions, ClaimStartOutcome } from '../../src/store/store.js';
+import type {
+  ClaimStartOptions,
+  ClaimStartOutcome,
+  RememberOptions,
+} from '../../src/store/index.js';
 import { checkStoreAgainstModel, storeModelSteps } from '../../src/testing/index.js';
 
 /** A store with one defect: a digest is never remembered, so every delivery looks new. */
