@@ -539,8 +539,9 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
   /**
    * The retention step: deletes up to `limit` records past their time (closed ones after
    * their retention, open ones a day after both their expiry and due time) and as many
-   * expired digests, oldest first. `leaseDue` runs one on every sweep; call it yourself only
-   * when nothing sweeps. Readers never see such rows even before they are deleted.
+   * expired digests, oldest first, and as many starts and counts of starts past their time.
+   * `leaseDue` runs one on every sweep; call it yourself only when nothing sweeps. Readers
+   * never see such rows even before they are deleted.
    *
    * @example
    * // From a scheduled job of an app that never calls receiver.start() or sweep():
@@ -563,8 +564,8 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
    * beside its retention step once a minute, `prune` every time.
    */
   private async pruneStarts(now: number, limit: number): Promise<void> {
-    this.startsPrunedUntil = now + PRUNE_STARTS_EVERY_MS;
     await this.db.query(this.starts.pruneStarts, [now, limit]);
+    this.startsPrunedUntil = now + PRUNE_STARTS_EVERY_MS;
   }
 
   private settleStatement({ key, owner, update, now }: SettleOptions): [string, unknown[]] {
