@@ -109,26 +109,27 @@ describe('D1Store in workerd', () => {
   });
 
   it('deletes what passed its time in bounded batches, and hides it at once', async () => {
+    type Rows = { records: number; digests: number; starts: number; counts: number };
     const report = await worker.call<{
-      before: { records: number; digests: number };
+      before: Rows;
       visibleJustBefore: boolean;
       visibleAt: boolean;
       rememberedAgainAt: boolean;
-      rowsWhileUnswept: { records: number; digests: number };
-      afterSweeps: { records: number; digests: number }[];
+      rowsWhileUnswept: Rows;
+      afterSweeps: Rows[];
       abandonedKeptUntil: boolean;
     }>('/retention');
-    expect(report.before).toEqual({ records: 26, digests: 25 });
+    expect(report.before).toEqual({ records: 26, digests: 25, starts: 12, counts: 12 });
     expect(report.visibleJustBefore).toBe(true);
     expect(report.visibleAt).toBe(false);
     expect(report.rememberedAgainAt).toBe(true);
-    expect(report.rowsWhileUnswept).toEqual({ records: 26, digests: 25 });
+    expect(report.rowsWhileUnswept).toEqual({ records: 26, digests: 25, starts: 12, counts: 12 });
     // 10 of each per leaseDue; d0 was remembered again, so 24 digests were expired.
     expect(report.afterSweeps).toEqual([
-      { records: 16, digests: 15 },
-      { records: 6, digests: 5 },
-      { records: 1, digests: 1 },
-      { records: 0, digests: 0 },
+      { records: 16, digests: 15, starts: 2, counts: 2 },
+      { records: 6, digests: 5, starts: 0, counts: 0 },
+      { records: 1, digests: 1, starts: 0, counts: 0 },
+      { records: 0, digests: 0, starts: 0, counts: 0 },
     ]);
     expect(report.abandonedKeptUntil).toBe(true);
   });
