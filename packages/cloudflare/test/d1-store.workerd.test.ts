@@ -134,6 +134,11 @@ describe('D1Store in workerd', () => {
     expect(report.abandonedKeptUntil).toBe(true);
   });
 
+  it('of 50 claims of one start across three stores one is granted, all 50 reuse its session, a shared limit holds', async () => {
+    const { races, kept } = await worker.call<{ races: unknown; kept: unknown }>('/start-races');
+    expect(races).toEqual(kept);
+  });
+
   it('rejects with a D1StoreError that says how to fix a missing schema', async () => {
     const report = await worker.call<Record<string, unknown>>('/missing-schema');
     expect(report).toMatchObject({

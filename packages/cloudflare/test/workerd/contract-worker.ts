@@ -1,6 +1,7 @@
 // The Worker the host tests run in workerd: each route runs checks of D1Store against the real
 // local D1 bound as DB, and answers with what happened, so the host decides pass or fail.
 import { checkStoreAgainstModel, storeContractCases } from '@faceverify/core/testing';
+import { raceStarts, startRacesKept } from '@faceverify/test-support/start-races';
 import { applyMigrations, type D1Database, D1Store, D1StoreError } from '../../src/index.js';
 import { deliveryCost } from './delivery-cost.js';
 import { measureSweep } from './measure-sweep.js';
@@ -97,6 +98,14 @@ async function route(url: URL, env: Env): Promise<unknown> {
       return d1RoundTrips(env.DB, () => emptyStore(env.DB));
     case '/start-round-trips':
       return d1StartRoundTrips(env.DB, () => emptyStore(env.DB));
+    case '/start-races': {
+      // Three D1Stores on one binding, as three isolates would have: every claim at once.
+      await emptyStore(env.DB);
+      const stores = Array.from({ length: 3 }, () => new D1Store({ db: env.DB }));
+      const race = { callers: 50, limit: 20 };
+      const races = await raceStarts(stores, { label: 'd1', now: Date.now(), ...race });
+      return { races, kept: startRacesKept(race) };
+    }
     case '/scaling':
       await emptyStore(env.DB);
       return scalingReport(env.DB);
