@@ -3,6 +3,8 @@ import {
   type AttachAndLeaseOptions,
   type AttachAndLeaseOutcome,
   type AttachResultOptions,
+  type ClaimStartOptions,
+  type ClaimStartOutcome,
   type CountsOptions,
   checkStorableUserId,
   type DeadLetterOptions,
@@ -10,6 +12,7 @@ import {
   type DueSummary,
   type DueSummaryOptions,
   decodeDeadLetterCursor,
+  type EndStartOptions,
   encodeDeadLetterCursor,
   type FindByUserOptions,
   type ForgetOptions,
@@ -29,10 +32,22 @@ import {
   type SessionRow,
   sessionFromRow,
   sessionRowValues,
+  startClaimValues,
 } from '@faceverify/shared-sql';
 import type { D1Database, D1Result } from './d1.js';
 import { D1StoreError, d1StoreError } from './errors.js';
 import { GroupedStatements } from './grouped-statements.js';
+import {
+  CLAIM_START,
+  COUNT_START,
+  INSERT_STARTED,
+  PURGE_START_COUNTS,
+  PURGE_STARTS,
+  SELECT_REUSABLE,
+  SELECT_START,
+  SELECT_START_COUNTS,
+  SHARED_STARTS,
+} from './start-statements.js';
 import {
   ATTACH,
   ATTACH_AND_LEASE,
@@ -117,13 +132,26 @@ export class D1Store implements Store {
     now,
     maxOpenPerUser,
     displacedRetainMs = 0,
+    start,
   }: InsertOptions): Promise<InsertOutcome> {
     checkStorableUserId(record.externalUserId, 'D1Store.insert');
     const insert = this.db.prepare(SHARED.insert).bind(...sessionRowValues(record), now);
+    // With a start, the statement right after the insert names the record in the start's row.
+    const started = start
+      ? [
+          this.db
+            .prepare(INSERT_STARTED)
+            .bind(start.startKey, record.externalUserId, record.key, record.expiresAt, start.owner),
+        ]
+      : [];
     return this.run('insert', async () => {
       if (maxOpenPerUser === undefined || !isOpen(record.state)) {
-        const { results } = await insert.all<{ key: string }>();
-        return { inserted: results.length > 0, displaced: [] };
+        if (!start) {
+          const { results } = await insert.all<{ key: string }>();
+          return { inserted: results.length > 0, displaced: [] };
+        }
+        const [inserted] = await this.db.batch([insert, ...started]);
+        return { inserted: rowsOf(inserted).length > 0, displaced: [] };
       }
       const keep = Math.max(0, maxOpenPerUser - 1);
       const bound = [record.externalUserId, now, record.key, keep];
@@ -131,6 +159,7 @@ export class D1Store implements Store {
         this.db.prepare(SELECT_DISPLACED).bind(...bound),
         this.db.prepare(DISPLACE).bind(...bound, displacedRetainMs),
         insert,
+        ...started,
       ]);
       return {
         inserted: rowsOf(inserted).length > 0,
@@ -231,6 +260,8 @@ export class D1Store implements Store {
         this.db.prepare(PURGE_DIGESTS).bind(now, this.purgeBatchSize),
         this.db.prepare(SELECT_DUE).bind(now, count),
         this.db.prepare(LEASE_DUE).bind(now, count, owner, now + leaseMs),
+        this.db.prepare(PURGE_STARTS).bind(now, this.purgeBatchSize),
+        this.db.prepare(PURGE_START_COUNTS).bind(now, this.purgeBatchSize),
       ]);
       // RETURNING does not keep the subquery's order: put the records back in due order.
       const order = new Map(
@@ -258,6 +289,58 @@ export class D1Store implements Store {
             .prepare(SHARED.settleClosed)
             .bind(key, owner, now, result, update.state, update.attempts ?? null, update.retainMs);
     return this.run('settle', async () => (await this.settles.run(statement)).results.length > 0);
+  }
+
+  /**
+   * One batch (one transaction, which D1 runs alone): the start's claim, the record it names
+   * and the counts are read, then the claim is written and counted, each write only when the
+   * claim is granted (see start-statements.ts). The outcome follows from what was read: no
+   * other call ran between the reads and the writes.
+   */
+  async claimStart(options: ClaimStartOptions): Promise<ClaimStartOutcome> {
+    const { startKey, externalUserId, owner, now, counters } = options;
+    checkStorableUserId(externalUserId, 'D1Store.claimStart');
+    const { claimUntil, reuseBy, counters: counting } = startClaimValues(options, 'D1Store');
+    const claim = [startKey, externalUserId, owner, now, claimUntil, reuseBy, counting];
+    const [held, reusable, read] = await this.run('claimStart', () =>
+      this.db.batch([
+        this.db.prepare(SELECT_START).bind(startKey, now),
+        this.db.prepare(SELECT_REUSABLE).bind(...claim.slice(0, 6)),
+        this.db.prepare(SELECT_START_COUNTS).bind(counting, now),
+        this.db.prepare(CLAIM_START).bind(...claim),
+        this.db.prepare(COUNT_START).bind(...claim),
+      ]),
+    );
+    const [record] = rowsOf<SessionRow>(reusable);
+    if (record) return { claim: 'reuse', record: sessionFromRow(record) };
+    const [claimRow] = rowsOf<{ owner: string | null; claim_until: number }>(held);
+    if (claimRow?.owner && claimRow.owner !== owner) {
+      return { claim: 'busy', until: Number(claimRow.claim_until) };
+    }
+    const counts = rowsOf<{ count: number }>(read).map((row) => Number(row.count));
+    const limited = counters.findIndex(
+      (counter, index) =>
+        !counter.readOnly && counter.limit !== undefined && counts[index]! >= counter.limit,
+    );
+    if (limited >= 0) return { claim: 'limited', counter: limited, counts };
+    // Counted as COUNT_START counted them, in order: each counter not read only, once more.
+    const after = new Map<string, number>();
+    return {
+      claim: 'granted',
+      counts: counters.map((counter, index) => {
+        if (counter.readOnly) return counts[index]!;
+        const count = (after.get(counter.key) ?? counts[index]!) + 1;
+        after.set(counter.key, count);
+        return count;
+      }),
+    };
+  }
+
+  /** One UPDATE: the owner's claim ends, only while it still holds it. */
+  async endStart({ startKey, owner, now }: EndStartOptions): Promise<void> {
+    await this.run('endStart', () =>
+      this.db.prepare(SHARED_STARTS.endStart).bind(startKey, owner, now).run(),
+    );
   }
 
   async counts({ now }: CountsOptions): Promise<Record<TrackedState, number>> {
@@ -322,16 +405,18 @@ export class D1Store implements Store {
   }
 
   /**
-   * Erasure, as one `DELETE` of the user's rows, found through the user index: D1 runs one
-   * statement at a time, so no other call sees the user half removed, and a settle of a
-   * removed record afterwards matches no row.
+   * Erasure, as one batch of two `DELETE`s, of the user's starts and of the user's rows, found
+   * through the user indexes: D1 runs a batch alone, so no other call sees the user half
+   * removed, and a settle of a removed record afterwards matches no row.
    */
   async forgetUser({ externalUserId, now }: ForgetUserOptions): Promise<number> {
     checkStorableUserId(externalUserId, 'D1Store.forgetUser');
     return this.run('forgetUser', async () => {
-      const statement = this.db.prepare(SHARED.forgetUser).bind(externalUserId, now);
-      const rows = (await statement.all<{ live: number }>()).results;
-      return rows.filter((row) => Number(row.live) === 1).length;
+      const [, forgotten] = await this.db.batch([
+        this.db.prepare(SHARED_STARTS.forgetStarts).bind(externalUserId),
+        this.db.prepare(SHARED.forgetUser).bind(externalUserId, now),
+      ]);
+      return rowsOf<{ live: number }>(forgotten).filter((row) => Number(row.live) === 1).length;
     });
   }
 

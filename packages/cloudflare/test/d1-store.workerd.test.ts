@@ -48,6 +48,7 @@ describe('D1Store in workerd', () => {
     expect(report.recorded).toEqual([
       { name: '0001_faceverify_store.sql' },
       { name: '0002_faceverify_dead_letters.sql' },
+      { name: '0003_faceverify_starts.sql' },
     ]);
   });
 
@@ -68,10 +69,11 @@ describe('D1Store in workerd', () => {
     expect(report.dueSummary.plan.join('\n')).toMatch(/USING INDEX faceverify_records_due/);
     expect(report.dueSummary.rowsRead).toBeLessThanOrEqual(10 * report.due);
     expect(report.plan.join('\n')).toMatch(/USING INDEX faceverify_records_due/);
-    // Four statements in one round trip; the rows read follow the 5 due records, where a scan
-    // would read all 5005.
+    // Six statements in one round trip (four on records and digests, two deleting starts and
+    // counts past their time); the rows read follow the 5 due records, where a scan would
+    // read all 5005.
     expect(report.roundTrips).toBe(1);
-    expect(report.statements).toBe(4);
+    expect(report.statements).toBe(6);
     expect(report.rowsRead).toBeGreaterThan(0);
     expect(report.rowsRead).toBeLessThanOrEqual(10 * report.due);
   });
@@ -88,9 +90,9 @@ describe('D1Store in workerd', () => {
     console.log(`sweep of 200 due, 8 at once: ${JSON.stringify(report)}`);
     expect(report.leased).toBe(200);
     expect(report.settled).toBe(200);
-    // 4 statements for leaseDue and one per settle, but settles that arrive while another is
+    // 6 statements for leaseDue and one per settle, but settles that arrive while another is
     // in flight share a round trip: one at a time would be 1 + 200.
-    expect(report.statements).toBe(4 + 200);
+    expect(report.statements).toBe(6 + 200);
     expect(report.roundTrips).toBeLessThanOrEqual(1 + Math.ceil(200 / 3));
   });
 
@@ -107,28 +109,34 @@ describe('D1Store in workerd', () => {
   });
 
   it('deletes what passed its time in bounded batches, and hides it at once', async () => {
+    type Rows = { records: number; digests: number; starts: number; counts: number };
     const report = await worker.call<{
-      before: { records: number; digests: number };
+      before: Rows;
       visibleJustBefore: boolean;
       visibleAt: boolean;
       rememberedAgainAt: boolean;
-      rowsWhileUnswept: { records: number; digests: number };
-      afterSweeps: { records: number; digests: number }[];
+      rowsWhileUnswept: Rows;
+      afterSweeps: Rows[];
       abandonedKeptUntil: boolean;
     }>('/retention');
-    expect(report.before).toEqual({ records: 26, digests: 25 });
+    expect(report.before).toEqual({ records: 26, digests: 25, starts: 12, counts: 12 });
     expect(report.visibleJustBefore).toBe(true);
     expect(report.visibleAt).toBe(false);
     expect(report.rememberedAgainAt).toBe(true);
-    expect(report.rowsWhileUnswept).toEqual({ records: 26, digests: 25 });
+    expect(report.rowsWhileUnswept).toEqual({ records: 26, digests: 25, starts: 12, counts: 12 });
     // 10 of each per leaseDue; d0 was remembered again, so 24 digests were expired.
     expect(report.afterSweeps).toEqual([
-      { records: 16, digests: 15 },
-      { records: 6, digests: 5 },
-      { records: 1, digests: 1 },
-      { records: 0, digests: 0 },
+      { records: 16, digests: 15, starts: 2, counts: 2 },
+      { records: 6, digests: 5, starts: 0, counts: 0 },
+      { records: 1, digests: 1, starts: 0, counts: 0 },
+      { records: 0, digests: 0, starts: 0, counts: 0 },
     ]);
     expect(report.abandonedKeptUntil).toBe(true);
+  });
+
+  it('of 50 claims of one start across three stores one is granted, all 50 reuse its session, a shared limit holds', async () => {
+    const { races, kept } = await worker.call<{ races: unknown; kept: unknown }>('/start-races');
+    expect(races).toEqual(kept);
   });
 
   it('rejects with a D1StoreError that says how to fix a missing schema', async () => {

@@ -7,7 +7,7 @@ import type { D1Traffic } from './workerd/counting-database.js';
 // The first step of a Receiver also reads D1's clock (leases follow it): one statement, again
 // every 30 s.
 const CLOCK_READING = 1;
-const MAX_STATEMENTS = { start: 3 + CLOCK_READING, webhookDelivery: 6, pollDelivery: 6 };
+const MAX_STATEMENTS = { start: 3 + CLOCK_READING, webhookDelivery: 6, pollDelivery: 8 };
 
 let worker: ContractWorker;
 let emulator: Emulator;

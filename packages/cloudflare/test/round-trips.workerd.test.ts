@@ -1,4 +1,5 @@
 import type { ReceiverPaths } from '@faceverify/test-support/round-trips';
+import { ONE_ROUND_TRIP_PER_START_CALL } from '@faceverify/test-support/start-round-trips';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type ContractWorker, startContractWorker } from './support-worker.js';
 
@@ -38,4 +39,12 @@ it('store round trips of a Receiver on D1, counted on the binding in workerd', a
   }>('/round-trips');
   console.log(paths);
   expect(tally).toEqual(D1);
+});
+
+// A start's calls (Store contract rule 13), on any isolate: each one call, a claim one batch
+// that reads the claim, the record and the counts and then writes, the insert that ends it a
+// batch of the insert and the start's row.
+it('store round trips of the starts on D1: one call each', async () => {
+  const { tally } = await worker.call<{ tally: Record<string, string> }>('/start-round-trips');
+  expect(tally).toEqual(ONE_ROUND_TRIP_PER_START_CALL);
 });

@@ -9,6 +9,12 @@ export interface TableNames {
   sessions: string;
   digests: string;
   migrations: string;
+  /** Starts (`Store.claimStart`): one row per need of one user. */
+  starts: string;
+  /** Counts of starts, one row per counter and period. */
+  startCounts: string;
+  /** The function `claimStart` calls: one round trip for its locks and decisions. */
+  claimStart: string;
 }
 
 // Names go into SQL as identifiers, so only plain lower-case ones are accepted: they need
@@ -40,6 +46,9 @@ export function tableNames(
     sessions: `${schema}.${prefix}sessions`,
     digests: `${schema}.${prefix}digests`,
     migrations: `${schema}.${prefix}migrations`,
+    starts: `${schema}.${prefix}starts`,
+    startCounts: `${schema}.${prefix}start_counts`,
+    claimStart: `${schema}.${prefix}claim_start`,
   };
 }
 

@@ -3,6 +3,8 @@ import {
   type AttachAndLeaseOutcome,
   type AttachOutcome,
   type AttachResultOptions,
+  type ClaimStartOptions,
+  type ClaimStartOutcome,
   type ClosedRecordListener,
   type CountsOptions,
   checkStorableUserId,
@@ -11,6 +13,7 @@ import {
   type DueSummary,
   type DueSummaryOptions,
   decodeDeadLetterCursor,
+  type EndStartOptions,
   encodeDeadLetterCursor,
   type FindByUserOptions,
   type ForgetOptions,
@@ -31,12 +34,19 @@ import {
   type TrackedState,
   type TransactionalStore,
 } from '@faceverify/core/store';
-import { resultText, sessionFromRow, sessionRowValues } from '@faceverify/shared-sql';
+import {
+  MalformedRowError,
+  resultText,
+  sessionFromRow,
+  sessionRowValues,
+  startClaimValues,
+} from '@faceverify/shared-sql';
 import type { ClosedNoticeChannel } from './closed-notices.js';
 import { storeError } from './errors.js';
 import { MIGRATIONS, migrationsTableSql } from './migrations.js';
 import { closedChannel, type TableNames, tableNames } from './names.js';
 import type { Row, SqlDatabase, SqlQueryable } from './sql-database.js';
+import { type PostgresStartStatements, postgresStartStatements } from './start-statements.js';
 import { type Statements, statements } from './statements.js';
 import { TimelineWatch, WAL_POSITION_COLUMNS } from './timeline-watch.js';
 
@@ -75,6 +85,10 @@ export interface MigrateReport {
   applied: string[];
 }
 
+// How often `leaseDue` also deletes starts and counts past their time: they live for minutes
+// (a claim) to a day (a count), so once a minute keeps them bounded at a statement a minute.
+const PRUNE_STARTS_EVERY_MS = 60_000;
+
 // PostgreSQL's lock_not_available: a FOR UPDATE NOWAIT met a row another transaction holds.
 const LOCK_NOT_AVAILABLE = '55P03';
 const LOCKED_RETRIES = 3;
@@ -90,6 +104,11 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
   /** The tables this store works on. */
   readonly tables: TableNames;
   private readonly sql: Statements;
+  private readonly starts: PostgresStartStatements;
+  // `insert` and `forgetUser` with the start's row in the same statement.
+  private readonly insertStarted: string;
+  private readonly forgetUserAndStarts: string;
+  private startsPrunedUntil = Number.NEGATIVE_INFINITY;
   private readonly pruneBatch: number;
   private readonly notices: ClosedNoticeChannel | undefined;
   // The closing settle and its notice in one statement: no round trip of its own per close,
@@ -113,6 +132,9 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
   ) {
     this.tables = tableNames(options.schema, options.prefix);
     this.sql = statements(this.tables);
+    this.starts = postgresStartStatements(this.tables);
+    this.insertStarted = this.starts.insertStarted(this.sql.insert);
+    this.forgetUserAndStarts = this.starts.forgetUserAndStarts(this.sql.forgetUser);
     this.pruneBatch = Math.max(1, Math.floor(options.pruneBatch ?? 500));
     this.notices = db.closedNotices?.(closedChannel(this.tables));
     const notices = this.notices;
@@ -183,18 +205,23 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
     now,
     maxOpenPerUser,
     displacedRetainMs = 0,
+    start,
   }: InsertOptions): Promise<InsertOutcome> {
     checkStorableUserId(record.externalUserId, `${this.storeName}.insert`);
     const params = [...sessionRowValues(record), now];
+    // With a start, the same statement names the record in the start's row (see claimStart).
+    const [insert, insertParams] = start
+      ? [this.insertStarted, [...params, start.startKey, start.owner]]
+      : [this.sql.insert, params];
     return this.run('insert', async () => {
       if (maxOpenPerUser === undefined || !isOpen(record.state)) {
-        const rows = await this.db.query(this.sql.insert, params);
+        const rows = await this.db.query(insert, insertParams);
         return { inserted: rows.length === 1, displaced: [] };
       }
       return this.db
         .transaction<InsertOutcome>(async (queryable) => {
           await queryable.query(this.sql.lockUser, [this.tables.sessions, record.externalUserId]);
-          const inserted = (await queryable.query(this.sql.insert, params)).length === 1;
+          const inserted = (await queryable.query(insert, insertParams)).length === 1;
           if (!inserted) return { commit: true, value: { inserted, displaced: [] } };
           const displaced = await queryable.query(this.sql.displace, [
             record.externalUserId,
@@ -328,7 +355,10 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
   /** Runs a retention step first (see `prune`), then leases the due records. */
   async leaseDue({ owner, now, leaseMs, limit }: LeaseDueOptions): Promise<TrackedSession[]> {
     return this.run('leaseDue', async () => {
-      await this.db.query(this.sql.prune, [now, this.pruneBatch]);
+      await Promise.all([
+        this.db.query(this.sql.prune, [now, this.pruneBatch]),
+        ...(now >= this.startsPrunedUntil ? [this.pruneStarts(now, this.pruneBatch)] : []),
+      ]);
       await this.timeline?.check(now);
       if (limit <= 0) return [];
       const rows = await this.db.query(this.sql.leaseDue, [
@@ -395,6 +425,35 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
       if (workFailed) throw error;
       throw storeError('settleWith', error, this.db.secrets, this.storeName);
     }
+  }
+
+  /**
+   * One call of the store's claim function (migration 0004): the start's row is locked, so
+   * concurrent claims of one start take turns, then its session is read, or its claim, or its
+   * counters (locked in key order) are checked and counted, in one round trip and one
+   * transaction (contract rule 13).
+   */
+  async claimStart(options: ClaimStartOptions): Promise<ClaimStartOutcome> {
+    const { startKey, externalUserId, owner, now } = options;
+    checkStorableUserId(externalUserId, `${this.storeName}.claimStart`);
+    const { claimUntil, reuseBy, counters } = startClaimValues(options, this.storeName);
+    return this.run('claimStart', async () => {
+      const [row] = await this.db.query(this.starts.claimStart, [
+        startKey,
+        externalUserId,
+        owner,
+        now,
+        claimUntil,
+        reuseBy,
+        counters,
+      ]);
+      return claimFromRow(row);
+    });
+  }
+
+  /** One UPDATE: the owner's claim ends, only while it still holds it. */
+  async endStart({ startKey, owner, now }: EndStartOptions): Promise<void> {
+    await this.run('endStart', () => this.db.query(this.starts.endStart, [startKey, owner, now]));
   }
 
   async counts({ now }: CountsOptions): Promise<Record<TrackedState, number>> {
@@ -472,7 +531,7 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
   async forgetUser({ externalUserId, now }: ForgetUserOptions): Promise<number> {
     checkStorableUserId(externalUserId, `${this.storeName}.forgetUser`);
     return this.run('forgetUser', async () => {
-      const rows = await this.db.query(this.sql.forgetUser, [externalUserId, now]);
+      const rows = await this.db.query(this.forgetUserAndStarts, [externalUserId, now]);
       return rows.filter((row) => Number(row.live) === 1).length;
     });
   }
@@ -480,8 +539,9 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
   /**
    * The retention step: deletes up to `limit` records past their time (closed ones after
    * their retention, open ones a day after both their expiry and due time) and as many
-   * expired digests, oldest first. `leaseDue` runs one on every sweep; call it yourself only
-   * when nothing sweeps. Readers never see such rows even before they are deleted.
+   * expired digests, oldest first, and as many starts and counts of starts past their time.
+   * `leaseDue` runs one on every sweep; call it yourself only when nothing sweeps. Readers
+   * never see such rows even before they are deleted.
    *
    * @example
    * // From a scheduled job of an app that never calls receiver.start() or sweep():
@@ -489,9 +549,23 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
    */
   async prune({ now, limit = this.pruneBatch }: PruneOptions): Promise<PruneReport> {
     return this.run('prune', async () => {
-      const [row] = await this.db.query(this.sql.prune, [now, Math.max(1, Math.floor(limit))]);
+      const batch = Math.max(1, Math.floor(limit));
+      const [[row]] = await Promise.all([
+        this.db.query(this.sql.prune, [now, batch]),
+        this.pruneStarts(now, batch),
+      ]);
       return { sessions: Number(row?.sessions ?? 0), digests: Number(row?.digests ?? 0) };
     });
+  }
+
+  /**
+   * Deletes up to `limit` starts whose claim lapsed and whose session can no longer be handed
+   * out, and as many counts past their period (see start-statements.ts). `leaseDue` runs it
+   * beside its retention step once a minute, `prune` every time.
+   */
+  private async pruneStarts(now: number, limit: number): Promise<void> {
+    await this.db.query(this.starts.pruneStarts, [now, limit]);
+    this.startsPrunedUntil = now + PRUNE_STARTS_EVERY_MS;
   }
 
   private settleStatement({ key, owner, update, now }: SettleOptions): [string, unknown[]] {
@@ -522,13 +596,39 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
   }
 }
 
+/** `claimStart`'s outcome from the row of the claim function (migration 0004). */
+function claimFromRow(row: Row | undefined): ClaimStartOutcome {
+  const counts = (): number[] => {
+    const value = row?.counts;
+    if (!Array.isArray(value)) throw new MalformedRowError('claimStart counts are not a list');
+    return value.map(Number);
+  };
+  switch (row?.claim) {
+    case 'reuse':
+      return { claim: 'reuse', record: sessionFromRow(row.found_record as Row) };
+    case 'busy':
+      return { claim: 'busy', until: Number(row.claim_until) };
+    case 'limited':
+      return { claim: 'limited', counter: Number(row.counter), counts: counts() };
+    case 'granted':
+      return { claim: 'granted', counts: counts() };
+    default:
+      throw new MalformedRowError('claimStart came back without an outcome');
+  }
+}
+
 /** Runs a migration file's statements one by one (extended protocol takes one at a time). */
 async function execScript(queryable: SqlQueryable, script: string): Promise<void> {
   const withoutComments = script
     .split('\n')
     .filter((line) => !line.trimStart().startsWith('--'))
     .join('\n');
-  for (const statement of withoutComments.split(/;\s*\n/)) {
+  let statement = '';
+  for (const part of withoutComments.split(/;\s*\n/)) {
+    statement = statement === '' ? part : `${statement};\n${part}`;
+    // A function's body (between $$ and $$) holds statements of its own: it ends at its $$.
+    if ((statement.match(/\$\$/g)?.length ?? 0) % 2 === 1) continue;
     if (statement.trim()) await queryable.query(statement, []);
+    statement = '';
   }
 }

@@ -31,7 +31,12 @@ describe('migrations', () => {
     const prefix = uniquePrefix('migrate');
     const store = new PostgresStore({ pool, prefix });
     expect(await store.migrate()).toEqual({
-      applied: ['0001_create_tables.sql', '0002_result_as_text.sql', '0003_dead_letters_index.sql'],
+      applied: [
+        '0001_create_tables.sql',
+        '0002_result_as_text.sql',
+        '0003_dead_letters_index.sql',
+        '0004_starts.sql',
+      ],
     });
     expect(await store.migrate()).toEqual({ applied: [] });
     const { rows } = await pool.query(
@@ -41,6 +46,7 @@ describe('migrations', () => {
       { version: 1, name: '0001_create_tables.sql' },
       { version: 2, name: '0002_result_as_text.sql' },
       { version: 3, name: '0003_dead_letters_index.sql' },
+      { version: 4, name: '0004_starts.sql' },
     ]);
   });
 
@@ -55,6 +61,7 @@ describe('migrations', () => {
       '0001_create_tables.sql',
       '0002_result_as_text.sql',
       '0003_dead_letters_index.sql',
+      '0004_starts.sql',
     ]);
   });
 
@@ -71,6 +78,8 @@ describe('migrations', () => {
       'fv_digests',
       'fv_migrations',
       'fv_sessions',
+      'fv_start_counts',
+      'fv_starts',
     ]);
     expect(store.tables.sessions).toBe(`${schema}.fv_sessions`);
     const { rows: indexes } = await pool.query(

@@ -64,4 +64,40 @@ describe('retention (rule 8: nothing is kept forever)', () => {
     await store.lease({ key: record.key, owner: 'w', now: 5_000, leaseMs: 2 * DAY });
     expect(await store.get({ key: record.key, now: 5_000 + 2 * DAY })).toBeDefined();
   });
+
+  it('deletes starts whose claim lapsed and whose session expired, and counts past their day', async () => {
+    const pool = connect();
+    const store = new PostgresStore({ pool, prefix: uniquePrefix('starts_ttl'), pruneBatch: 40 });
+    await store.migrate();
+    const { starts, startCounts } = store.tables;
+    const t0 = 1_000;
+    const claim = (startKey: string, now: number) =>
+      store.claimStart({
+        startKey,
+        externalUserId: 'u1:retained',
+        owner: startKey,
+        now,
+        claimMs: 60_000,
+        counters: [{ key: `n1:u:${startKey}`, ttlMs: DAY }],
+      });
+    // A claim that lapses; one whose session expires at t0 + 30 min; one claimed later.
+    expect((await claim('s1:lapsed', t0)).claim).toBe('granted');
+    expect((await claim('s1:inserted', t0)).claim).toBe('granted');
+    await store.insert({
+      record: trackedSession({ externalUserId: 'u1:retained', expiresAt: t0 + 1_800_000 }),
+      now: t0,
+      start: { startKey: 's1:inserted', owner: 's1:inserted' },
+    });
+    expect((await claim('s1:later', t0 + DAY)).claim).toBe('granted');
+    expect(await rowCount(pool, starts)).toBe(3);
+    expect(await rowCount(pool, startCounts)).toBe(3);
+
+    // A sweep at t0 + 2 min: the lapsed claim goes, the session's start stays.
+    await store.leaseDue({ now: t0 + 120_000, limit: 0, owner: 'w', leaseMs: 1_000 });
+    expect(await rowCount(pool, starts)).toBe(2);
+    // Past the session's expiry and the first counts' day: only the later claim is left.
+    await store.prune({ now: t0 + DAY + 1 });
+    expect(await rowCount(pool, starts)).toBe(1);
+    expect(await rowCount(pool, startCounts)).toBe(1);
+  });
 });

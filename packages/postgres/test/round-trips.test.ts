@@ -10,6 +10,10 @@ import {
   tallyPaths,
 } from '@faceverify/test-support';
 import { startPGlite } from '@faceverify/test-support/pglite';
+import {
+  measureStartPaths,
+  ONE_ROUND_TRIP_PER_START_CALL,
+} from '@faceverify/test-support/start-round-trips';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PostgresStore } from '../src/index.js';
@@ -155,6 +159,22 @@ const POSTGRES = {
   perDueSession: '+1',
 };
 
+// A start's calls (Store contract rule 13), on any instance: each one statement, one round
+// trip. The claim is one call of the store's claim function, which locks, reads, checks and
+// counts in turn inside the server; the insert that ends it carries the start's row.
+const STARTS = ONE_ROUND_TRIP_PER_START_CALL;
+
+/** Two instances of one store (`create`), migrated, their start calls counted on `meter`. */
+async function startPaths(
+  create: () => SqlStore<unknown>,
+  meter: RoundTripMeter,
+  label: string,
+): Promise<ReceiverPaths> {
+  const store = create();
+  await store.migrate();
+  return measureStartPaths({ meter, store, elsewhere: create(), label, now: Date.now() });
+}
+
 // Each measurement walks every path of a Receiver on a real server one after another (tens of
 // statements, migrations first): 10 to 20 s on a loaded two-core machine, beyond the 20 s
 // default of tests that wait on one thing. What it asserts is a count, never a time.
@@ -177,6 +197,17 @@ describe('store round trips of a Receiver on PostgreSQL, counted on the driver',
     const paths = await postgresPaths(url.href, 'rt_direct');
     console.log(paths);
     expect(tallyPaths(paths)).toEqual(POSTGRES);
+  });
+
+  it('PostgreSQL: the starts, one round trip per call', async () => {
+    const meter = new RoundTripMeter();
+    const pool = connect(url.href, { max: 4, idleTimeoutMillis: 0 });
+    const prefix = uniquePrefix('rt_starts');
+    const create = () => new PostgresStore({ pool, prefix });
+    meterPool(pool, meter, statementNames(create()));
+    await Promise.all(Array.from({ length: 2 }, () => pool.query('SELECT 1')));
+    const paths = await startPaths(create, meter, 'rt_starts');
+    expect(tallyPaths(paths)).toEqual(STARTS);
   });
 
   it('PostgreSQL through PgBouncer (transaction pooling): the same counts', async () => {
@@ -213,5 +244,14 @@ describe('store round trips of a Receiver on PGlite, counted on its calls', () =
       duplicate: '2/2',
       webhookConfirmed: '4/4',
     });
+  });
+
+  it('PGlite: the starts, one round trip per call', async () => {
+    const meter = new RoundTripMeter();
+    const prefix = uniquePrefix('rt_pglite_starts');
+    const metered = meteredPGlite(db, meter, () => statementNames(create()));
+    const create = () => new PGliteStore({ db: metered, prefix });
+    const paths = await startPaths(create, meter, 'rt_pglite_starts');
+    expect(tallyPaths(paths)).toEqual(STARTS);
   });
 });

@@ -9,6 +9,10 @@ const STATES = ['pending', 'delivering', 'completed', 'expired', 'failed'] as co
  * - `uc:<externalUserId>` sorted set: the user's retained closed records, by purge time.
  * - `n:<state>` sorted sets: each state's records, scored by when each ends.
  * - `d:<digest>` string: the end of a remembered delivery digest's window.
+ * - `st:<startKey>` hash: one start (`Store.claimStart`): its user, the record it names, and
+ *   the claim of whoever is creating its session (see scripts/starts.ts).
+ * - `us:<externalUserId>` sorted set: the user's starts, scored by when each may be dropped.
+ * - `c:<counter key>` hash: one count of starts and the end of its period.
  * - `marker` string: written on first use, never expiring; its absence tells that Redis lost
  *   the store's data (see memory-watch.ts).
  */
@@ -16,6 +20,9 @@ export interface StoreKeys {
   record(key: string): string;
   openIndex(externalUserId: string): string;
   digest(digest: string): string;
+  start(startKey: string): string;
+  startIndex(externalUserId: string): string;
+  startCount(counterKey: string): string;
   readonly due: string;
   /** `n:failed`: the dead letters, scored by the end of their retention. */
   readonly deadLetters: string;
@@ -37,6 +44,9 @@ export function storeKeys(prefix: string, clientKeyPrefix: string): StoreKeys {
     record: (key) => `${prefix}s:${key}`,
     openIndex: (externalUserId) => `${prefix}uo:${externalUserId}`,
     digest: (digest) => `${prefix}d:${digest}`,
+    start: (startKey) => `${prefix}st:${startKey}`,
+    startIndex: (externalUserId) => `${prefix}us:${externalUserId}`,
+    startCount: (counterKey) => `${prefix}c:${counterKey}`,
     due: `${prefix}due`,
     deadLetters: `${prefix}n:failed`,
     marker: `${prefix}marker`,

@@ -1,6 +1,7 @@
 import {
   type AttachAndLeaseOutcome,
   type AttachOutcome,
+  type ClaimStartOutcome,
   type ClosedRecordListener,
   checkStorableUserId,
   type DeadLetterPage,
@@ -38,6 +39,7 @@ import { isMarkerMismatch, rewoundTo } from './scripts/marker.js';
 import { OPEN_RECORD_GRACE_MS } from './scripts/record-lifetime.js';
 import { digestTtlMs, REMEMBER } from './scripts/remember.js';
 import { SETTLE } from './scripts/settle.js';
+import { CLAIM_START, END_START } from './scripts/starts.js';
 import {
   formatNumber,
   fromFields,
@@ -99,6 +101,12 @@ export class RedisStore implements Store {
   private readonly closed: ClosedNotices;
   private readonly rewind: RewindWatch;
   private readonly replicaWait: ReplicaWait | undefined;
+  /**
+   * The record each start named when this instance last saw it (an insert with the start, a
+   * claim that reused it), so `claimStart` declares it up front and runs once; a start not
+   * known here costs a second run that learns it (see scripts/declared-keys.ts).
+   */
+  private readonly startRecords = new Map<string, string>();
 
   constructor(options: RedisStoreOptions) {
     const { redis, prefix, allowEviction, waitForReplicas } = resolveRedisStoreOptions(options);
@@ -153,6 +161,7 @@ export class RedisStore implements Store {
     now,
     maxOpenPerUser,
     displacedRetainMs = 0,
+    start,
   }: Options<'insert'>): Promise<InsertOutcome> {
     checkStorableUserId(record.externalUserId, 'RedisStore.insert');
     const displacedPurgeAt = now + retention(displacedRetainMs, 'insert', 'displacedRetainMs');
@@ -173,6 +182,9 @@ export class RedisStore implements Store {
           this.keys.record(session.key),
           this.keys.openIndex(session.externalUserId),
           this.keys.closedIndex(session.externalUserId),
+          ...(start
+            ? [this.keys.start(start.startKey), this.keys.startIndex(session.externalUserId)]
+            : []),
         ],
         [
           this.keys.scriptPrefix,
@@ -185,6 +197,8 @@ export class RedisStore implements Store {
           maxOpenPerUser === undefined ? '' : String(Math.max(0, Math.floor(maxOpenPerUser))),
           formatNumber(displacedPurgeAt),
           formatNumber(closedPurgeAt),
+          start?.startKey ?? '',
+          start?.owner ?? '',
           ...toFields(session),
         ],
       );
@@ -199,6 +213,7 @@ export class RedisStore implements Store {
       return { inserted: reply[0] === 1, displaced: recordsFromReply(reply[1]) };
     });
     for (const record of outcome.displaced) this.closed.publish(record.key);
+    if (start && outcome.inserted) this.learnStart(start.startKey, session.key);
     return outcome;
   }
 
@@ -359,6 +374,64 @@ export class RedisStore implements Store {
     return reply === 1;
   }
 
+  /**
+   * One script over the start, its user's start index, every counter and the record the start
+   * names (see scripts/starts.ts): one run when this instance knows that record or none is
+   * to be reused, two when the start names a record this instance has not seen.
+   */
+  async claimStart({
+    startKey,
+    externalUserId,
+    owner,
+    now,
+    claimMs,
+    reuseMinLifetimeMs,
+    counters,
+  }: Options<'claimStart'>): Promise<ClaimStartOutcome> {
+    checkStorableUserId(externalUserId, 'RedisStore.claimStart');
+    const claimUntil = leaseEnd(now, claimMs, 'claimStart', 'claimMs');
+    const known = this.startRecords.get(startKey);
+    const reply = await this.script(
+      'claimStart',
+      CLAIM_START,
+      [
+        this.keys.start(startKey),
+        this.keys.startIndex(externalUserId),
+        ...counters.map((counter) => this.keys.startCount(counter.key)),
+        ...(known !== undefined && reuseMinLifetimeMs !== undefined
+          ? [this.keys.record(known)]
+          : []),
+      ],
+      [
+        this.keys.scriptPrefix,
+        startKey,
+        externalUserId,
+        owner,
+        formatNumber(now),
+        formatNumber(claimUntil),
+        reuseMinLifetimeMs === undefined ? '' : formatNumber(Math.max(0, reuseMinLifetimeMs)),
+        ...counters.flatMap((counter) => [
+          counter.key,
+          counter.limit === undefined ? '' : formatNumber(counter.limit),
+          counter.readOnly ? '1' : '0',
+          retention(counter.ttlMs, 'claimStart', 'ttlMs'),
+        ]),
+      ],
+    );
+    const outcome = this.read('claimStart', () => claimFromReply(reply));
+    if (outcome.claim === 'reuse') this.learnStart(startKey, outcome.record.key);
+    return outcome;
+  }
+
+  async endStart({ startKey, owner }: Options<'endStart'>): Promise<void> {
+    await this.script(
+      'endStart',
+      END_START,
+      [this.keys.start(startKey)],
+      [this.keys.scriptPrefix, startKey, owner],
+    );
+  }
+
   async counts({ now }: Options<'counts'>): Promise<Record<TrackedState, number>> {
     const reply = await this.script(
       'counts',
@@ -460,7 +533,11 @@ export class RedisStore implements Store {
     const reply = await this.script(
       'forgetUser',
       FORGET_USER,
-      [this.keys.openIndex(externalUserId), this.keys.closedIndex(externalUserId)],
+      [
+        this.keys.openIndex(externalUserId),
+        this.keys.closedIndex(externalUserId),
+        this.keys.startIndex(externalUserId),
+      ],
       [this.keys.scriptPrefix, externalUserId, formatNumber(now)],
       durable && {
         client: durable.client(),
@@ -513,6 +590,15 @@ export class RedisStore implements Store {
       if (isUsableId(key)) named.add(this.keys.record(key));
     }
     return [...named];
+  }
+
+  /** Notes the record a start names, forgetting the oldest noted beyond a bound. */
+  private learnStart(startKey: string, recordKey: string): void {
+    this.startRecords.delete(startKey);
+    if (this.startRecords.size >= MAX_KNOWN_STARTS) {
+      this.startRecords.delete(this.startRecords.keys().next().value!);
+    }
+    this.startRecords.set(startKey, recordKey);
   }
 
   /** Runs a dead-letter script on one record; `true` when it applied. */
@@ -615,6 +701,9 @@ const MAX_ROUNDS = 64;
 /** At most this many records a caller expects are named to `findByUser`'s first run. */
 const MAX_EXPECTED_RECORDS = 64;
 
+/** At most this many starts' records are noted (`startRecords`): a few hundred kB. */
+const MAX_KNOWN_STARTS = 4096;
+
 /** A hint's id or key usable in a key name: text a store could hold (see checkStorableUserId). */
 function isUsableId(value: unknown): value is string {
   if (typeof value !== 'string' || value === '') return false;
@@ -636,13 +725,42 @@ function neededKeys(reply: unknown): string[] | undefined {
   return keys;
 }
 
+/** `claimStart`'s outcome from its script's reply (see scripts/starts.ts). */
+function claimFromReply(reply: unknown): ClaimStartOutcome {
+  if (!Array.isArray(reply)) throw new TypeError('claimStart came back malformed');
+  const counts = (value: unknown): number[] => {
+    if (!Array.isArray(value) || !value.every((n) => typeof n === 'number')) {
+      throw new TypeError('claimStart counts came back malformed');
+    }
+    return value;
+  };
+  switch (reply[0]) {
+    case 'reuse':
+      if (typeof reply[1] !== 'string') throw new TypeError('claimStart reuse names no record');
+      return { claim: 'reuse', record: recordFromReply(reply[1], reply[2]) };
+    case 'busy': {
+      const until = Number(reply[1]);
+      if (!Number.isFinite(until)) throw new TypeError('claimStart busy has no end');
+      return { claim: 'busy', until };
+    }
+    case 'limited':
+      if (typeof reply[1] !== 'number') throw new TypeError('claimStart limited names no counter');
+      return { claim: 'limited', counter: reply[1], counts: counts(reply[2]) };
+    case 'granted':
+      return { claim: 'granted', counts: counts(reply[1]) };
+    default:
+      throw new TypeError(`unexpected claimStart outcome ${String(reply[0])}`);
+  }
+}
+
 /**
- * When a lease granted at `now` ends. A lease must end after `now`: a record granted
- * until `now` would still be due and could be granted twice in one `leaseDue`.
+ * When a lease (or a start's claim, `name` 'claimMs') granted at `now` ends. A lease must end
+ * after `now`: a record granted until `now` would still be due and could be granted twice in
+ * one `leaseDue`; a claim ending at `now` would have lapsed as it was granted.
  */
-function leaseEnd(now: number, leaseMs: number, operation: string): number {
+function leaseEnd(now: number, leaseMs: number, operation: string, name = 'leaseMs'): number {
   if (!(leaseMs >= 1)) {
-    throw new RangeError(`RedisStore.${operation}: leaseMs must be at least 1, got ${leaseMs}`);
+    throw new RangeError(`RedisStore.${operation}: ${name} must be at least 1, got ${leaseMs}`);
   }
   return now + leaseMs;
 }

@@ -115,4 +115,36 @@ describe('contract rule 8 in Redis: nothing is kept forever', () => {
       }
     }
   });
+
+  it('keeps a start while its claim holds or its session can be reused, and a count for its period', async () => {
+    const prefix = uniquePrefix('ttl-starts');
+    const store = new RedisStore({ redis, prefix });
+    const now = Date.now();
+    const user = 'u1:ttl-start-user';
+    const counter = { key: 'n1:u:ttl:day', limit: 5, ttlMs: 86_400_000 };
+    const claim = { externalUserId: user, now, claimMs: 60_000, counters: [counter] };
+    // One start inserted with its session, one claimed and never inserted, one ended.
+    for (const startKey of ['s1:inserted', 's1:claimed', 's1:ended']) {
+      const outcome = await store.claimStart({ ...claim, startKey, owner: startKey });
+      expect(outcome.claim).toBe('granted');
+    }
+    const record = trackedSession({ externalUserId: user, expiresAt: now + 1_800_000 });
+    await store.insert({ record, now, start: { startKey: 's1:inserted', owner: 's1:inserted' } });
+    await store.endStart({ startKey: 's1:ended', owner: 's1:ended', now });
+
+    const ttls = await keyTtls(redis, prefix);
+    const ttl = (name: string) => ttls.get(`${prefix}${name}`);
+    // The claim's 60 s, or the session's 30 minutes, plus the cleanup grace of a minute.
+    expect(ttl('st:s1:claimed')).toBeGreaterThan(110_000);
+    expect(ttl('st:s1:claimed')).toBeLessThanOrEqual(120_000);
+    expect(ttl('st:s1:inserted')).toBeGreaterThan(1_850_000);
+    expect(ttl('st:s1:inserted')).toBeLessThanOrEqual(1_860_000);
+    expect(ttl('st:s1:ended'), 'a start ended with no session holds nothing').toBeUndefined();
+    expect(ttl(`us:${user}`)).toBeGreaterThanOrEqual(ttl('st:s1:inserted')! - 5);
+    expect(ttl('c:n1:u:ttl:day')).toBeGreaterThan(86_400_000);
+    expect(ttl('c:n1:u:ttl:day')).toBeLessThanOrEqual(86_460_000);
+    expect([...ttls].filter(([, left]) => left < 0).map(([key]) => key)).toEqual([
+      `${prefix}marker`,
+    ]);
+  });
 });

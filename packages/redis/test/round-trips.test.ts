@@ -7,6 +7,10 @@ import {
   tallyPaths,
   useRedisServer,
 } from '@faceverify/test-support';
+import {
+  measureStartPaths,
+  ONE_ROUND_TRIP_PER_START_CALL,
+} from '@faceverify/test-support/start-round-trips';
 import type { Cluster, Command, Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { RedisStore } from '../src/index.js';
@@ -20,6 +24,7 @@ import { LEASE } from '../src/scripts/lease.js';
 import { LEASE_DUE } from '../src/scripts/lease-due.js';
 import { REMEMBER } from '../src/scripts/remember.js';
 import { SETTLE } from '../src/scripts/settle.js';
+import { CLAIM_START, END_START } from '../src/scripts/starts.js';
 import { connect, uniquePrefix } from './support/clients.js';
 import { clusterOfOne, useClusterServer } from './support/cluster.js';
 
@@ -33,6 +38,8 @@ const SCRIPTS = new Map(
   Object.entries({
     attachAndLease: ATTACH_AND_LEASE,
     attachResult: ATTACH_RESULT,
+    claimStart: CLAIM_START,
+    endStart: END_START,
     dueSummary: DUE_SUMMARY,
     findByUser: FIND_BY_USER,
     insert: INSERT,
@@ -114,6 +121,21 @@ const REDIS = {
   perDueSession: '+1',
 };
 
+// A start's calls (Store contract rule 13): each one script, one round trip, whatever the
+// counters (every key of the store is in one slot). A claim that reuses a session reads the
+// record its start names, which the script must be given: the instance that inserted it or
+// reused it before knows it; another one learns it in a first run that changes nothing.
+const STARTS = { ...ONE_ROUND_TRIP_PER_START_CALL, claimReusedElsewhere: '2/2' };
+
+async function measureStarts(redis: Redis | Cluster, prefix: string): Promise<ReceiverPaths> {
+  const meter = new RoundTripMeter();
+  const client = metered(redis, meter);
+  const store = new RedisStore({ redis: client, prefix });
+  const elsewhere = new RedisStore({ redis: client, prefix });
+  await Promise.all([store.check(), elsewhere.check()]);
+  return measureStartPaths({ meter, store, elsewhere, label: prefix, now: Date.now() });
+}
+
 describe('store round trips of a Receiver on Redis, counted on the client', () => {
   // A server of this file's own: on the shared one, another file may have loaded the scripts
   // already, and the first step would skip the source it sends on a server that lacks them.
@@ -128,15 +150,23 @@ describe('store round trips of a Receiver on Redis, counted on the client', () =
   describe('a Redis Cluster', () => {
     const server = useClusterServer();
 
-    it('the same counts: every key of the store is in one slot, on one node', async () => {
+    it('the same counts, the starts too: every key of the store is in one slot, on one node', async () => {
       const cluster = await clusterOfOne(server());
       try {
         const paths = await measure(cluster, `{${uniquePrefix('round-trips').slice(0, -1)}}:`);
         console.log(paths);
         expect(tallyPaths(paths)).toEqual(REDIS);
+        const starts = await measureStarts(cluster, `{${uniquePrefix('starts').slice(0, -1)}}:`);
+        expect(tallyPaths(starts)).toEqual(STARTS);
       } finally {
         cluster.disconnect();
       }
     });
+  });
+
+  it('the starts: one round trip per call', async () => {
+    const paths = await measureStarts(connect(server().url), uniquePrefix('starts'));
+    console.log(paths);
+    expect(tallyPaths(paths)).toEqual(STARTS);
   });
 });

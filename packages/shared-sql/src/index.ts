@@ -10,4 +10,11 @@ export {
   sessionFromRow,
   sessionRowValues,
 } from './session-row.js';
+export {
+  type StartClaimValues,
+  type StartStatements,
+  type StartTables,
+  startClaimValues,
+  startStatements,
+} from './start-statements.js';
 export { type SharedStatements, sharedStatements } from './statements.js';

@@ -1,11 +1,12 @@
 // The Worker the host tests run in workerd: each route runs checks of D1Store against the real
 // local D1 bound as DB, and answers with what happened, so the host decides pass or fail.
 import { checkStoreAgainstModel, storeContractCases } from '@faceverify/core/testing';
+import { raceStarts, startRacesKept } from '@faceverify/test-support/start-races';
 import { applyMigrations, type D1Database, D1Store, D1StoreError } from '../../src/index.js';
 import { deliveryCost } from './delivery-cost.js';
 import { measureSweep } from './measure-sweep.js';
 import { retentionReport } from './retention-report.js';
-import { d1RoundTrips } from './round-trips.js';
+import { d1RoundTrips, d1StartRoundTrips } from './round-trips.js';
 import { scalingReport } from './scaling-report.js';
 import { tableDump } from './table-dump.js';
 import { trackerBench } from './tracker-bench.js';
@@ -22,6 +23,8 @@ async function emptyStore(db: D1Database): Promise<D1Store> {
   await db.batch([
     db.prepare('DELETE FROM faceverify_records'),
     db.prepare('DELETE FROM faceverify_digests'),
+    db.prepare('DELETE FROM faceverify_starts'),
+    db.prepare('DELETE FROM faceverify_start_counts'),
   ]);
   return new D1Store({ db });
 }
@@ -93,6 +96,16 @@ async function route(url: URL, env: Env): Promise<unknown> {
     }
     case '/round-trips':
       return d1RoundTrips(env.DB, () => emptyStore(env.DB));
+    case '/start-round-trips':
+      return d1StartRoundTrips(env.DB, () => emptyStore(env.DB));
+    case '/start-races': {
+      // Three D1Stores on one binding, as three isolates would have: every claim at once.
+      await emptyStore(env.DB);
+      const stores = Array.from({ length: 3 }, () => new D1Store({ db: env.DB }));
+      const race = { callers: 50, limit: 20 };
+      const races = await raceStarts(stores, { label: 'd1', now: Date.now(), ...race });
+      return { races, kept: startRacesKept(race) };
+    }
     case '/scaling':
       await emptyStore(env.DB);
       return scalingReport(env.DB);

@@ -11,7 +11,8 @@ async function rowCount(db: D1Database, table: string): Promise<number> {
 /**
  * Contracts 6 and 8 at the level of rows: closed records and digests past their time are
  * invisible at once and deleted by leaseDue, at most `purgeBatchSize` of each per call; an
- * open record is dropped a day past both its expiry and its due time.
+ * open record is dropped a day past both its expiry and its due time; starts whose claim
+ * lapsed and counts past their period go the same way.
  */
 export async function retentionReport(db: D1Database, reset: () => Promise<unknown>) {
   await reset();
@@ -51,9 +52,22 @@ export async function retentionReport(db: D1Database, reset: () => Promise<unkno
     },
     now: T0,
   });
+  // Starts whose claim lapses at T0 + 1000, each with a count of its own ending then.
+  for (let i = 0; i < 12; i++) {
+    await store.claimStart({
+      startKey: `s1:${i}`,
+      externalUserId: `u${i}`,
+      owner: 'o',
+      now: T0,
+      claimMs: 1000,
+      counters: [{ key: `n1:u:${i}`, ttlMs: 1000 }],
+    });
+  }
   const rows = async () => ({
     records: await rowCount(db, 'faceverify_records'),
     digests: await rowCount(db, 'faceverify_digests'),
+    starts: await rowCount(db, 'faceverify_starts'),
+    counts: await rowCount(db, 'faceverify_start_counts'),
   });
   const report = {
     before: await rows(),
@@ -61,7 +75,7 @@ export async function retentionReport(db: D1Database, reset: () => Promise<unkno
     visibleAt: (await store.get({ key: 'closed_0', now: T0 + 1000 })) !== undefined,
     rememberedAgainAt: await store.remember({ digest: 'd0', ttlMs: 1000, now: T0 + 1000 }),
     rowsWhileUnswept: await rows(),
-    afterSweeps: [] as { records: number; digests: number }[],
+    afterSweeps: [] as Awaited<ReturnType<typeof rows>>[],
     abandonedKeptUntil: false,
   };
   // The abandoned record was leased by none of these sweeps: it is due, but each leaseDue is

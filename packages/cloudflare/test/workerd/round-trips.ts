@@ -6,6 +6,7 @@ import {
   RoundTripMeter,
   tallyPaths,
 } from '@faceverify/test-support/round-trips';
+import { measureStartPaths } from '@faceverify/test-support/start-round-trips';
 import { type D1Database, D1Store } from '../../src/index.js';
 import { countingDatabase } from './counting-database.js';
 
@@ -38,6 +39,27 @@ export async function d1RoundTrips(
     payload: (user, extra = {}) => fixturePayload({ external_user_id: user, extra }),
     sign: (payload, forged) =>
       signedDelivery(payload, { secret: forged ? 'whsec_someone_else' : SECRET }),
+  });
+  return { tally: tallyPaths(paths), paths };
+}
+
+/**
+ * The D1 calls of each outcome of `claimStart` and of `endStart` (see measureStartPaths), on
+ * two D1Stores of `store`'s database, as two isolates would have.
+ */
+export async function d1StartRoundTrips(
+  db: D1Database,
+  store: () => Promise<unknown>,
+): Promise<{ tally: Record<string, string>; paths: ReceiverPaths }> {
+  await store();
+  const meter = new RoundTripMeter();
+  const counting = countingDatabase(db, meter).db;
+  const paths = await measureStartPaths({
+    meter,
+    store: new D1Store({ db: counting }),
+    elsewhere: new D1Store({ db: counting }),
+    label: 'd1',
+    now: Date.now(),
   });
   return { tally: tallyPaths(paths), paths };
 }

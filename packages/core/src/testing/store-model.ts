@@ -1,5 +1,11 @@
 import { MemoryStore } from '../store/memory-store.js';
-import type { SettleUpdate, Store, StoredResult, TrackedSession } from '../store/store.js';
+import type {
+  SettleUpdate,
+  StartCounter,
+  Store,
+  StoredResult,
+  TrackedSession,
+} from '../store/store.js';
 import { fixturePayload } from './fixture-payload.js';
 
 // Any Store must answer exactly as the reference MemoryStore does. Random sequences of
@@ -15,6 +21,21 @@ const RETAIN_MS = [0, 5_000, 3_600_000];
 const OPEN_STATES = ['pending', 'delivering'] as const;
 const CLOSED_STATES = ['completed', 'expired', 'failed'] as const;
 const T0 = Date.UTC(2030, 0, 1);
+// Starts, each of one user (a start's key is a hash of its user and need), and the counters a
+// claim may count: one with a limit, one without, one read only; periods that end in a run.
+const STARTS: readonly (readonly [string, string])[] = [
+  ['s1:a', 'alice'],
+  ['s1:b', 'alice'],
+  ['s1:c', 'bob'],
+];
+const COUNTERS: readonly StartCounter[] = [
+  { key: 'n1:u', limit: 3, ttlMs: 30_000 },
+  { key: 'n1:a', ttlMs: 60_000 },
+  { key: 'n1:p', readOnly: true, ttlMs: 60_000 },
+];
+const CLAIM_MS = [1000, 20_000];
+// Inserted records expire 600 s after their insert: some reused, some too short-lived.
+const REUSE_MIN_LIFETIME_MS = [null, 0, 60_000, 700_000];
 
 /** One step of a model run: a Store call, or the virtual clock moving on. */
 export type StoreModelStep =
@@ -26,7 +47,21 @@ export type StoreModelStep =
       withResult: boolean;
       maxOpenPerUser: number | null;
       displacedRetainMs: number;
+      /**
+       * The claimed start the record ends (`start` of `insert`), with the claim's owner.
+       */
+      start: { startKey: string; owner: string } | null;
     }
+  | {
+      op: 'claimStart';
+      startKey: string;
+      user: string;
+      owner: string;
+      claimMs: number;
+      reuseMinLifetimeMs: number | null;
+      counters: number[];
+    }
+  | { op: 'endStart'; startKey: string; owner: string }
   | { op: 'get'; key: string }
   | { op: 'findByUser'; user: string; keys: string[] | null }
   | { op: 'remember'; digest: string }
@@ -94,6 +129,8 @@ const WEIGHTS: [StoreModelStep['op'], number][] = [
   ['discardDeadLetter', 1],
   ['dueSummary', 1],
   ['forgetUser', 1],
+  ['claimStart', 4],
+  ['endStart', 1],
   ['advance', 2],
 ];
 const TOTAL_WEIGHT = WEIGHTS.reduce((sum, [, weight]) => sum + weight, 0);
@@ -113,8 +150,8 @@ export function storeModelSteps(seed: number, length: number): StoreModelStep[] 
       if (roll <= 0) break;
     }
     switch (op) {
-      case 'insert':
-        return {
+      case 'insert': {
+        const step = {
           op,
           key: r.pick(KEYS),
           user: r.pick(USERS),
@@ -122,7 +159,27 @@ export function storeModelSteps(seed: number, length: number): StoreModelStep[] 
           withResult: r.bool(),
           maxOpenPerUser: r.bool() ? r.int(1, 3) : null,
           displacedRetainMs: r.pick(RETAIN_MS),
+          start: null,
         };
+        if (r.bool()) return step;
+        // The session of a claimed start: the start's user's.
+        const [startKey, user] = r.pick(STARTS);
+        return { ...step, user, start: { startKey, owner: r.pick(OWNERS) } };
+      }
+      case 'claimStart': {
+        const [startKey, user] = r.pick(STARTS);
+        return {
+          op,
+          startKey,
+          user,
+          owner: r.pick(OWNERS),
+          claimMs: r.pick(CLAIM_MS),
+          reuseMinLifetimeMs: r.pick(REUSE_MIN_LIFETIME_MS),
+          counters: COUNTERS.flatMap((_counter, index) => (r.bool() ? [index] : [])),
+        };
+      }
+      case 'endStart':
+        return { op, startKey: r.pick(STARTS)[0], owner: r.pick(OWNERS) };
       case 'get':
       case 'redeliverDeadLetter':
       case 'discardDeadLetter':
@@ -228,8 +285,23 @@ async function apply(store: Store, step: StoreModelStep, now: number, index: num
         },
         now,
         ...bound,
+        ...(step.start ? { start: step.start } : {}),
       });
     }
+    case 'claimStart':
+      return store.claimStart!({
+        startKey: step.startKey,
+        externalUserId: step.user,
+        owner: step.owner,
+        now,
+        claimMs: step.claimMs,
+        ...(step.reuseMinLifetimeMs === null
+          ? {}
+          : { reuseMinLifetimeMs: step.reuseMinLifetimeMs }),
+        counters: step.counters.map((index) => COUNTERS[index]!),
+      });
+    case 'endStart':
+      return store.endStart!({ startKey: step.startKey, owner: step.owner, now });
     case 'get':
       return store.get({ key: step.key, now });
     case 'findByUser':
@@ -309,6 +381,18 @@ async function apply(store: Store, step: StoreModelStep, now: number, index: num
   }
 }
 
+/**
+ * The steps a store can take: a store without `claimStart` and `endStart` (optional in the
+ * Store interface) is run without starts, and its reference too.
+ */
+function withoutStarts(steps: StoreModelStep[], store: Store): StoreModelStep[] {
+  if (store.claimStart && store.endStart) return steps;
+  return steps.flatMap((step): StoreModelStep[] => {
+    if (step.op === 'claimStart' || step.op === 'endStart') return [];
+    return step.op === 'insert' ? [{ ...step, start: null }] : [step];
+  });
+}
+
 /** JSON with object keys sorted and undefined properties dropped: two stores may build
  * equal records with their fields in another order. */
 function canonical(value: unknown): string {
@@ -349,7 +433,7 @@ export async function checkStoreAgainstModel(options: StoreModelOptions): Promis
     const reference = new MemoryStore();
     const store = await options.createStore();
     let now = T0;
-    const steps = storeModelSteps(seed, options.steps ?? 60);
+    const steps = withoutStarts(storeModelSteps(seed, options.steps ?? 60), store);
     const check = async (index: number, label: string, actual: unknown, expected: unknown) => {
       if (canonical(actual) === canonical(expected)) return;
       throw new Error(

@@ -1,12 +1,29 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../src/index.js';
-import type { RememberOptions } from '../../src/store/index.js';
+import type {
+  ClaimStartOptions,
+  ClaimStartOutcome,
+  RememberOptions,
+} from '../../src/store/index.js';
 import { checkStoreAgainstModel, storeModelSteps } from '../../src/testing/index.js';
 
 /** A store with one defect: a digest is never remembered, so every delivery looks new. */
 class ForgetfulStore extends MemoryStore {
   override async remember(_options: RememberOptions): Promise<boolean> {
     return true;
+  }
+}
+
+/** A store with one defect: a claim counts nothing, so no limit is ever reached. */
+class UncountedStore extends MemoryStore {
+  override claimStart(options: ClaimStartOptions): Promise<ClaimStartOutcome> {
+    return super
+      .claimStart({ ...options, counters: [] })
+      .then((outcome) =>
+        outcome.claim === 'granted'
+          ? { ...outcome, counts: options.counters.map(() => 0) }
+          : outcome,
+      );
   }
 }
 
@@ -27,6 +44,12 @@ describe('the store model shipped in core/testing', () => {
     await expect(
       checkStoreAgainstModel({ createStore: () => new ForgetfulStore(), runs: 1, seed }),
     ).rejects.toThrow(`seed ${seed},`);
+  });
+
+  it('runs starts: finds a store whose claims count nothing', async () => {
+    await expect(
+      checkStoreAgainstModel({ createStore: () => new UncountedStore(), runs: 20, seed: 1 }),
+    ).rejects.toThrow(/step \d+ \(claimStart\)/);
   });
 
   it('generates the same steps for the same seed', () => {

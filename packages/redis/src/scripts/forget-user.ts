@@ -1,12 +1,14 @@
 import type { LuaScript } from '../lua-script.js';
 import { storeScript } from './marker.js';
 import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
+import { START_LUA } from './starts.js';
 
 /**
- * KEYS: marker, due, state sets, the user's two indexes, every record they list. ARGV:
- * prefix, externalUserId, now.
+ * KEYS: marker, due, state sets, the user's three indexes, every record and start they list.
+ * ARGV: prefix, externalUserId, now.
  * Erasure: removes every record the user's indexes list (open, leased or not, closed and
- * retained, dead letters) with its entries in `due` and the state sets, then both indexes.
+ * retained, dead letters) with its entries in `due` and the state sets, every start of the
+ * user (`us:<user>`: the session each names, and any claim on it), then the indexes.
  * Returns how many of the records removed were still readable at `now`.
  *
  * The indexes are the user's only mapping: every record is in one of them from its insert on
@@ -15,16 +17,21 @@ import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
  * where all of them are; one script, so no other call sees the user half removed, and a lease
  * held on a removed record ends with it (its settle finds no record).
  */
-export const FORGET_USER: LuaScript = storeScript(`${RECORD_LIFETIME_LUA}
+export const FORGET_USER: LuaScript = storeScript(`${RECORD_LIFETIME_LUA}${START_LUA}
 local user, now = ARGV[2], tonumber(ARGV[3])
-local open, closed = openIndex(user), closedIndex(user)
-if not declared(open, closed) then return needsKeys() end
+local open, closed, starts = openIndex(user), closedIndex(user), startIndex(user)
+if not declared(open, closed, starts) then return needsKeys() end
 local keys = {}
 for _, index in ipairs({ open, closed }) do
   for _, key in ipairs(redis.call('ZRANGE', index, 0, -1)) do
     declared(recordKey(key))
     keys[#keys + 1] = key
   end
+end
+local startKeys = {}
+for _, start in ipairs(redis.call('ZRANGE', starts, 0, -1)) do
+  declared(startKey(start))
+  startKeys[#startKeys + 1] = startKey(start)
 end
 if #UNDECLARED > 0 then return needsKeys() end
 
@@ -37,6 +44,9 @@ for _, key in ipairs(keys) do
     purge(key)
   end
 end
-redis.call('DEL', open, closed)
+for _, sk in ipairs(startKeys) do
+  if redis.call('HGET', sk, 'user') == user then redis.call('DEL', sk) end
+end
+redis.call('DEL', open, closed, starts)
 return removed
 `);

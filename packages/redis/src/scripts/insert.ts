@@ -1,19 +1,23 @@
 import type { LuaScript } from '../lua-script.js';
 import { storeScript } from './marker.js';
 import { RECORD_LIFETIME_LUA } from './record-lifetime.js';
+import { START_LUA } from './starts.js';
 
 /**
  * KEYS: marker, due, state sets, record, the indexes of its user and of the user of a record
- * it replaces, and the records it displaces. ARGV: prefix, key, externalUserId, state, createdAt, dueAt, now,
- * maxOpenPerUser ('' for no bound), purge time of displaced records, purge time if inserted
- * closed, then the record's fields as name/value pairs.
+ * it replaces, the records it displaces, and the start it ends with the user's start index.
+ * ARGV: prefix, key, externalUserId, state, createdAt, dueAt, now, maxOpenPerUser ('' for no
+ * bound), purge time of displaced records, purge time if inserted closed, the start's key
+ * ('' for none) and its claim's owner, then the record's fields as name/value pairs.
  * Returns { 1 | 0, { { key, fields }, ... } }: whether it was added, and the records closed
  * to make room for it, as they were before closing.
  */
-export const INSERT: LuaScript = storeScript(`${RECORD_LIFETIME_LUA}
+export const INSERT: LuaScript = storeScript(`${RECORD_LIFETIME_LUA}${START_LUA}
 local key, user, state, createdAt, dueAt = ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local now = tonumber(ARGV[7])
+local start, startOwner = ARGV[11], ARGV[12]
 local rk = recordKey(key)
+if start ~= '' then declared(startKey(start), startIndex(user)) end
 -- The keys touched: the record (and a retained one it replaces), the user's indexes, and
 -- the oldest open records of the user beyond the bound, which it may close.
 local replaced = declaredRecord(key)
@@ -54,7 +58,7 @@ if isOpen(state) and ARGV[8] ~= '' then
   end
 end
 
-redis.call('HSET', rk, unpack(ARGV, 11))
+redis.call('HSET', rk, unpack(ARGV, 13))
 if isOpen(state) then
   redis.call('ZADD', openIndex(user), createdAt, key)
   redis.call('ZADD', DUE, dueAt, key)
@@ -62,5 +66,6 @@ if isOpen(state) then
 else
   retainClosed(key, user, state, tonumber(ARGV[10]), now)
 end
+if start ~= '' then startInserted(start, startOwner, key, user, now) end
 return { 1, displaced }
 `);

@@ -1,0 +1,17 @@
+import { raceStarts, startRacesKept } from '@faceverify/test-support/start-races';
+import { describe, expect, it } from 'vitest';
+import { PostgresStore } from '../src/index.js';
+import { connect, uniquePrefix } from './support/pools.js';
+
+// Three instances of one store, each with its own pool, as three processes would be: contract
+// rule 13 across them, with every claim sent at once (up to 30 on the server together).
+describe('starts across instances sharing one PostgreSQL', () => {
+  it('of 50 claims of one start one is granted, all 50 reuse its session, a shared limit holds', async () => {
+    const prefix = uniquePrefix('starts');
+    const stores = Array.from({ length: 3 }, () => new PostgresStore({ pool: connect(), prefix }));
+    await stores[0]!.migrate();
+    const race = { callers: 50, limit: 20 };
+    const races = await raceStarts(stores, { label: prefix, now: Date.now(), ...race });
+    expect(races).toEqual(startRacesKept(race));
+  }, 60_000);
+});
