@@ -7,7 +7,8 @@ import type { D1Traffic } from './workerd/counting-database.js';
 // The first step of a Receiver also reads D1's clock (leases follow it): one statement, again
 // every 30 s.
 const CLOCK_READING = 1;
-const MAX_STATEMENTS = { start: 3 + CLOCK_READING, webhookDelivery: 6, pollDelivery: 8 };
+// A start: its claim (one batch of 5) and its insert (one batch of 4, the start it ends included).
+const MAX_STATEMENTS = { start: 9 + CLOCK_READING, webhookDelivery: 6, pollDelivery: 8 };
 
 let worker: ContractWorker;
 let emulator: Emulator;
