@@ -1,5 +1,11 @@
 import { createHmac } from 'node:crypto';
-import { createClient, createReceiver, type Receiver, type Store } from '@faceverify/core';
+import {
+  createClient,
+  createReceiver,
+  type Receiver,
+  type Store,
+  type VerificationCompletedEvent,
+} from '@faceverify/core';
 import { checkAlarmFixes } from './alarm-fixes.js';
 import type { InstanceConfiguration } from './configuration.js';
 import { SECRET_1 } from './configuration.js';
@@ -17,6 +23,7 @@ import {
 import { Scheduler } from './scheduler.js';
 import { ServiceModel } from './service-model.js';
 import { type RealFailover, SimulatedStore } from './simulated-store.js';
+import { supersededViolations } from './superseded-invariant.js';
 
 /** What one run came to. */
 export interface SimulationReport {
@@ -26,7 +33,14 @@ export interface SimulationReport {
   trace: string[];
   /** The schedule, readable. */
   schedule: string[];
-  stats: { sessions: number; delivered: number; webhooks: number; instances: number };
+  stats: {
+    sessions: number;
+    delivered: number;
+    webhooks: number;
+    instances: number;
+    /** Results that came after their user had started a newer session: skipped, or seen as such. */
+    superseded: number;
+  };
 }
 
 const T0 = Date.UTC(2030, 0, 1);
@@ -182,6 +196,7 @@ async function run(
     receiver.on('verification.completed', async (event) => {
       const behaviour = schedule.handlers[handlerRuns++] ?? 'ok';
       ledger.handlerRuns.push({ at: scheduler.now(), instance: instance.id, behaviour });
+      ledger.seen.push({ ...sessionOf(event), at: scheduler.now(), instance: instance.id });
       const token = event.sessionToken ?? `(no token: ${event.id})`;
       instance.inflight.set(token, (instance.inflight.get(token) ?? 0) + 1);
       try {
@@ -205,6 +220,11 @@ async function run(
         if (left > 0) instance.inflight.set(token, left);
         else instance.inflight.delete(token);
       }
+    });
+    receiver.on('verification.superseded', ({ event }) => {
+      const { superseded: _, ...skipped } = sessionOf(event);
+      ledger.skipped.push({ ...skipped, at: scheduler.now(), instance: instance.id });
+      note(`instance ${instance.id} skipped ${event.sessionToken ?? event.id} (superseded)`);
     });
     receiver.on('verification.expired', (event) => {
       ledger.expired.push({ at: scheduler.now(), token: event.sessionToken, reason: event.reason });
@@ -296,6 +316,7 @@ async function run(
           ({ token }) => {
             sessionTokens.set(index, token);
             tracked.add(token);
+            ledger.users.set(token, step.user);
             ledger.tracked.set(token, scheduler.now());
             note(`instance ${instance.id} started session #${index} ${token} for ${step.user}`);
           },
@@ -444,6 +465,12 @@ async function run(
   const violations = checkInvariants(ledger, service, tracked, {
     sessionLifetimeMs: receiverOptions.sessionLifetimeMs,
   });
+  violations.push(
+    ...supersededViolations(ledger, {
+      skip: receiverOptions.supersededResults === 'skip',
+      replayWindowMs: receiverOptions.replayWindowMs,
+    }),
+  );
   violations.push(...checkAlarmFixes(ledger, schedule, T0));
   return {
     seed,
@@ -455,7 +482,18 @@ async function run(
       delivered: ledger.commits.length,
       webhooks,
       instances: instances.length,
+      superseded: ledger.skipped.length + ledger.seen.filter((run) => run.superseded).length,
     },
+  };
+}
+
+/** What an event says of its session, as the ledger keeps it. */
+function sessionOf(event: VerificationCompletedEvent) {
+  return {
+    user: event.data.external_user_id,
+    token: event.sessionToken,
+    sessionStartedAt: event.sessionStartedAt?.getTime(),
+    superseded: event.superseded,
   };
 }
 
