@@ -171,10 +171,11 @@ export async function deliverLeased(
     });
   }
   // A session's record is kept for the replay window so a late webhook of a result that
-  // came by polling is recognised; a delivery matched to no session has nothing to poll,
-  // and its digest alone already stops replays.
+  // came by polling is recognised, and an older session's result knows it is superseded (a
+  // dead letter delivered again too, though it no longer holds its token); a delivery matched
+  // to no session has nothing to poll, and its digest alone already stops replays.
   // The closed record keeps the result without its image link: the handlers had it.
-  const success: SettleUpdate = session.token
+  const success: SettleUpdate = isSessionRecord(session)
     ? {
         state: 'completed',
         retainMs: context.replayWindowMs,

@@ -296,6 +296,30 @@ describe("supersededResults: 'skip', by every path a result arrives by", () => {
     expect((await receiver.deadLetters.list()).deadLetters).toEqual([]);
   });
 
+  it('a newer session delivered as a dead letter again still supersedes the older one', async () => {
+    // Redelivered, its record holds no token any more: kept all the same once delivered.
+    const { receiver, seen, twoSessions, complete } = await setUp({
+      supersededResults: 'skip',
+      maxDeliveryAttempts: 1,
+    });
+    let failing = true;
+    receiver.on('verification.completed', () => {
+      if (failing) throw new Error('the users table is locked');
+    });
+    await twoSessions();
+    complete('tok_second', 'verified');
+    await receiver.confirm('tok_second');
+    const [letter] = (await receiver.deadLetters.list()).deadLetters;
+    failing = false;
+    expect(await receiver.deadLetters.redeliver(letter!.key)).toBe(true);
+    expect(await receiver.sweep()).toMatchObject({ delivered: 1 });
+    seen.completed.length = 0;
+    complete('tok_first', 'failed');
+    await receiver.confirm('tok_first');
+    expect(seen.completed).toEqual([]);
+    expect(seen.superseded).toHaveLength(1);
+  });
+
   it('a handler retry of the older result is skipped once a newer session exists', async () => {
     const { receiver, clock, seen, complete } = await setUp({
       supersededResults: 'skip',
