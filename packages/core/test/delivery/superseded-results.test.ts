@@ -37,7 +37,9 @@ const FAILED = { ...VERIFIED, status: 'failed' as const, livenessPassed: false, 
  * A Receiver on a MemoryStore whose service answers each token's poll with the outcome the
  * test completed it with (pending until then); what its handlers, its log and its telemetry saw.
  */
-async function setUp(options: Partial<ReceiverOptions> = {}) {
+async function setUp(
+  options: Partial<ReceiverOptions> | ((serviceUrl: string) => Partial<ReceiverOptions>) = {},
+) {
   const clock = createTestClock(Date.UTC(2030, 0, 1));
   const outcomes = new Map<string, Outcome>();
   service = await startScriptedServer((request) => {
@@ -82,7 +84,7 @@ async function setUp(options: Partial<ReceiverOptions> = {}) {
     telemetry,
     replayWindowMs: REPLAY_WINDOW_MS,
     pollScheduleMs: [MINUTE],
-    ...options,
+    ...(typeof options === 'function' ? options(service.url) : options),
   });
   receiver.on('error', () => undefined);
   receiver.on('verification.completed', (event) => {
@@ -159,6 +161,33 @@ describe('every result says when its session started and whether a newer one exi
     expect(seen.completed).toHaveLength(1);
     expect(seen.completed[0]!.sessionStartedAt).toBeUndefined();
     expect(seen.completed[0]!.superseded).toBe(false);
+  });
+});
+
+describe('a newer session is the same user of the same account', () => {
+  it("another account's session of the same user id supersedes nothing", async () => {
+    const { receiver, clock, seen, complete } = await setUp((baseUrl) => {
+      const account = { secret: SECRET, client: { apiKey: 'fv_test_superseded', baseUrl } };
+      return {
+        secret: undefined,
+        client: undefined,
+        tokenKeys: ['superseded-token-key-0123456789abcdef'],
+        accounts: { acme: account, globex: account },
+        supersededResults: 'skip',
+      } as Partial<ReceiverOptions>;
+    });
+    await receiver.track('tok_first', USER, { account: 'acme' });
+    await clock.advance(MINUTE);
+    await receiver.track('tok_second', USER, { account: 'globex' });
+    complete('tok_second', 'verified');
+    await receiver.confirm('tok_second');
+    complete('tok_first', 'failed');
+    await receiver.confirm('tok_first');
+    expect(seen.completed.map((event) => [event.account, event.superseded])).toEqual([
+      ['globex', false],
+      ['acme', false],
+    ]);
+    expect(seen.superseded).toEqual([]);
   });
 });
 
