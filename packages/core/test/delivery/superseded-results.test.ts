@@ -75,16 +75,19 @@ async function setUp(
     rateLimitWaited: () => undefined,
   };
   const store = new MemoryStore();
+  const extra = typeof options === 'function' ? options(service.url) : options;
   const receiver = createReceiver({
-    secret: SECRET,
-    client: { apiKey: 'fv_test_superseded', baseUrl: service.url },
+    // A Receiver of several accounts has each account's secret and client instead.
+    ...(extra.accounts
+      ? {}
+      : { secret: SECRET, client: { apiKey: 'fv_test_superseded', baseUrl: service.url } }),
     store,
     clock,
     logger,
     telemetry,
     replayWindowMs: REPLAY_WINDOW_MS,
     pollScheduleMs: [MINUTE],
-    ...(typeof options === 'function' ? options(service.url) : options),
+    ...extra,
   });
   receiver.on('error', () => undefined);
   receiver.on('verification.completed', (event) => {
@@ -169,12 +172,10 @@ describe('a newer session is the same user of the same account', () => {
     const { receiver, clock, seen, complete } = await setUp((baseUrl) => {
       const account = { secret: SECRET, client: { apiKey: 'fv_test_superseded', baseUrl } };
       return {
-        secret: undefined,
-        client: undefined,
         tokenKeys: ['superseded-token-key-0123456789abcdef'],
         accounts: { acme: account, globex: account },
         supersededResults: 'skip',
-      } as Partial<ReceiverOptions>;
+      };
     });
     await receiver.track('tok_first', USER, { account: 'acme' });
     await clock.advance(MINUTE);
