@@ -17,7 +17,15 @@ export type HandlerBehaviour = 'ok' | 'throw' | 'slow' | 'hang';
  */
 export type Step =
   | { at: number; kind: 'boot'; instance: number; configuration: InstanceConfiguration }
-  | { at: number; kind: 'start-session'; session: number; instance: number; user: string }
+  | {
+      at: number;
+      kind: 'start-session';
+      session: number;
+      instance: number;
+      user: string;
+      /** Started at the service and tracked: a new session whatever the user has open. */
+      fresh?: true;
+    }
   | { at: number; kind: 'complete'; session: number }
   | { at: number; kind: 'webhook'; session: number; instance: number }
   | { at: number; kind: 'replay'; session: number; instance: number }
@@ -219,12 +227,14 @@ function secondSessionsFirst(
     const first = random.int(1, activeMs - 20 * MINUTE);
     const second = first + random.int(5_000, 4 * MINUTE);
     steps.push({ at: first, kind: 'start-session', session, instance: anyInstance(), user });
+    // The second is a new session explicitly, never the first one reused.
     steps.push({
       at: second,
       kind: 'start-session',
       session: session + 1,
       instance: anyInstance(),
       user,
+      fresh: true,
     });
     const secondDone = second + random.int(20_000, 3 * MINUTE);
     steps.push({ at: secondDone, kind: 'complete', session: session + 1 });

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import {
+  type Client,
   createClient,
   createReceiver,
   type Receiver,
@@ -75,6 +76,8 @@ interface Instance {
   alive: boolean;
   clock?: InstanceClock;
   receiver?: Receiver;
+  /** Its API client, for sessions started at the service and then tracked (`fresh`). */
+  client?: Client;
   /** Sessions whose handler runs in this incarnation right now. */
   inflight: Map<string, number>;
 }
@@ -253,6 +256,7 @@ async function run(
     });
     instance.clock = clock;
     instance.receiver = receiver;
+    instance.client = client;
     // Token keys are derived once per process (Web Crypto, off the event loop): before the
     // process takes part, so that the derivation's timing cannot change the run. The store may
     // be down meanwhile; the keys are derived before it is asked.
@@ -312,7 +316,17 @@ async function run(
         const instance = living(step.instance);
         if (!instance?.receiver) return;
         const index = step.session;
-        instance.receiver.startVerification({ externalUserId: step.user, ...onAccount }).then(
+        const { receiver, client } = instance;
+        // A fresh session is started at the service and tracked: a new one whatever else the
+        // user has open, as an app asks for explicitly.
+        const starting =
+          step.fresh && client
+            ? client.createSession({ externalUserId: step.user }).then(async ({ token }) => {
+                await receiver.track(token, step.user, schedule.accounts ? onAccount : undefined);
+                return { token };
+              })
+            : receiver.startVerification({ externalUserId: step.user, ...onAccount });
+        starting.then(
           ({ token }) => {
             sessionTokens.set(index, token);
             tracked.add(token);
