@@ -19,7 +19,7 @@ const D1 = {
   duplicate: '1/2',
   rejection: '0/0',
   webhookConfirmed: '3/4',
-  pollDelivery: '3/3',
+  pollDelivery: '4/4',
   sweep1: '3/3',
   perDueSession: '+0',
 };

@@ -62,6 +62,7 @@ export type {
   ReportedEvent,
   VerificationCompletedEvent,
   VerificationExpiredEvent,
+  VerificationSupersededEvent,
   VerificationUndeliverableEvent,
 } from './delivery/events.js';
 export type { HandlerOptions } from './delivery/handler-registry.js';

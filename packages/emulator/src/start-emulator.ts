@@ -16,6 +16,7 @@ import type { CompletionResponse } from './routes/complete.js';
 import type { Outcome } from './sessions/session-record.js';
 import { dumpToPlainData } from './state-dump.js';
 import { type EmulatorStats, snapshotStats } from './stats.js';
+import { sendSessionWebhook } from './webhook/send-session-webhook.js';
 
 /** What `POST /v1/verify` answers: the new session. */
 export interface CreatedSession {
@@ -106,6 +107,20 @@ export interface Emulator {
    * @throws EmulatorRequestError when the call is refused (for instance `409` on reuse).
    */
   completeSession(token: string, outcome: Outcome): Promise<CompletionResponse>;
+  /**
+   * Sends a completed session's webhook again now, as the inspector's resend does: newly
+   * serialized and signed, to its account's callback URL, through the faults in force. With
+   * `dropWebhooks: { next: 1 }` on its completion, it is the late webhook of a session whose
+   * user has since started and passed another (see "Rehearse a superseded result").
+   * @throws Error when the token names no session, or one not completed.
+   *
+   * @example
+   * emulator.setFaults({ dropWebhooks: { next: 1 } });
+   * await emulator.completeSession(first.token, 'failed'); // its webhook is lost on the way
+   * await emulator.completeSession(second.token, 'verified');
+   * await emulator.resendWebhook(first.token); // and arrives late
+   */
+  resendWebhook(token: string): Promise<void>;
   /** Resolves once every webhook delivery started so far has ended, delayed ones included. */
   webhooksSettled(): Promise<void>;
   /** Everything the emulator holds in memory, as plain JSON data, for debugging and audits. */
@@ -207,6 +222,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     async completeSession(token, outcome) {
       const path = `v1/sessions/${encodeURIComponent(token)}/complete`;
       return (await requestJson('POST', url(path), {}, { outcome })) as CompletionResponse;
+    },
+    async resendWebhook(token) {
+      const record = ctx.sessions.find(token);
+      if (!record?.result) {
+        throw new Error(
+          record
+            ? 'Only a completed session has a webhook to resend: complete it first.'
+            : 'No session has this token.',
+        );
+      }
+      await sendSessionWebhook(ctx, record);
     },
     webhooksSettled: () => ctx.webhooks.settled(),
     dumpState: () => dumpToPlainData(ctx),

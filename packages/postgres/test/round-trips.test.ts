@@ -154,7 +154,7 @@ const POSTGRES = {
   duplicate: '1/2',
   rejection: '0/0',
   webhookConfirmed: '3/4',
-  pollDelivery: '4/4',
+  pollDelivery: '5/5',
   sweep1: '4/4',
   perDueSession: '+1',
 };

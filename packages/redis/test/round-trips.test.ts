@@ -116,7 +116,7 @@ const REDIS = {
   duplicate: '1/2',
   rejection: '0/0',
   webhookConfirmed: '3/4',
-  pollDelivery: '5/5',
+  pollDelivery: '6/6',
   sweep1: '5/5',
   perDueSession: '+1',
 };

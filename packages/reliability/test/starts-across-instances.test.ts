@@ -1,4 +1,5 @@
-import { ApiError, createReceiver, type Receiver, type Store } from '@faceverify/core';
+import { ApiError, createReceiver, type Receiver } from '@faceverify/core';
+import type { Store } from '@faceverify/core/store';
 import { type Emulator, startEmulator } from '@faceverify/emulator';
 import { PostgresStore } from '@faceverify/postgres';
 import { RedisStore } from '@faceverify/redis';

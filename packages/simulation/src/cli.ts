@@ -84,10 +84,10 @@ for (const seed of seeds) {
   const broken = report.violations.length > 0;
   if (broken) failed += 1;
   if (broken || one) print(report, `seed ${seed}`, `pnpm simulate --seed ${seed} --trace`);
-  const { sessions, delivered, webhooks, instances } = report.stats;
+  const { sessions, delivered, webhooks, instances, superseded } = report.stats;
   if (!one) {
     console.log(
-      `seed ${seed}: ${broken ? 'FAILED' : 'ok'} (${instances} instances, ${sessions} sessions, ${webhooks} webhooks, ${delivered} deliveries)`,
+      `seed ${seed}: ${broken ? 'FAILED' : 'ok'} (${instances} instances, ${sessions} sessions, ${webhooks} webhooks, ${delivered} deliveries, ${superseded} superseded)`,
     );
   }
 }

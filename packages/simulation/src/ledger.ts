@@ -45,6 +45,28 @@ export class Ledger {
     /** What was lost: `everything`, `12 calls`, `3371 bytes of writes`. */
     lost: string;
   }> = [];
+  /**
+   * Each `verification.completed` handler run as it began, with what the event said of its
+   * session: whose user, when it started, whether a newer one was known.
+   */
+  readonly seen: Array<{
+    at: number;
+    instance: number;
+    user: string;
+    token: string | undefined;
+    sessionStartedAt: number | undefined;
+    superseded: boolean;
+  }> = [];
+  /** Results settled without the handlers (`verification.superseded`). */
+  readonly skipped: Array<{
+    at: number;
+    instance: number;
+    user: string;
+    token: string | undefined;
+    sessionStartedAt: number | undefined;
+  }> = [];
+  /** The user each tracked session was started for. */
+  readonly users = new Map<string, string>();
   readonly trace: string[] = [];
 
   note(at: number, line: string): void {

@@ -78,6 +78,37 @@ export function halfRolledOut(rotation: Rotation): Schedule {
  */
 export const REGRESSIONS: Record<string, Schedule> = {
   /**
+   * Alice fails a first session (#0, instance 0), starts a second (#1, instance 1) and passes
+   * it; #1's webhook reaches instance 0. Then #0 is completed and its webhook reaches instance
+   * 1, and is sent again after the replay window. With "the newest session decides", no handler
+   * may see #0 after #1: its webhook is answered `superseded`, and the replay is a duplicate.
+   */
+  "a second session passed before the first: the first's late result reaches no handler": {
+    clockOffsetsMs: [0, 0],
+    steps: [
+      { at: 0, kind: 'boot', instance: 0, configuration: { secrets: [SECRET_1] } },
+      { at: 0, kind: 'boot', instance: 1, configuration: { secrets: [SECRET_1] } },
+      { at: 10 * SECOND, kind: 'start-session', session: 0, instance: 0, user: 'alice' },
+      {
+        at: 40 * SECOND,
+        kind: 'start-session',
+        session: 1,
+        instance: 1,
+        user: 'alice',
+        fresh: true,
+      },
+      { at: 1 * MINUTE, kind: 'complete', session: 1 },
+      { at: 1 * MINUTE + 200, kind: 'webhook', session: 1, instance: 0 },
+      { at: 1 * MINUTE + 30 * SECOND, kind: 'complete', session: 0 },
+      { at: 1 * MINUTE + 40 * SECOND, kind: 'webhook', session: 0, instance: 1 },
+      { at: 25 * MINUTE, kind: 'replay', session: 0, instance: 0 },
+    ],
+    handlers: [],
+    activeMs: 30 * MINUTE,
+    settleMs: SETTLE_MS,
+    receiver: { supersededResults: 'skip' },
+  },
+  /**
    * Each documented rotation, half rolled out at each step. In the order the docs gave before
    * (the new key first at once), an instance still without it found no session an updated
    * instance had keyed: the user's webhook was answered `untracked` (see TWO_STEP_ORDER).

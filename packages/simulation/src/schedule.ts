@@ -17,7 +17,15 @@ export type HandlerBehaviour = 'ok' | 'throw' | 'slow' | 'hang';
  */
 export type Step =
   | { at: number; kind: 'boot'; instance: number; configuration: InstanceConfiguration }
-  | { at: number; kind: 'start-session'; session: number; instance: number; user: string }
+  | {
+      at: number;
+      kind: 'start-session';
+      session: number;
+      instance: number;
+      user: string;
+      /** Started at the service and tracked: a new session whatever the user has open. */
+      fresh?: true;
+    }
   | { at: number; kind: 'complete'; session: number }
   | { at: number; kind: 'webhook'; session: number; instance: number }
   | { at: number; kind: 'replay'; session: number; instance: number }
@@ -54,7 +62,13 @@ export interface Schedule {
   activeMs: number;
   settleMs: number;
   /** Receiver options that differ from the simulation's defaults. */
-  receiver?: { leaseMs?: number; replayWindowMs?: number; sweepIntervalMs?: number };
+  receiver?: {
+    leaseMs?: number;
+    replayWindowMs?: number;
+    sweepIntervalMs?: number;
+    /** "The newest session decides": results of a user's older session are skipped. */
+    supersededResults?: 'skip';
+  };
   /**
    * The Receivers serve accounts through a resolver (`accounts: { resolve }`) that knows one,
    * `ACCOUNT`, and never fails: its sessions are started with it, its webhooks arrive on its path, and
@@ -180,7 +194,11 @@ export function generateSchedule(random: Random, { storeLoss = true } = {}): Sch
   // Drawn last, so that the runs drawn before accounts were simulated stay as they were.
   const accounts = random.chance(0.3);
   if (accounts) steps.push(...strangerFloods(random, instances, activeMs));
+  // Drawn after accounts, for the same reason: a user's second session passed before the first.
+  steps.push(...secondSessionsFirst(random, sessions, instances, activeMs));
+  const skip = random.chance(0.5);
   return {
+    ...(skip ? { receiver: { supersededResults: 'skip' as const } } : {}),
     ...(accounts ? { accounts: {} } : {}),
     clockOffsetsMs,
     ...(clockDriftsPpm.some((drift) => drift !== 0) ? { clockDriftsPpm } : {}),
@@ -189,6 +207,68 @@ export function generateSchedule(random: Random, { storeLoss = true } = {}): Sch
     activeMs,
     settleMs: 4 * 60 * MINUTE,
   };
+}
+
+/**
+ * Users who start a second session and complete it before the first, whose result then comes
+ * late: its webhook held back (or lost, for the poll to find), its return page confirmed, its
+ * webhook replayed. Numbered after the `sessions` drawn before.
+ */
+function secondSessionsFirst(
+  random: Random,
+  sessions: number,
+  instances: number,
+  activeMs: number,
+): Step[] {
+  const steps: Step[] = [];
+  const anyInstance = () => random.int(0, instances - 1);
+  for (let pair = random.int(1, 4), session = sessions; pair > 0; pair--, session += 2) {
+    const user = random.pick(USERS);
+    const first = random.int(1, activeMs - 20 * MINUTE);
+    const second = first + random.int(5_000, 4 * MINUTE);
+    steps.push({ at: first, kind: 'start-session', session, instance: anyInstance(), user });
+    // The second is a new session explicitly, never the first one reused.
+    steps.push({
+      at: second,
+      kind: 'start-session',
+      session: session + 1,
+      instance: anyInstance(),
+      user,
+      fresh: true,
+    });
+    const secondDone = second + random.int(20_000, 3 * MINUTE);
+    steps.push({ at: secondDone, kind: 'complete', session: session + 1 });
+    steps.push({
+      at: secondDone + random.int(1, 2_000),
+      kind: 'webhook',
+      session: session + 1,
+      instance: anyInstance(),
+    });
+    // The first is completed after the second (or just before, its webhook held back longer).
+    const firstDone = secondDone + random.int(-10_000, 5 * MINUTE);
+    steps.push({ at: firstDone, kind: 'complete', session });
+    if (random.chance(0.75)) {
+      const late = Math.max(firstDone, secondDone) + random.int(1_000, 6 * MINUTE);
+      steps.push({ at: late, kind: 'webhook', session, instance: anyInstance() });
+    }
+    if (random.chance(0.3)) {
+      steps.push({
+        at: firstDone + random.int(100, 10_000),
+        kind: 'confirm',
+        session,
+        instance: anyInstance(),
+      });
+    }
+    if (random.chance(0.2)) {
+      steps.push({
+        at: firstDone + random.int(10 * MINUTE, 40 * MINUTE),
+        kind: 'replay',
+        session,
+        instance: anyInstance(),
+      });
+    }
+  }
+  return steps;
 }
 
 /**

@@ -1,5 +1,11 @@
 import { createHmac } from 'node:crypto';
-import { createClient, createReceiver, type Receiver } from '@faceverify/core';
+import {
+  type Client,
+  createClient,
+  createReceiver,
+  type Receiver,
+  type VerificationCompletedEvent,
+} from '@faceverify/core';
 import type { Store } from '@faceverify/core/store';
 import { checkAlarmFixes } from './alarm-fixes.js';
 import type { InstanceConfiguration } from './configuration.js';
@@ -18,6 +24,7 @@ import {
 import { Scheduler } from './scheduler.js';
 import { ServiceModel } from './service-model.js';
 import { type RealFailover, SimulatedStore } from './simulated-store.js';
+import { supersededViolations } from './superseded-invariant.js';
 
 /** What one run came to. */
 export interface SimulationReport {
@@ -27,7 +34,14 @@ export interface SimulationReport {
   trace: string[];
   /** The schedule, readable. */
   schedule: string[];
-  stats: { sessions: number; delivered: number; webhooks: number; instances: number };
+  stats: {
+    sessions: number;
+    delivered: number;
+    webhooks: number;
+    instances: number;
+    /** Results that came after their user had started a newer session: skipped, or seen as such. */
+    superseded: number;
+  };
 }
 
 const T0 = Date.UTC(2030, 0, 1);
@@ -62,6 +76,8 @@ interface Instance {
   alive: boolean;
   clock?: InstanceClock;
   receiver?: Receiver;
+  /** Its API client, for sessions started at the service and then tracked (`fresh`). */
+  client?: Client;
   /** Sessions whose handler runs in this incarnation right now. */
   inflight: Map<string, number>;
 }
@@ -185,6 +201,7 @@ async function run(
     receiver.on('verification.completed', async (event) => {
       const behaviour = schedule.handlers[handlerRuns++] ?? 'ok';
       ledger.handlerRuns.push({ at: scheduler.now(), instance: instance.id, behaviour });
+      ledger.seen.push({ ...sessionOf(event), at: scheduler.now(), instance: instance.id });
       const token = event.sessionToken ?? `(no token: ${event.id})`;
       instance.inflight.set(token, (instance.inflight.get(token) ?? 0) + 1);
       try {
@@ -208,6 +225,11 @@ async function run(
         if (left > 0) instance.inflight.set(token, left);
         else instance.inflight.delete(token);
       }
+    });
+    receiver.on('verification.superseded', ({ event }) => {
+      const { superseded: _, ...skipped } = sessionOf(event);
+      ledger.skipped.push({ ...skipped, at: scheduler.now(), instance: instance.id });
+      note(`instance ${instance.id} skipped ${event.sessionToken ?? event.id} (superseded)`);
     });
     receiver.on('verification.expired', (event) => {
       ledger.expired.push({ at: scheduler.now(), token: event.sessionToken, reason: event.reason });
@@ -236,6 +258,7 @@ async function run(
     });
     instance.clock = clock;
     instance.receiver = receiver;
+    instance.client = client;
     // Token keys are derived once per process (Web Crypto, off the event loop): before the
     // process takes part, so that the derivation's timing cannot change the run. The store may
     // be down meanwhile; the keys are derived before it is asked.
@@ -295,22 +318,34 @@ async function run(
         const instance = living(step.instance);
         if (!instance?.receiver) return;
         const index = step.session;
-        // Every fourth start may get the user's open session back; the others create one, so a
-        // user still has several sessions at once (matched by user id, displaced), as before
-        // starts were shared. Drawn from the index, not the seed: every seed keeps its schedule.
-        const fresh = index % 4 !== 0;
-        instance.receiver
-          .startVerification({ externalUserId: step.user, fresh, ...onAccount })
-          .then(
-            ({ token }) => {
-              sessionTokens.set(index, token);
-              tracked.add(token);
-              ledger.tracked.set(token, scheduler.now());
-              note(`instance ${instance.id} started session #${index} ${token} for ${step.user}`);
-            },
-            (error: unknown) =>
-              note(`instance ${instance.id} could not start #${index}: ${message(error)}`),
-          );
+        const { receiver, client } = instance;
+        // A fresh session is started at the service and tracked: a new one whatever else the
+        // user has open, as an app asks for explicitly.
+        const starting =
+          step.fresh && client
+            ? client.createSession({ externalUserId: step.user }).then(async ({ token }) => {
+                await receiver.track(token, step.user, schedule.accounts ? onAccount : undefined);
+                return { token };
+              })
+            : // Every fourth start may get the user's open session back; the others create one,
+              // so a user still has several sessions at once (matched by user id, displaced), as
+              // before starts were shared. Drawn from the index: every seed keeps its schedule.
+              receiver.startVerification({
+                externalUserId: step.user,
+                fresh: index % 4 !== 0,
+                ...onAccount,
+              });
+        starting.then(
+          ({ token }) => {
+            sessionTokens.set(index, token);
+            tracked.add(token);
+            ledger.users.set(token, step.user);
+            ledger.tracked.set(token, scheduler.now());
+            note(`instance ${instance.id} started session #${index} ${token} for ${step.user}`);
+          },
+          (error: unknown) =>
+            note(`instance ${instance.id} could not start #${index}: ${message(error)}`),
+        );
         return;
       }
       case 'complete': {
@@ -453,6 +488,12 @@ async function run(
   const violations = checkInvariants(ledger, service, tracked, {
     sessionLifetimeMs: receiverOptions.sessionLifetimeMs,
   });
+  violations.push(
+    ...supersededViolations(ledger, {
+      skip: receiverOptions.supersededResults === 'skip',
+      replayWindowMs: receiverOptions.replayWindowMs,
+    }),
+  );
   violations.push(...checkAlarmFixes(ledger, schedule, T0));
   return {
     seed,
@@ -464,7 +505,18 @@ async function run(
       delivered: ledger.commits.length,
       webhooks,
       instances: instances.length,
+      superseded: ledger.skipped.length + ledger.seen.filter((run) => run.superseded).length,
     },
+  };
+}
+
+/** What an event says of its session, as the ledger keeps it. */
+function sessionOf(event: VerificationCompletedEvent) {
+  return {
+    user: event.data.external_user_id,
+    token: event.sessionToken,
+    sessionStartedAt: event.sessionStartedAt?.getTime(),
+    superseded: event.superseded,
   };
 }
 

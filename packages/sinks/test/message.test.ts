@@ -18,6 +18,7 @@ function event(overrides: Partial<VerificationCompletedEvent> = {}): Verificatio
     attempt: 3,
     secretLabel: 'current',
     confirmed: true,
+    superseded: false,
     ...overrides,
   };
 }

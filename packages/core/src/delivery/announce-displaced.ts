@@ -2,9 +2,11 @@ import type { TrackedSession } from '../store/store.js';
 import { completedEvent, emitUndeliverable, type UndeliverableContext } from './deliver.js';
 import type { DeliveryContext } from './delivery-context.js';
 import { expiredEvent, runExpiredHandlers } from './expire-session.js';
+import { isSuperseded, type SupersededContext } from './superseded.js';
 
 /** What announcing displaced records works with: their handlers, and what counts them. */
 export type DisplacedContext = UndeliverableContext &
+  SupersededContext &
   Pick<DeliveryContext, 'log' | 'now' | 'maxOpenPerUser'>;
 
 /**
@@ -23,7 +25,9 @@ export async function announceDisplaced(
       maxOpenPerUser: context.maxOpenPerUser,
     });
     if (record.result) {
-      const event = await completedEvent(record, record.result, context.now());
+      // Newer records of the user displaced it: whether one is a session the store says.
+      const superseded = await isSuperseded(context, record);
+      const event = await completedEvent(record, record.result, context.now(), superseded);
       await emitUndeliverable(context, {
         type: 'verification.undeliverable',
         reason: 'displaced',

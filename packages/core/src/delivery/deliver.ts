@@ -17,14 +17,16 @@ import type { VerificationCompletedEvent, VerificationUndeliverableEvent } from 
 import { keepLease, type LeaseContext, stillLeased } from './keep-lease.js';
 import { delayAt } from './schedule.js';
 import { withoutImageLink } from './stored-image-link.js';
+import { isSessionRecord, isSuperseded } from './superseded.js';
 import { tokenIdOf } from './token-id.js';
 
 /**
  * What a delivery came to: handlers succeeded, or failed; the session went to another worker
  * (`lease-lost`); or its record was erased meanwhile (`erased`: `forgetUser`, or the end of
- * its retention), so nobody delivers it.
+ * its retention), so nobody delivers it; or its user had started a newer session and
+ * `supersededResults` is `'skip'` (`superseded`): recorded as done without the handlers.
  */
-export type DeliveryOutcome = 'delivered' | 'failed' | 'lease-lost' | 'erased';
+export type DeliveryOutcome = 'delivered' | 'failed' | 'lease-lost' | 'erased' | 'superseded';
 
 /** What reporting a result given up works with: the handlers, and what counts it. */
 export type UndeliverableContext = Pick<DeliveryContext, 'handlers' | 'activity' | 'telemetry'>;
@@ -47,7 +49,19 @@ export type DeliverContext = LeaseContext &
     | 'replayWindowMs'
     | 'retryScheduleMs'
     | 'maxDeliveryAttempts'
+    | 'maxOpenPerUser'
+    | 'supersededResults'
   >;
+
+/** What the caller of `deliverLeased` already has, so that it is not worked out again. */
+export interface DeliveryKnown {
+  /** The event, built already (it hashes the key for the id, and says `superseded`). */
+  event?: VerificationCompletedEvent;
+  /** Who delivers, for metrics; default: how the result arrived (`result.source`). */
+  via?: DeliverySource;
+  /** The user's records as `findByUser` listed them just before, to tell `superseded` by. */
+  userRecords?: readonly TrackedSession[];
+}
 
 /** What a delivery came to, with the event the handlers saw. */
 export interface Delivery {
@@ -75,18 +89,20 @@ const idOf = (digest: Uint8Array) => `evt_${toHex(digest).slice(0, 32)}`;
 
 /**
  * The event handlers receive for a session's result, built at `now`: past the image link's
- * lifetime, without the link (see `FrontImageState`). Synchronous where the runtime hashes
- * synchronously (Node), so the hot path awaits nothing for it.
+ * lifetime, without the link (see `FrontImageState`); `superseded` when its user has started a
+ * newer session (see `isSuperseded`). Synchronous where the runtime hashes synchronously
+ * (Node), so the hot path awaits nothing for it.
  */
 export function completedEvent(
   session: TrackedSession,
   result: StoredResult,
   now: number,
+  superseded: boolean,
 ): VerificationCompletedEvent | Promise<VerificationCompletedEvent> {
   const id = eventId(session);
   return typeof id === 'string'
-    ? eventWithId(session, result, id, now)
-    : id.then((value) => eventWithId(session, result, value, now));
+    ? eventWithId(session, result, id, now, superseded)
+    : id.then((value) => eventWithId(session, result, value, now, superseded));
 }
 
 function eventWithId(
@@ -94,6 +110,7 @@ function eventWithId(
   result: StoredResult,
   id: string,
   now: number,
+  superseded: boolean,
 ): VerificationCompletedEvent {
   const { data, frontImage } = withImageLifetime(result.payload, result.receivedAt, now);
   const event: VerificationCompletedEvent = {
@@ -105,7 +122,9 @@ function eventWithId(
     frontImage,
     attempt: session.state === 'delivering' ? session.attempts + 1 : 1,
     confirmed: isConfirmed(result),
+    superseded,
   };
+  if (isSessionRecord(session)) event.sessionStartedAt = new Date(session.createdAt);
   if (session.account !== undefined) event.account = session.account;
   if (session.token) event.sessionToken = session.token;
   if (result.secretLabel) event.secretLabel = result.secretLabel;
@@ -125,14 +144,10 @@ export async function deliverLeased(
   session: TrackedSession,
   owner: string,
   result: StoredResult,
-  /** The event, when the caller already built it (it hashes the key for the id). */
-  prepared?: VerificationCompletedEvent,
-  /** Who delivers, for metrics; default: how the result arrived (`result.source`). */
-  via?: DeliverySource,
+  known: DeliveryKnown = {},
 ): Promise<Delivery> {
   const { handlers, log } = context;
-  const built = prepared ?? completedEvent(session, result, context.now());
-  const event = built instanceof Promise ? await built : built;
+  const event = known.event ?? (await eventOf(context, session, result, known.userRecords));
   const leased = stillLeased(context, session.key, owner, session.lease?.until);
   if (leased !== true && !(await leased)) {
     if (await recordKept(context, session)) {
@@ -147,17 +162,25 @@ export async function deliverLeased(
     );
     return { outcome: 'erased', event };
   }
+  if (event.superseded && context.supersededResults === 'skip') {
+    return skipSuperseded(context, session, owner, result, event, known.via);
+  }
   if (handlers.count('verification.completed') === 0) {
     log.warn('No verification.completed handler is registered; the result is acknowledged.', {
       sessionToken: session.token,
     });
   }
   // A session's record is kept for the replay window so a late webhook of a result that
-  // came by polling is recognised; a delivery matched to no session has nothing to poll,
-  // and its digest alone already stops replays.
+  // came by polling is recognised, and an older session's result knows it is superseded (a
+  // dead letter delivered again too, though it no longer holds its token); a delivery matched
+  // to no session has nothing to poll, and its digest alone already stops replays.
   // The closed record keeps the result without its image link: the handlers had it.
-  const success: SettleUpdate = session.token
-    ? { state: 'completed', retainMs: context.replayWindowMs, result: withoutImageLink(result) }
+  const success: SettleUpdate = isSessionRecord(session)
+    ? {
+        state: 'completed',
+        retainMs: context.replayWindowMs,
+        result: closedResult(result, event.superseded ? 'delivered' : undefined),
+      }
     : { state: 'completed', retainMs: 0 };
   // Long handlers keep their lease alive, so no other worker starts the same delivery: the
   // renewal is armed only once a handler returned something to wait for, or the handlers run
@@ -194,7 +217,7 @@ export async function deliverLeased(
       context.refusedBodies.recovered(result.payload, session.account);
     }
     context.telemetry?.delivered(
-      via ?? result.source,
+      known.via ?? result.source,
       context.now() - session.createdAt,
       session.account,
     );
@@ -215,6 +238,74 @@ export async function deliverLeased(
     { sessionToken: session.token },
   );
   return { outcome: 'delivered', event };
+}
+
+/** The event of a delivery whose caller built none: `superseded` read from the store if need be. */
+async function eventOf(
+  context: DeliverContext,
+  session: TrackedSession,
+  result: StoredResult,
+  userRecords: readonly TrackedSession[] | undefined,
+): Promise<VerificationCompletedEvent> {
+  const telling = isSuperseded(context, session, userRecords);
+  const superseded = typeof telling === 'boolean' ? telling : await telling;
+  const built = completedEvent(session, result, context.now(), superseded);
+  return built instanceof Promise ? await built : built;
+}
+
+/**
+ * The result a record closes with: without its image link (the handlers had it, or never
+ * will), and marked when its user had started a newer session, for `waitForResult` and
+ * `confirm()` to say.
+ */
+function closedResult(result: StoredResult, superseded: StoredResult['superseded']): StoredResult {
+  const kept = withoutImageLink(result);
+  return superseded ? Object.assign({}, kept, { superseded }) : kept;
+}
+
+/**
+ * Settles a result whose user had started a newer session, without the handlers
+ * (`supersededResults: 'skip'`): closed as done for the replay window, as a delivery is (a late
+ * copy of it is a duplicate), so it is never retried nor a dead letter; then reported: a
+ * warning (no personal data), the telemetry's count, and `verification.superseded`.
+ */
+async function skipSuperseded(
+  context: DeliverContext,
+  session: TrackedSession,
+  owner: string,
+  result: StoredResult,
+  event: VerificationCompletedEvent,
+  via: DeliverySource | undefined,
+): Promise<Delivery> {
+  const { handlers, log } = context;
+  const settled = await context.store.settle({
+    key: session.key,
+    owner,
+    update: {
+      state: 'completed',
+      retainMs: context.replayWindowMs,
+      result: closedResult(result, 'skipped'),
+    },
+    now: context.now(),
+  });
+  // Another worker took the session over, or it was erased: whoever holds it decides.
+  if (!settled) return { outcome: 'lease-lost', event };
+  const source = via ?? result.source;
+  log.warn(
+    "A result was not handed to the handlers: its user has started a newer session since (supersededResults: 'skip'). It is passed to verification.superseded handlers.",
+    { sessionToken: session.token, source, eventId: event.id },
+  );
+  context.telemetry?.superseded?.(source, session.account);
+  try {
+    await handlers.run('verification.superseded', { type: 'verification.superseded', event });
+  } catch (error) {
+    handlers.reportError(error, {
+      stage: 'superseded-handler',
+      eventId: event.id,
+      ...tokenIdOf(session.key),
+    });
+  }
+  return { outcome: 'superseded', event };
 }
 
 /**

@@ -49,6 +49,8 @@ export interface DeliveryContext {
   pollScheduleMs: readonly number[];
   retryScheduleMs: readonly number[];
   maxDeliveryAttempts: number;
+  /** A result of a user who started a newer session since: delivered, or skipped (the option). */
+  supersededResults: 'deliver' | 'skip';
   maxOpenPerUser: number;
   sweepIntervalMs: number;
   sweepBatchSize: number;

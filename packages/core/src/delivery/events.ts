@@ -54,6 +54,32 @@ export interface VerificationCompletedEvent {
    * forgot it, under another `id`: never let it override a confirmed result.
    */
   confirmed: boolean;
+  /**
+   * When the session this result is of was started (tracked by `startVerification` or
+   * `track`); absent for a result matched to no tracked session. Results of one user compare
+   * by it: a later start is a newer session.
+   */
+  sessionStartedAt?: Date;
+  /**
+   * `true` when the same user (of the same account) started a newer session than this
+   * result's, as far as the store still knows: this result is no longer the user's latest
+   * word. Apps where "the newest session decides" ignore it, or let the Receiver skip it
+   * (`supersededResults: 'skip'`). Known while the newer session's record is kept: open, and
+   * `replayWindowMs` after it closed (docs/guarantees.md, "Superseded results"). Always
+   * `false` for a result matched to no tracked session (it has no `sessionStartedAt`).
+   */
+  superseded: boolean;
+}
+
+/**
+ * A result the handlers never saw because the same user started a newer session
+ * (`supersededResults: 'skip'`): recorded as done, never retried, never a dead letter.
+ * Emitted once, so that an app can audit what it did not act on.
+ */
+export interface VerificationSupersededEvent {
+  type: 'verification.superseded';
+  /** The event the `verification.completed` handlers would have received (`superseded: true`). */
+  event: VerificationCompletedEvent;
 }
 
 /**
@@ -97,6 +123,7 @@ export interface ReceiverErrorContext {
     | 'store'
     | 'expired-handler'
     | 'undeliverable-handler'
+    | 'superseded-handler'
     | 'confirm'
     | 'account'
     | 'internal';
@@ -140,6 +167,8 @@ export interface ReceiverEventMap<Transaction = never> {
   ) => void | Promise<void>;
   'verification.expired': (event: VerificationExpiredEvent) => void | Promise<void>;
   'verification.undeliverable': (event: VerificationUndeliverableEvent) => void | Promise<void>;
+  /** A superseded result not handed to the handlers (`supersededResults: 'skip'`). */
+  'verification.superseded': (event: VerificationSupersededEvent) => void | Promise<void>;
   error: (error: unknown, context: ReceiverErrorContext) => void;
   /**
    * A situation an operator must act on (a secret that does not match the service's, a

@@ -47,6 +47,7 @@ export class HandlerRegistry {
         'verification.completed',
         'verification.expired',
         'verification.undeliverable',
+        'verification.superseded',
         'error',
         'alert',
       ] as const

@@ -58,6 +58,8 @@ export interface PollOptions {
    * acknowledgement deadline waits on the service, not on handlers.
    */
   onAnswered?: () => void;
+  /** The user's records, when the caller just read them (a webhook): `superseded` is told by them. */
+  userRecords?: readonly TrackedSession[];
 }
 
 /**
@@ -307,9 +309,12 @@ async function deliver(
   owner: string,
   result: StoredResult,
   status: PollOutcome['status'],
-  { via }: PollOptions,
+  { via, userRecords }: PollOptions,
 ): Promise<PollOutcome> {
-  const { outcome, event } = await deliverLeased(context, session, owner, result, undefined, via);
+  const { outcome, event } = await deliverLeased(context, session, owner, result, {
+    ...(via === undefined ? {} : { via }),
+    ...(userRecords === undefined ? {} : { userRecords }),
+  });
   return { outcome, status, result: result.payload, event };
 }
 

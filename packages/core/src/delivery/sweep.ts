@@ -18,6 +18,11 @@ export interface SweepReport {
   retryLater: number;
   /** Sessions left to an instance that lists the key their token is sealed under. */
   left: number;
+  /**
+   * Results settled without the handlers: their user had started a newer session
+   * (`supersededResults: 'skip'`).
+   */
+  superseded: number;
 }
 
 // Batches a sweep leases at most, one after another, while the service's rate limits turn
@@ -31,6 +36,7 @@ function tally(report: SweepReport, outcome: PollOutcome['outcome']): void {
   else if (outcome === 'expired') report.expired += 1;
   else if (outcome === 'retry-later') report.retryLater += 1;
   else if (outcome === 'left') report.left += 1;
+  else if (outcome === 'superseded') report.superseded += 1;
 }
 
 /**
@@ -48,6 +54,7 @@ export async function sweep(context: SweepContext): Promise<SweepReport> {
     expired: 0,
     retryLater: 0,
     left: 0,
+    superseded: 0,
   };
   // A sweep works at most `sweepBatchSize` sessions. Those the service's rate limit turned
   // away (one account's key at its limit, among several) cost no service call and do not

@@ -164,6 +164,11 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ReceiverTelem
     description: 'Results given up (verification.undeliverable), by reason.',
     unit: '{result}',
   });
+  const superseded = meter.createCounter('faceverify.results.superseded', {
+    description:
+      'Results not handed to the handlers because their user had started a newer session (supersededResults: skip), by source.',
+    unit: '{result}',
+  });
   const polls = meter.createCounter('faceverify.polls', {
     description: 'GET /v1/sessions/:token requests, by outcome.',
     unit: '{poll}',
@@ -278,6 +283,9 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ReceiverTelem
     },
     undeliverable(reason, account) {
       undeliverable.add(1, of(BY_UNDELIVERABLE_REASON[reason], account));
+    },
+    superseded(source, account) {
+      superseded.add(1, of(BY_SOURCE[source], account));
     },
     polled(outcome, latencyMs, account) {
       const attributes = of(BY_POLL_OUTCOME[outcome], account);

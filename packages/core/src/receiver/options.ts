@@ -149,6 +149,23 @@ export interface ReceiverOptions {
    *   confirmed result.
    */
   untrackedWebhooks?: 'ignore' | 'deliver';
+  /**
+   * What to do with a result whose user (of the same account) has started a newer session
+   * since (`event.superseded`): a late webhook of a first attempt after the second passed, a
+   * dead letter delivered again, a poll of the older session.
+   * - `'deliver'` (the default): delivered as any result, with `superseded: true` and
+   *   `sessionStartedAt`, for the app to weigh.
+   * - `'skip'`: "the newest session decides". It never reaches the `verification.completed`
+   *   handlers: it is recorded as done (never retried, never a dead letter), logged at warn
+   *   level, counted (`faceverify.results.superseded`) and passed to
+   *   `verification.superseded` handlers. A user whose newer session is never completed then
+   *   has no result delivered: they complete the newer one.
+   * Known while the newer session's record is kept (docs/guarantees.md, "Superseded results").
+   *
+   * @example
+   * createReceiver({ supersededResults: 'skip' }).on('verification.superseded', ({ event }) => audit(event.id));
+   */
+  supersededResults?: 'deliver' | 'skip';
   /** How long one worker may hold a session before another may take it over. Default 60 s. */
   leaseMs?: number;
   /** How often `start()` sweeps. Default 5 s. */
@@ -226,6 +243,7 @@ export const RECEIVER_OPTIONS: Record<keyof ReceiverOptions, true> = {
   starts: true,
   confirmWebhooks: true,
   untrackedWebhooks: true,
+  supersededResults: true,
   leaseMs: true,
   sweepIntervalMs: true,
   sweepBatchSize: true,
@@ -271,6 +289,7 @@ export interface ResolvedReceiverOptions {
   starts: ResolvedStarts;
   confirmWebhooks: boolean;
   untrackedWebhooks: 'ignore' | 'deliver';
+  supersededResults: 'deliver' | 'skip';
   leaseMs: number;
   sweepIntervalMs: number;
   sweepBatchSize: number;
@@ -366,14 +385,23 @@ function untrackedWebhooks(
   return value;
 }
 
-// Every hook of ReceiverTelemetry: the compiler insists on each one.
-const TELEMETRY_HOOKS: Record<keyof ReceiverTelemetry, true> = {
+function supersededResults(value: ReceiverOptions['supersededResults']): 'deliver' | 'skip' {
+  if (value === undefined || value === 'deliver' || value === 'skip') return value ?? 'deliver';
+  throw new ConfigurationError(
+    `Receiver option "supersededResults" must be 'deliver' or 'skip', got ${JSON.stringify(value)}.`,
+  );
+}
+
+// Every hook of ReceiverTelemetry: the compiler insists on each one. `false`: optional (added
+// since; a telemetry of your own written before it still works, without that count).
+const TELEMETRY_HOOKS: Record<keyof ReceiverTelemetry, boolean> = {
   attach: true,
   span: true,
   webhookAnswered: true,
   delivered: true,
   handlerRan: true,
   undeliverable: true,
+  superseded: false,
   polled: true,
   rateLimitWaited: true,
 };
@@ -381,8 +409,10 @@ const TELEMETRY_HOOKS: Record<keyof ReceiverTelemetry, true> = {
 // A telemetry missing a hook would fail inside the first webhook; refuse it here instead.
 function telemetry(value: unknown): ReceiverTelemetry | undefined {
   if (value === undefined) return undefined;
-  const missing = Object.keys(TELEMETRY_HOOKS).filter(
-    (hook) => typeof (value as Record<string, unknown> | null)?.[hook] !== 'function',
+  const missing = Object.entries(TELEMETRY_HOOKS).flatMap(([hook, required]) =>
+    required && typeof (value as Record<string, unknown> | null)?.[hook] !== 'function'
+      ? [hook]
+      : [],
   );
   if (missing.length === 0) return value as ReceiverTelemetry;
   throw new ConfigurationError(
@@ -439,6 +469,7 @@ export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiv
     ),
     confirmWebhooks: hasClient && options.confirmWebhooks !== false,
     untrackedWebhooks: untrackedWebhooks(options.untrackedWebhooks, hasClient),
+    supersededResults: supersededResults(options.supersededResults),
     leaseMs: positive('leaseMs', options.leaseMs, MINUTE),
     sweepIntervalMs: positive('sweepIntervalMs', options.sweepIntervalMs, 5 * SECOND),
     sweepBatchSize: positive('sweepBatchSize', options.sweepBatchSize, 100),

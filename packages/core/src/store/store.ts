@@ -37,6 +37,13 @@ export interface StoredResult {
    * asked): never delivered as it is, only once the service agrees.
    */
   awaitingConfirmation?: boolean;
+  /**
+   * The user had started a newer session when this result was settled: `delivered` to the
+   * handlers all the same (with `superseded: true`), or `skipped` (`supersededResults:
+   * 'skip'`): the record was closed as done without them. What `waitForResult` and
+   * `confirm()` say of a closed record.
+   */
+  superseded?: 'delivered' | 'skipped';
 }
 
 /** Whether a stored result is the service's word, not a webhook's claim alone. */

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createReceiver, MemoryStore, type Receiver, resultEvents } from '../../src/index.js';
+import {
+  createReceiver,
+  MemoryStore,
+  type Receiver,
+  resultEvents,
+  returnPage,
+} from '../../src/index.js';
 import type { ClosedRecordListener, Store } from '../../src/store/index.js';
 import { createTestClock, fixturePayload, signedDelivery } from '../../src/testing/index.js';
 
@@ -137,6 +143,68 @@ describe('receiver.waitForResult', () => {
     await clock.advance(1);
     await waiting;
     expect(outcome).toMatchObject({ state: 'completed' });
+  });
+});
+
+describe('waitForResult of a session whose user started a newer one', () => {
+  const NEWER = 'tok_wait_for_result_newer';
+
+  /** A webhook that names its session (a token field), so no service is asked. */
+  async function webhookOf(receiver: Receiver, token: string, status: 'verified' | 'failed') {
+    const payload = fixturePayload({ external_user_id: 'wanda', status, extra: { token } });
+    await receiver.receive(await signedDelivery(payload, { secret: SECRET }));
+  }
+
+  /** Two sessions of one user, the second started a second later and passed first. */
+  async function newerPassedFirst(supersededResults: 'deliver' | 'skip') {
+    const clock = createTestClock();
+    const receiver = createReceiver({
+      secret: SECRET,
+      client: CLIENT,
+      store: new MemoryStore(),
+      logger: false,
+      clock,
+      supersededResults,
+    }).on('verification.completed', () => undefined);
+    await receiver.track(TOKEN, 'wanda');
+    await clock.advance(1_000);
+    await receiver.track(NEWER, 'wanda');
+    await webhookOf(receiver, NEWER, 'verified');
+    return receiver;
+  }
+
+  it("with 'skip', resolves superseded, and the page's events say so without the result", async () => {
+    const receiver = await newerPassedFirst('skip');
+    const waiting = receiver.waitForResult(TOKEN);
+    const events = resultEvents(receiver, TOKEN).text();
+    await webhookOf(receiver, TOKEN, 'failed');
+    await expect(waiting).resolves.toEqual({
+      state: 'superseded',
+      source: 'webhook',
+      result: expect.objectContaining({ status: 'failed' }),
+    });
+    expect(await events).toBe(
+      'retry: 1000\n\n' +
+        'event: state\ndata: {"state":"pending"}\n\n' +
+        'event: state\ndata: {"state":"superseded"}\n\n',
+    );
+    await expect(receiver.waitForResult(NEWER)).resolves.toMatchObject({
+      state: 'completed',
+      superseded: false,
+    });
+  });
+
+  it("with 'deliver', resolves completed, superseded: true", async () => {
+    const receiver = await newerPassedFirst('deliver');
+    const waiting = receiver.waitForResult(TOKEN);
+    await webhookOf(receiver, TOKEN, 'failed');
+    await expect(waiting).resolves.toMatchObject({ state: 'completed', superseded: true });
+  });
+
+  it('the return page of a superseded result says a newer verification was started', () => {
+    const page = returnPage({ status: 'failed', superseded: true }, TOKEN);
+    expect(page).toContain('A newer verification has been started since this one.');
+    expect(returnPage({ status: 'failed' }, TOKEN)).not.toContain('newer verification');
   });
 });
 

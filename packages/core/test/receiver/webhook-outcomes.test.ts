@@ -201,6 +201,30 @@ const scenarios: Record<AnswerName, () => Promise<Answered>> = {
     expect(delivered).toBe(0);
     return { receiver, answer };
   },
+  async superseded() {
+    // The user failed a first session, started a second and passed it (confirmed on its return
+    // page); the first session's webhook comes late.
+    const { receiver, clock } = await setUp({
+      reply: () => sessionReply('verified'),
+      confirmWebhooks: false,
+      supersededResults: 'skip',
+    });
+    const seenResults: string[] = [];
+    receiver.on('verification.completed', (event) => {
+      seenResults.push(event.data.status);
+    });
+    await receiver.track('tok_first', USER);
+    await clock.advance(60_000);
+    await receiver.track('tok_second', USER);
+    await receiver.confirm('tok_second');
+    const late = await signedDelivery(
+      fixturePayload({ external_user_id: USER, status: 'failed', livenessPassed: false }),
+      { secret: SECRET },
+    );
+    const answer = await receiver.receive(late);
+    expect(seenResults).toEqual(['verified']);
+    return { receiver, answer };
+  },
   async queued() {
     const { receiver, delivery } = await setUp({
       reply: () => ({

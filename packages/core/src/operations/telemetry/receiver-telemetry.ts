@@ -79,6 +79,11 @@ export interface ReceiverTelemetry {
   handlerRan(durationMs: number, failed: boolean, account?: string): void;
   /** A result was given up (`verification.undeliverable`). */
   undeliverable(reason: 'attempts_exhausted' | 'displaced', account?: string): void;
+  /**
+   * Optional: a result whose user had started a newer session was settled without the
+   * `verification.completed` handlers (`supersededResults: 'skip'`), found by `source`.
+   */
+  superseded?(source: DeliverySource, account?: string): void;
   /** One `GET /v1/sessions/:token` ended, `latencyMs` after it was asked for. */
   polled(outcome: PollRequestOutcome, latencyMs: number, account?: string): void;
   /** A `429` was waited out. */

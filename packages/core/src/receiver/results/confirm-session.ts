@@ -13,6 +13,12 @@ type ConfirmContext = PollContext & Pick<DeliveryContext, 'clockReady' | 'newOwn
 export interface ConfirmedSession {
   status: 'pending' | 'verified' | 'failed' | 'expired' | 'unknown';
   result?: VerificationPayload;
+  /**
+   * `true` when the result is known to be superseded: its user had started a newer session
+   * when it was settled (`event.superseded`). With `supersededResults: 'skip'` the handlers
+   * never saw it; the newer session decides.
+   */
+  superseded?: true;
 }
 
 // An answer is shared by every confirm() of its token for this long: a page reloaded, or
@@ -78,7 +84,10 @@ async function confirmOnce(
   if (!isOpen(record.state)) {
     if (record.state === 'expired') return { status: 'expired' };
     if (record.result && isConfirmed(record.result)) {
-      return { status: record.result.payload.status, result: record.result.payload };
+      const { payload, superseded } = record.result;
+      return superseded
+        ? { status: payload.status, result: payload, superseded: true }
+        : { status: payload.status, result: payload };
     }
   } else {
     const owner = context.newOwner();
@@ -95,9 +104,10 @@ async function confirmOnce(
         via: 'confirm',
       });
       if (polled.outcome === 'retry-later') throw polled.error;
-      return polled.result
-        ? { status: polled.status, result: polled.result }
-        : { status: polled.status };
+      if (!polled.result) return { status: polled.status };
+      return polled.event?.superseded
+        ? { status: polled.status, result: polled.result, superseded: true }
+        : { status: polled.status, result: polled.result };
     }
   }
   // Worked on elsewhere, or closed on a webhook's word alone: the service says, asked

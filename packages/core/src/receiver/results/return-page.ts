@@ -16,10 +16,15 @@ const MESSAGES = {
   expired: 'The verification link expired: start again.',
   unknown: 'This verification is not known.',
   undeliverable: 'The result arrived, but could not be recorded yet: we are on it.',
-} satisfies Record<ConfirmedSession['status'] | 'undeliverable', string>;
+  superseded: 'A newer verification was started since: that one counts, not this one.',
+} satisfies Record<ConfirmedSession['status'] | 'undeliverable' | 'superseded', string>;
+
+// Under the status of a result known to be superseded (`ConfirmedSession.superseded`).
+const NEWER_STARTED = 'A newer verification has been started since this one.';
 
 // In the browser: the session's state from the events route (Server-Sent Events from
-// `sendResultEvents`), shown the moment any instance of the app has recorded the result.
+// `sendResultEvents`), shown the moment any instance of the app has recorded the result (or
+// settled it as superseded by a newer session: `state: 'superseded'`).
 // Text only: nothing received becomes markup.
 const LIVE_SCRIPT = `
 const source = new EventSource(EVENTS + '/' + encodeURIComponent(TOKEN));
@@ -54,7 +59,7 @@ const scriptJson = (value: unknown) => JSON.stringify(value).replaceAll('<', '\\
  * });
  */
 export function returnPage(
-  confirmed: Pick<ConfirmedSession, 'status'>,
+  confirmed: Pick<ConfirmedSession, 'status' | 'superseded'>,
   token: string,
   options: ReturnPageOptions = {},
 ): string {
@@ -70,7 +75,7 @@ export function returnPage(
 <title>Verification ${status}</title>
 <h1>Verification ${status}</h1>
 <p id="message">${MESSAGES[status]}</p>
-<p>Confirmed with the verification service, not read from this page's address.</p>
+${confirmed.superseded ? `<p>${NEWER_STARTED}</p>\n` : ''}<p>Confirmed with the verification service, not read from this page's address.</p>
 ${live}</html>
 `;
 }

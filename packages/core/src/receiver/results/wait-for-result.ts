@@ -16,7 +16,19 @@ export type WaitedResult =
        * How it arrived: by its webhook, or by polling the service.
        */
       source: 'webhook' | 'poll';
+      /**
+       * The user had started a newer session when it was delivered (`event.superseded`):
+       * the handlers saw it with `superseded: true`.
+       */
+      superseded: boolean;
     }
+  /**
+   * The result arrived after its user had started a newer session, and the Receiver skips
+   * such results (`supersededResults: 'skip'`): recorded as done, passed to
+   * `verification.superseded` handlers and never to the `verification.completed` ones. The
+   * newer session decides.
+   */
+  | { state: 'superseded'; result: VerificationPayload; source: 'webhook' | 'poll' }
   /**
    * The session was never completed within its lifetime, or was given up for a newer one.
    */
@@ -57,8 +69,12 @@ const REREAD_WATCHED_MS = 5_000;
 
 function outcomeOf(record: TrackedSession | undefined): WaitedResult | undefined {
   if (!record) return { state: 'unknown' };
-  if (record.state === 'completed' && record.result) {
-    return { state: 'completed', result: record.result.payload, source: record.result.source };
+  const stored = record.result;
+  if (record.state === 'completed' && stored) {
+    const { payload: result, source } = stored;
+    return stored.superseded === 'skipped'
+      ? { state: 'superseded', result, source }
+      : { state: 'completed', result, source, superseded: stored.superseded === 'delivered' };
   }
   if (record.state === 'expired' || record.state === 'failed') return { state: record.state };
   // Open, or completed without its result (a delivery matched to no session): not this one.

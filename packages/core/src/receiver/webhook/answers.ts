@@ -101,6 +101,15 @@ export const WEBHOOK_ANSWERS = {
     body: { received: true, erased: true },
   },
   /**
+   * Its user has started a newer session since, and `supersededResults` is `'skip'`: recorded
+   * as done, passed to `verification.superseded` handlers, never to the handlers of results.
+   */
+  superseded: {
+    status: 200,
+    stage: 'after the signature',
+    body: { received: true, superseded: true },
+  },
+  /**
    * The service says otherwise about the matched session: reported, never delivered.
    */
   contradicted: {
@@ -417,6 +426,8 @@ export const OUTCOME_ROWS: { readonly [outcome in Outcome]: AnswerName } = {
   'lease-lost': 'queued',
   // The user's records were erased meanwhile: nobody delivers it.
   erased: 'erased',
+  // A newer session of the user decides (`supersededResults: 'skip'`).
+  superseded: 'superseded',
   'retry-later': 'queued',
   pending: 'queued',
   left: 'queued',

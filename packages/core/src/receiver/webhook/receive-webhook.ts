@@ -6,6 +6,7 @@ import { correlate } from '../../delivery/correlate.js';
 import { completedEvent, deliverLeased } from '../../delivery/deliver.js';
 import type { VerificationCompletedEvent } from '../../delivery/events.js';
 import { type PollContext, type PollOutcome, pollLeased } from '../../delivery/poll-session.js';
+import { hasNewerSession } from '../../delivery/superseded.js';
 import { noteOlderSecret } from '../../operations/older-secret.js';
 import { unmatchedKey } from '../../store/record-keys.js';
 import {
@@ -191,7 +192,8 @@ async function accept(
   if (match.index > 0) noteOlderSecret(context, match.label);
   try {
     // Correlate with the sessions tracked for the user.
-    const correlation = correlate(payload, await finding);
+    const sessions = await finding;
+    const correlation = correlate(payload, sessions);
     if (correlation.kind === 'duplicate') return { outcome: 'duplicate' };
     if (correlation.kind === 'ambiguous' && context.client) {
       settleByPolling(context, request, correlation.keys);
@@ -211,7 +213,11 @@ async function accept(
         const onAnswered = () => {
           answered = true;
         };
-        const confirming = pollLeased(context, held, owner, { webhook: result, onAnswered });
+        const confirming = pollLeased(context, held, owner, {
+          webhook: result,
+          onAnswered,
+          userRecords: sessions,
+        });
         return await withAckDeadline(context, request, confirming.then(confirmed), undefined, () =>
           answered ? HANDLERS_RUNNING : CONFIRMATION_WAITING,
         );
@@ -244,9 +250,10 @@ async function accept(
     if (typeof leased === 'string') return { outcome: leased };
     // Deliver and settle; past `ackAfterMs` the answer is `202` and the handlers go on.
     const stored = leased.result ?? result;
-    const built = completedEvent(leased, stored, context.now());
+    const superseded = hasNewerSession(leased, sessions);
+    const built = completedEvent(leased, stored, context.now(), superseded);
     const event = built instanceof Promise ? await built : built;
-    const delivering = deliverLeased(context, leased, owner, stored, event);
+    const delivering = deliverLeased(context, leased, owner, stored, { event });
     return await withAckDeadline(context, request, delivering, event);
   } catch (error) {
     await context.store.forget({ digest }).catch(() => undefined);
