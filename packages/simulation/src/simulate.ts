@@ -340,7 +340,8 @@ async function run(
             sessionTokens.set(index, token);
             tracked.add(token);
             ledger.users.set(token, step.user);
-            ledger.tracked.set(token, scheduler.now());
+            // A session handed out again was started when it was first.
+            if (!ledger.tracked.has(token)) ledger.tracked.set(token, scheduler.now());
             note(`instance ${instance.id} started session #${index} ${token} for ${step.user}`);
           },
           (error: unknown) =>
