@@ -27,6 +27,12 @@ export type ActivityKind =
   | 'handler_failed'
   | 'delivered_by_webhook'
   | 'delivered_by_poll'
+  /**
+   * The service's answer for a session a webhook had named (its user's, among several open
+   * sessions) while the service could not be asked: that webhook reached the Receiver, this
+   * instance or another, within the window or before it.
+   */
+  | 'polled_after_webhook'
   | 'undeliverable'
   /** Work left due for longer than the backlog bound (`backlogAlarmAgeMs`). */
   | 'backlog_growing'

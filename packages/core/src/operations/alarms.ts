@@ -142,11 +142,14 @@ export const ALARM_RULES: readonly Rule[] = [
     // Refused webhooks that may be the service's are the alarms above, with their own fix;
     // requests without a signature, anyone's, never hide this one. Nor is it raised while
     // refused bodies are too many to keep as evidence (RefusedBodies): one left out may have
-    // been the service's, and "no webhook reached this receiver" would not be known.
+    // been the service's, and "no webhook reached this receiver" would not be known. A result
+    // polled for a session a webhook had named with its user's other open sessions tells that
+    // the webhook reached the receiver (another instance of it, or before the window).
     measure: (w) => {
       const polled = w.count('delivered_by_poll');
       const explained =
         w.count('webhook_accepted') +
+        w.count('polled_after_webhook') +
         badlySigned(w) +
         rawBodiesRefused(w) +
         w.count('refused_unkept');

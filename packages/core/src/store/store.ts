@@ -37,6 +37,13 @@ export interface StoredResult {
    * asked): never delivered as it is, only once the service agrees.
    */
   awaitingConfirmation?: boolean;
+  /**
+   * With `awaitingConfirmation`: a webhook that named the session's user while the user had
+   * several open sessions, so it may be another session's. Kept while the service cannot be
+   * asked, only as the sign that a webhook came; never delivered, nor contradicted by the
+   * service's answer, which is what is delivered.
+   */
+  userOnly?: boolean;
 }
 
 /** Whether a stored result is the service's word, not a webhook's claim alone. */

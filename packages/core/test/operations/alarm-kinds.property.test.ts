@@ -25,6 +25,7 @@ const ALL_KINDS: Record<ActivityKind, true> = {
   handler_failed: true,
   delivered_by_webhook: true,
   delivered_by_poll: true,
+  polled_after_webhook: true,
   undeliverable: true,
   backlog_growing: true,
   store_slow: true,
