@@ -117,6 +117,14 @@ async function lookAt(
     );
     return leave(context, session, owner, options.webhook);
   }
+  // Polled as any: only webhooks naming its user miss it (see TrackedSession.userKeyMissing).
+  if (session.userKeyMissing) {
+    context.activity.record(
+      'user_key_missing',
+      `token key ${session.userKeyMissing.keyIds.join(', ')}`,
+      session.account,
+    );
+  }
   const kept = options.webhook ?? session.result;
   // A webhook of the user's that may be another session's claims nothing of this one.
   const claimed = kept?.userOnly ? undefined : kept;

@@ -42,6 +42,11 @@ export type ActivityKind =
   | 'account_missing'
   /** A session left to another instance: none of the keys its token is sealed under is listed. */
   | 'token_key_missing'
+  /**
+   * A session polled here whose user is indexed under a key this instance does not list:
+   * webhooks naming that user do not find it.
+   */
+  | 'user_key_missing'
   /** A call to the service's API (a poll, a webhook's confirmation) failed or timed out. */
   | 'api_failed'
   /** A webhook verified with a secret other than the first listed: a rotation not finished. */

@@ -85,6 +85,13 @@ export interface TrackedSession {
    */
   unreadableToken?: { keyIds: string[]; hasResult?: boolean };
   /**
+   * Never written by a store. The Receiver marks an open record whose user is indexed under a
+   * key it no longer lists (a key removed before the sessions it keyed had closed), with the
+   * ids of the keys its token is sealed under that it lacks: the record is polled and
+   * delivered as any other, but a webhook naming its user does not find it.
+   */
+  userKeyMissing?: { keyIds: string[] };
+  /**
    * Never written by a store. The account the record is of, on a Receiver of several
    * accounts: the Receiver gives it and gets it back, and the store holds it within the
    * stored user id (see `accounts` in the Receiver's options).

@@ -31,6 +31,7 @@ const ALL_KINDS: Record<ActivityKind, true> = {
   store_slow: true,
   account_missing: true,
   token_key_missing: true,
+  user_key_missing: true,
   api_failed: true,
   older_secret: true,
   account_budget_spent: true,
