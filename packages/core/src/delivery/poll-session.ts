@@ -239,16 +239,19 @@ async function lookAt(
     session.account,
   );
   if (snapshot.result) {
+    // A record kept `delivering` while its webhook awaited the service counts polls, not
+    // deliveries: the service's answer is delivered for the first time (attempt 1).
+    const asked = awaiting ? Object.assign({}, session, { attempts: 0 }) : session;
     if (claimed && sameOutcome(claimed.payload, snapshot.result)) {
       const { awaitingConfirmation: _, ...agreed } = claimed;
       const confirmed = Object.assign(agreed, { confirmed: true });
-      return deliver(context, session, owner, confirmed, snapshot.status, options);
+      return deliver(context, asked, owner, confirmed, snapshot.status, options);
     }
     const isContradicted = claimed !== undefined;
     if (isContradicted) contradicted(context, session, `the service says ${snapshot.status}`);
     const result: StoredResult = { payload: snapshot.result, source: 'poll', receivedAt: now };
     if (userOnly) context.activity.record('polled_after_webhook', undefined, session.account);
-    const polled = await deliver(context, session, owner, result, snapshot.status, options);
+    const polled = await deliver(context, asked, owner, result, snapshot.status, options);
     return Object.assign({}, polled, { contradicted: isContradicted });
   }
   if (claimed) contradicted(context, session, `the service says ${snapshot.status}`);

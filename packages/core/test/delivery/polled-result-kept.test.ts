@@ -1,13 +1,20 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createReceiver,
   MemoryStore,
   type VerificationCompletedEvent,
   type VerificationExpiredEvent,
 } from '../../src/index.js';
-import { createTestClock, fixturePayload } from '../../src/testing/index.js';
-import { type Reply, type ScriptedServer, startScriptedServer } from '../client/scripted-server.js';
+import { createTestClock } from '../../src/testing/index.js';
 import { drive, until } from '../support-clock.js';
+import {
+  MINUTE,
+  scriptedServices,
+  sessionReply,
+  T0,
+  UNAVAILABLE,
+  untilDelivering,
+} from './support/scripted-service.js';
 
 // Simulation seed 24651: a sweep polled a completed result and its handler ran on (minutes)
 // when the process died. The result was held by that process only: the instance that took the
@@ -16,36 +23,19 @@ import { drive, until } from '../support-clock.js';
 // lost. While handlers run on, a polled result is kept in the store.
 
 const SECRET = 'whsec_polled_result_kept_0123456789';
-const T0 = Date.UTC(2030, 0, 1);
-const MINUTE = 60_000;
-
-let server: ScriptedServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-const { event: _event, extra: _extra, ...RESULT } = fixturePayload({ external_user_id: 'bob' });
-const completed: Reply = {
-  status: 200,
-  json: { token: 'tok_bob', status: 'verified', external_user_id: 'bob', result: RESULT },
-};
-const unavailable: Reply = {
-  status: 503,
-  json: { error: 'service_unavailable', message: 'The service is down.' },
-};
+const startService = scriptedServices();
 
 describe('a result polling found, while its handlers run on', () => {
   it('is delivered from the store by the instance that takes over after the process died', async () => {
     // The service answers the first poll, then nothing but 503 until past the lifetime.
-    server = await startScriptedServer((_request, index) =>
-      index === 0 ? completed : unavailable,
+    const server = await startService((_request, index) =>
+      index === 0 ? sessionReply('tok_bob', 'bob', true) : UNAVAILABLE,
     );
     const store = new MemoryStore();
     const instance = (clock: ReturnType<typeof createTestClock>) =>
       createReceiver({
         secret: SECRET,
-        client: { apiKey: 'fv_test_polled_result_kept', baseUrl: server!.url, maxRetries: 0 },
+        client: { apiKey: 'fv_test_polled_result_kept', baseUrl: server.url, maxRetries: 0 },
         store,
         clock,
         sessionLifetimeMs: 30 * MINUTE,
@@ -65,11 +55,8 @@ describe('a result polling found, while its handlers run on', () => {
     await dyingClock.advance(MINUTE);
     void dying.sweep();
     await until(() => handlerStarted);
-    // The result kept: the record waits for delivery, not for a poll (a few turns at most).
-    for (let turn = 0; turn < 100; turn++) {
-      if ((await store.counts({ now: T0 + MINUTE })).delivering === 1) break;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    // The result kept: the record waits for delivery, not for a poll.
+    await untilDelivering(store, 1, T0 + MINUTE);
 
     const clock = createTestClock(T0 + 31 * MINUTE);
     const successor = instance(clock);
