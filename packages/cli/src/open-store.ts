@@ -110,6 +110,9 @@ export async function openStore(io: CliIO, choice: StoreChoice): Promise<OpenedS
       redis,
       // Reading and fixing dead letters is no reason to refuse a Redis that may evict.
       allowEviction: true,
+      // A command makes a call or two and exits: a count of its writes, kept 7 days, would
+      // be all it leaves besides what it was asked to do.
+      watchRewinds: false,
       ...(choice.prefix === undefined ? {} : { prefix: choice.prefix }),
     });
     const location = { redis, ...(choice.prefix === undefined ? {} : { prefix: choice.prefix }) };

@@ -169,6 +169,21 @@ describe.each([
     expect(await remaining()).toEqual([`acme/${KEPT}`]);
   });
 
+  // A command that only reads or erases writes nothing else: no bookkeeping of its own, such
+  // as RedisStore's count of each process's writes (a `w:` key kept 7 days).
+  it(`with the receiver's prefix and keys: writes no key or table but erases [${name}]`, async () => {
+    const { store, flags } = await stores.create();
+    await receiverWithRecords(store);
+    const before = await stores.written(flags);
+    const listed = await cli(['dead-letters', 'list', ...flags]);
+    expect(listed.code, listed.all()).toBe(0);
+    const erased = await cli(['forget-user', ERASED, ...flags]);
+    expect(erased.code, erased.all()).toBe(0);
+    expect(erased.out).toEqual([`Removed 2 records of that user from ${name}.`]);
+    const after = await stores.written(flags);
+    expect(after.filter((key) => !before.includes(key))).toEqual([]);
+  });
+
   // Erasure finds a user's records by where they are and by a keyed hash of the id: pointed
   // elsewhere, or given other keys, it found nothing and said "Removed 0", exit 0.
   it(`pointed where the store has no data: says so, exits 1, removes and writes nothing [${name}]`, async () => {

@@ -35,12 +35,21 @@ export interface RedisStoreOptions {
    * replicated. Not on a Cluster (refused at construction). Default: no WAIT.
    */
   waitForReplicas?: WaitForReplicasOptions;
+  /**
+   * Count this process's scripts in a key of its own (`w:<id>`, kept 7 days after its last
+   * script), by which the store tells a Redis that went back in time and lost writes it had
+   * acknowledged to this process (`store_rewound`). A process that makes a call or two and
+   * exits (a command line that reads or erases) learns nothing from its count: `false` leaves
+   * it out, and the process then writes nothing but what its calls write. Default `true`.
+   */
+  watchRewinds?: boolean;
 }
 
 export interface ResolvedRedisStoreOptions {
   redis: RedisClient;
   prefix: string;
   allowEviction: boolean;
+  watchRewinds: boolean;
   waitForReplicas?: WaitForReplicasOptions;
 }
 
@@ -74,6 +83,7 @@ export function resolveRedisStoreOptions(options: RedisStoreOptions): ResolvedRe
     redis,
     prefix,
     allowEviction: options.allowEviction === true,
+    watchRewinds: options.watchRewinds !== false,
     ...(waitForReplicas ? { waitForReplicas } : {}),
   };
 }

@@ -109,11 +109,12 @@ export class RedisStore implements Store {
   private readonly startRecords = new Map<string, string>();
 
   constructor(options: RedisStoreOptions) {
-    const { redis, prefix, allowEviction, waitForReplicas } = resolveRedisStoreOptions(options);
+    const { redis, prefix, allowEviction, waitForReplicas, watchRewinds } =
+      resolveRedisStoreOptions(options);
     this.redis = redis;
     this.keys = storeKeys(prefix, clientKeyPrefix(redis));
     this.secrets = clientSecrets(redis);
-    this.rewind = new RewindWatch(prefix, clientKeyPrefix(redis), this.alarms);
+    this.rewind = new RewindWatch(prefix, clientKeyPrefix(redis), this.alarms, watchRewinds);
     this.replicaWait = waitForReplicas && new ReplicaWait(redis, waitForReplicas, this.alarms);
     this.memory = new MemoryWatch(
       redis,

@@ -4,7 +4,10 @@ import { WRITER_TTL_MS } from './scripts/marker.js';
 
 /** What a script is sent with: this instance's write count key and the count last acknowledged. */
 export interface WriterArgs {
-  /** Its full name, the client's `keyPrefix` included (scripts see key names so). */
+  /**
+   * Its full name, the client's `keyPrefix` included (scripts see key names so); `''` where
+   * the instance counts nothing (`watchRewinds: false`).
+   */
   name: string;
   seen: number;
   /** Which view of Redis' history the call was sent in (see `rewound`). */
@@ -35,10 +38,12 @@ export class RewindWatch {
     prefix: string,
     clientPrefix: string,
     private readonly alarms: StoreAlarmListeners,
+    /** Whether this instance counts its scripts; without, nothing is written, nor told. */
+    counting = true,
   ) {
     const id = randomBytes(9).toString('base64url');
     this.key = `${prefix}w:${id}`;
-    this.name = `${clientPrefix}${this.key}`;
+    this.name = counting ? `${clientPrefix}${this.key}` : '';
   }
 
   args(): WriterArgs {

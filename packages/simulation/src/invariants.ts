@@ -52,7 +52,9 @@ export function checkInvariants(
     ledger.storeLosses.some(
       (loss) => loss.since <= first && first <= loss.at + LONGEST_HANDLER_MS && loss.at <= again,
     );
-  for (const loss of ledger.storeLosses) {
+  // A loss while no instance ran looks like a new store to the next one (docs/assumptions.md,
+  // 25): what it lost is excused above all the same, but no alarm is owed for it.
+  for (const loss of ledger.storeLosses.filter(({ witnessed }) => witnessed)) {
     const told = ledger.alerts.some((alert) => LOSS_ALARMS.has(alert.code) && alert.at >= loss.at);
     if (!told) {
       violations.push(

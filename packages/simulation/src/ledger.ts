@@ -44,6 +44,11 @@ export class Ledger {
     kind: 'emptied' | 'rewound';
     /** What was lost: `everything`, `12 calls`, `3371 bytes of writes`. */
     lost: string;
+    /**
+     * Whether an instance ran when it happened. A process that starts after the loss cannot
+     * tell it from a new store (docs/assumptions.md, 25): no alarm is owed for one nobody saw.
+     */
+    witnessed: boolean;
   }> = [];
   /**
    * Each `verification.completed` handler run as it began, with what the event said of its

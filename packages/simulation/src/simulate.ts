@@ -437,6 +437,7 @@ async function run(
           since: Number.NEGATIVE_INFINITY,
           kind: 'emptied',
           lost: 'everything',
+          witnessed: instances.some((instance) => instance.alive),
         });
         note('the store is emptied');
         return;
@@ -445,7 +446,8 @@ async function run(
         const lost = `${count} ${store.failsOverForReal ? 'bytes of writes' : 'calls'}`;
         if (count > 0) {
           const at = scheduler.now();
-          ledger.storeLosses.push({ at, since: at - step.lagMs, kind: 'rewound', lost });
+          const witnessed = instances.some((instance) => instance.alive);
+          ledger.storeLosses.push({ at, since: at - step.lagMs, kind: 'rewound', lost, witnessed });
         }
         note(`the store fails over to a replica ${step.lagMs} ms behind (${lost} lost)`);
         return;

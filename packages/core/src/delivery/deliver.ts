@@ -193,6 +193,10 @@ export async function deliverLeased(
     if (running || handlers.hasTransactional()) {
       stopRenewal = keepLease(context, session.key, owner);
     }
+    // Transactional handlers hold the record's row: their outcome commits with it.
+    if (running && result.source === 'poll' && !session.result && !handlers.hasTransactional()) {
+      keepPolledResult(context, session, result);
+    }
     if (running) await running;
     settled = await settleSuccess(context, session.key, owner, success, event);
   } catch (error) {
@@ -306,6 +310,28 @@ async function skipSuperseded(
     });
   }
   return { outcome: 'superseded', event };
+}
+
+/**
+ * Stores a result polling found while its handlers run on (they returned a promise): held
+ * only by this process until their success is recorded, it would go with the process, and
+ * whoever takes the session over would have to ask the service again, which may not answer
+ * before the session's lifetime ends (then it is given up). Stored, it is delivered from the
+ * store. The lease stays this worker's (`attachResult` leaves a leased record to its owner);
+ * a settle that comes first closes the record, and this finds it closed.
+ */
+function keepPolledResult(
+  context: Pick<DeliverContext, 'store' | 'now'>,
+  session: TrackedSession,
+  result: StoredResult,
+): void {
+  try {
+    context.store
+      .attachResult({ key: session.key, result, now: context.now() })
+      .catch(() => undefined);
+  } catch {
+    // A store that throws instead of rejecting: the result is polled again, as before.
+  }
 }
 
 /**

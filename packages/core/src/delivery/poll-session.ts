@@ -47,6 +47,13 @@ export interface PollOptions {
    * `external_user_id`). Delivered only when the service agrees.
    */
   webhook?: StoredResult;
+  /**
+   * A webhook that named the session's user while the user had several open sessions: maybe
+   * another session's, so neither delivered nor contradicted. While the service cannot be
+   * asked it is kept with the session (`userOnly`), so that whoever delivers the service's
+   * answer, on any instance and however late, knows a webhook came (`polled_after_webhook`).
+   */
+  userOnly?: StoredResult;
   /** Ask the service even when a result is already stored (`confirm()`). */
   ask?: boolean;
   /** How the service is asked: `'interactive'` for `confirm()`, which someone waits on. */
@@ -112,7 +119,18 @@ async function lookAt(
     );
     return leave(context, session, owner, options.webhook);
   }
-  const claimed = options.webhook ?? session.result;
+  // Polled as any: only webhooks naming its user miss it (see TrackedSession.userKeyMissing).
+  if (session.userKeyMissing) {
+    context.activity.record(
+      'user_key_missing',
+      `token key ${session.userKeyMissing.keyIds.join(', ')}`,
+      session.account,
+    );
+  }
+  const kept = options.webhook ?? session.result;
+  // A webhook of the user's that may be another session's claims nothing of this one.
+  const claimed = kept?.userOnly ? undefined : kept;
+  const userOnly = kept?.userOnly ? kept : options.userOnly && markedUserOnly(options.userOnly);
   const awaiting = session.result?.awaitingConfirmation === true;
   if (session.result && !awaiting && !options.ask && !options.webhook) {
     return deliver(context, session, owner, session.result, session.result.payload.status, options);
@@ -190,11 +208,11 @@ async function lookAt(
     });
     // A webhook waiting for the service's word keeps its result, so nothing is lost while
     // the service cannot be asked; it is still delivered only once the service agrees.
-    const claim = options.webhook ?? (awaiting ? session.result : undefined);
+    const claim = options.webhook ?? userOnly ?? (awaiting ? session.result : undefined);
     // The session's lifetime bounds every path: a service that cannot be asked until then
     // cannot confirm a claim either, and a pending session is given up as it would be.
     if (now >= session.expiresAt) {
-      if (claim)
+      if (claim && !claim.userOnly)
         contradicted(context, session, 'the service could not be asked within its lifetime');
       await expireLeased(context, session, owner, 'lifetime');
       return { outcome: 'expired', status: 'unknown', error };
@@ -223,15 +241,19 @@ async function lookAt(
     session.account,
   );
   if (snapshot.result) {
+    // A record kept `delivering` while its webhook awaited the service counts polls, not
+    // deliveries: the service's answer is delivered for the first time (attempt 1).
+    const asked = awaiting ? Object.assign({}, session, { attempts: 0 }) : session;
     if (claimed && sameOutcome(claimed.payload, snapshot.result)) {
       const { awaitingConfirmation: _, ...agreed } = claimed;
       const confirmed = Object.assign(agreed, { confirmed: true });
-      return deliver(context, session, owner, confirmed, snapshot.status, options);
+      return deliver(context, asked, owner, confirmed, snapshot.status, options);
     }
     const isContradicted = claimed !== undefined;
     if (isContradicted) contradicted(context, session, `the service says ${snapshot.status}`);
     const result: StoredResult = { payload: snapshot.result, source: 'poll', receivedAt: now };
-    const polled = await deliver(context, session, owner, result, snapshot.status, options);
+    if (userOnly) context.activity.record('polled_after_webhook', undefined, session.account);
+    const polled = await deliver(context, asked, owner, result, snapshot.status, options);
     return Object.assign({}, polled, { contradicted: isContradicted });
   }
   if (claimed) contradicted(context, session, `the service says ${snapshot.status}`);
@@ -299,6 +321,10 @@ function leaveWithoutAccount(
   );
   return leave(context, session, owner, claim);
 }
+
+/** A webhook kept with one of its user's several open sessions (`PollOptions.userOnly`). */
+const markedUserOnly = (webhook: StoredResult): StoredResult =>
+  Object.assign({}, webhook, { awaitingConfirmation: true, userOnly: true });
 
 const accountOf = (session: TrackedSession) =>
   session.account === undefined ? {} : { account: session.account };

@@ -27,6 +27,12 @@ export type ActivityKind =
   | 'handler_failed'
   | 'delivered_by_webhook'
   | 'delivered_by_poll'
+  /**
+   * The service's answer for a session a webhook had named (its user's, among several open
+   * sessions) while the service could not be asked: that webhook reached the Receiver, this
+   * instance or another, within the window or before it.
+   */
+  | 'polled_after_webhook'
   | 'undeliverable'
   /** Work left due for longer than the backlog bound (`backlogAlarmAgeMs`). */
   | 'backlog_growing'
@@ -36,6 +42,11 @@ export type ActivityKind =
   | 'account_missing'
   /** A session left to another instance: none of the keys its token is sealed under is listed. */
   | 'token_key_missing'
+  /**
+   * A session polled here whose user is indexed under a key this instance does not list:
+   * webhooks naming that user do not find it.
+   */
+  | 'user_key_missing'
   /** A call to the service's API (a poll, a webhook's confirmation) failed or timed out. */
   | 'api_failed'
   /** A webhook verified with a secret other than the first listed: a rotation not finished. */

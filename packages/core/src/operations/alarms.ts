@@ -116,6 +116,28 @@ function rawBodiesRefused(w: ActivityWindow): number {
 const badlySigned = (w: ActivityWindow) =>
   w.count('signature_invalid_recovered') > 0 ? w.count('signature_invalid') : 0;
 
+/**
+ * What a token key removed too soon did: sessions left unpolled (none of the keys their token
+ * or result is sealed under is listed), or polled but indexed by their user under a key not
+ * listed, so that webhooks naming the user miss them. One fix for both.
+ */
+function tokenKeyMissing(minutes: number, window: ActivityWindow): string {
+  const left = window.count('token_key_missing');
+  const unindexed = window.count('user_key_missing');
+  const told: string[] = [];
+  if (left > 0) {
+    told.push(
+      `${counted(left, 'session')} in the last ${minutes} minutes ${inflected(left, 'was', 'were')} left to another instance, as this one lists none of the keys ${inflected(left, 'its', 'their')} token or result is sealed under (${window.detailOf('token_key_missing') ?? 'a token key'}): ${inflected(left, 'it is', 'they are')} neither polled, delivered nor expired here.`,
+    );
+  }
+  if (unindexed > 0) {
+    told.push(
+      `${counted(unindexed, 'session')} polled in the last ${minutes} minutes ${inflected(unindexed, 'is', 'are')} indexed by ${inflected(unindexed, 'its user', 'their users')} under a token key this instance does not list (${window.detailOf('user_key_missing') ?? 'a token key'}): webhooks naming ${inflected(unindexed, 'that user', 'those users')} find no session here and are answered untracked.`,
+    );
+  }
+  return `${told.join(' ')} During a rolling change this passes once every instance runs the new configuration. If no instance lists the key any more, it was removed too soon: list it again (FACEVERIFY_TOKEN_KEYS, or the secret FACEVERIFY_WEBHOOK_SECRET), last, until the sessions started before the change have closed (docs/polling-and-stores.md, Session tokens at rest).`;
+}
+
 /** Each situation the Receiver recognises, and what it says about it. */
 export const ALARM_RULES: readonly Rule[] = [
   {
@@ -152,11 +174,14 @@ export const ALARM_RULES: readonly Rule[] = [
     // Refused webhooks that may be the service's are the alarms above, with their own fix;
     // requests without a signature, anyone's, never hide this one. Nor is it raised while
     // refused bodies are too many to keep as evidence (RefusedBodies): one left out may have
-    // been the service's, and "no webhook reached this receiver" would not be known.
+    // been the service's, and "no webhook reached this receiver" would not be known. A result
+    // polled for a session a webhook had named with its user's other open sessions tells that
+    // the webhook reached the receiver (another instance of it, or before the window).
     measure: (w) => {
       const polled = w.count('delivered_by_poll');
       const explained =
         w.count('webhook_accepted') +
+        w.count('polled_after_webhook') +
         badlySigned(w) +
         rawBodiesRefused(w) +
         w.count('refused_unkept');
@@ -211,10 +236,9 @@ export const ALARM_RULES: readonly Rule[] = [
   {
     code: 'token_key_missing',
     severity: 'degraded',
-    raisedBy: ['token_key_missing'],
-    measure: (w) => w.count('token_key_missing'),
-    message: (count, minutes, window) =>
-      `${counted(count, 'session')} in the last ${minutes} minutes ${inflected(count, 'was', 'were')} left to another instance, as this one lists none of the keys ${inflected(count, 'its', 'their')} token or result is sealed under (${window.detailOf('token_key_missing') ?? 'a token key'}): ${inflected(count, 'it is', 'they are')} neither polled, delivered nor expired here. During a rolling change this passes once every instance runs the new configuration. If no instance lists the key any more, it was removed too soon: list it again (FACEVERIFY_TOKEN_KEYS, or the secret FACEVERIFY_WEBHOOK_SECRET), last, until the sessions started before the change have closed (docs/polling-and-stores.md, Session tokens at rest).`,
+    raisedBy: ['token_key_missing', 'user_key_missing'],
+    measure: (w) => w.count('token_key_missing') + w.count('user_key_missing'),
+    message: (_count, minutes, window) => tokenKeyMissing(minutes, window),
   },
   {
     code: 'api_failing',

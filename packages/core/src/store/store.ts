@@ -44,6 +44,13 @@ export interface StoredResult {
    * `confirm()` say of a closed record.
    */
   superseded?: 'delivered' | 'skipped';
+  /**
+   * With `awaitingConfirmation`: a webhook that named the session's user while the user had
+   * several open sessions, so it may be another session's. Kept while the service cannot be
+   * asked, only as the sign that a webhook came; never delivered, nor contradicted by the
+   * service's answer, which is what is delivered.
+   */
+  userOnly?: boolean;
 }
 
 /** Whether a stored result is the service's word, not a webhook's claim alone. */
@@ -90,6 +97,13 @@ export interface TrackedSession {
    * that can open it, and neither polls, delivers nor expires it.
    */
   unreadableToken?: { keyIds: string[]; hasResult?: boolean };
+  /**
+   * Never written by a store. The Receiver marks an open record whose user is indexed under a
+   * key it no longer lists (a key removed before the sessions it keyed had closed), with the
+   * ids of the keys its token is sealed under that it lacks: the record is polled and
+   * delivered as any other, but a webhook naming its user does not find it.
+   */
+  userKeyMissing?: { keyIds: string[] };
   /**
    * Never written by a store. The account the record is of, on a Receiver of several
    * accounts: the Receiver gives it and gets it back, and the store holds it within the

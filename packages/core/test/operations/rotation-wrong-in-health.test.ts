@@ -5,7 +5,12 @@ import {
   type ReceiverAlert,
   type ReceiverOptions,
 } from '../../src/index.js';
-import { createTestClock, type TestClock } from '../../src/testing/index.js';
+import {
+  createTestClock,
+  fixturePayload,
+  signedDelivery,
+  type TestClock,
+} from '../../src/testing/index.js';
 import { type ScriptedServer, startScriptedServer } from '../client/scripted-server.js';
 
 // A token key removed too soon (here: an instance whose only key is not among those a
@@ -70,6 +75,41 @@ describe('a rotation done wrong reaches health and alerts', () => {
     expect(after.alerts.map((alert) => alert.code)).toEqual(['token_key_missing']);
     // The instance that lists the key is fine.
     expect((await before.receiver.health()).reasons).toEqual([]);
+  });
+
+  // The old key removed while sessions it keyed were open, though their tokens are sealed
+  // under the new key too (listed last when they started): they are polled as any, but each
+  // one's user is indexed under the old key's hash, so a webhook naming that user finds no
+  // session on an instance without the old key and is answered untracked.
+  it('when the key its users are indexed under was removed too soon', async () => {
+    const clock = createTestClock();
+    const { before, after } = await twoInstances(clock, (tokenKey) => ({
+      secret: SECRET,
+      client: { apiKey: 'fv_test_rotation', baseUrl: service!.url },
+      // The rotation's first step lists the new key last; the next removes the old one.
+      tokenKeys: tokenKey === OLD_KEY ? [OLD_KEY, NEW_KEY] : [NEW_KEY],
+    }));
+    for (const n of [1, 2, 3]) await before.receiver.track(`tok_indexed_${n}`, `user_${n}`);
+    const delivery = await signedDelivery(fixturePayload({ external_user_id: 'user_1' }), {
+      secret: SECRET,
+    });
+    expect(JSON.parse((await after.receiver.receive(delivery)).body)).toMatchObject({
+      untracked: true,
+    });
+    await clock.advance(2 * 60_000);
+    const report = await after.receiver.sweep();
+    // Polled, not left: this instance opens their tokens.
+    expect(report.pending).toBe(3);
+    expect(after.alerts.map((alert) => alert.code)).toEqual(['token_key_missing']);
+    expect(after.alerts[0]!.message).toContain('webhooks naming their users find no session');
+    expect(after.alerts[0]!.message).toContain('List it again on this instance, last in the list');
+    const health = await after.receiver.health();
+    expect(health.reasons).toEqual(['token_key_missing']);
+    expect(health.status).toBe('degraded');
+    // The instance that lists the old key finds them.
+    await before.receiver.sweep();
+    expect((await before.receiver.health()).reasons).toEqual([]);
+    expect(before.alerts).toEqual([]);
   });
 
   it('on a Receiver of several accounts, naming the account', async () => {

@@ -29,7 +29,8 @@ export const WRITER_TTL_MS: number = 7 * 86_400_000;
  * returns the new count beside its reply (see `storeScript`): only this instance writes that
  * key, so Redis holding less than it acknowledged means acknowledged writes are gone, which
  * a marker that was replicated long before cannot tell. Costs one GET and one SET inside the
- * script, no round trip.
+ * script, no round trip. An instance that counts nothing (`watchRewinds: false`) sends an
+ * empty name: no count is read or written, and 0 comes back.
  */
 export const CHECK_MARKER_LUA: string = `
 if redis.call('GET', KEYS[1]) ~= table.remove(ARGV, 1) then
@@ -37,12 +38,15 @@ if redis.call('GET', KEYS[1]) ~= table.remove(ARGV, 1) then
 end
 local writerKey = table.remove(ARGV, 1)
 local writerSeen = tonumber(table.remove(ARGV, 1))
-WRITER_AT = tonumber(redis.call('GET', writerKey)) or 0
-if WRITER_AT < writerSeen then
-  return redis.error_reply('${REWOUND} ' .. WRITER_AT .. ' Redis holds fewer writes of this instance than it acknowledged')
+WRITER_AT = 0
+if writerKey ~= '' then
+  WRITER_AT = tonumber(redis.call('GET', writerKey)) or 0
+  if WRITER_AT < writerSeen then
+    return redis.error_reply('${REWOUND} ' .. WRITER_AT .. ' Redis holds fewer writes of this instance than it acknowledged')
+  end
+  WRITER_AT = WRITER_AT + 1
+  redis.call('SET', writerKey, WRITER_AT, 'PX', ${WRITER_TTL_MS})
 end
-WRITER_AT = WRITER_AT + 1
-redis.call('SET', writerKey, WRITER_AT, 'PX', ${WRITER_TTL_MS})
 `;
 
 /**

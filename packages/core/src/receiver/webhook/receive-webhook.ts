@@ -196,7 +196,7 @@ async function accept(
     const correlation = correlate(payload, sessions);
     if (correlation.kind === 'duplicate') return { outcome: 'duplicate' };
     if (correlation.kind === 'ambiguous' && context.client) {
-      settleByPolling(context, request, correlation.keys);
+      settleByPolling(context, request, correlation.keys, result);
       return { outcome: 'ambiguous' };
     }
     const owner = context.newOwner();
@@ -433,11 +433,16 @@ function reportUntracked(context: Pick<WebhookContext, 'handlers'>): void {
   context.handlers.reportError(error, { stage: 'confirm', code: 'webhook_untracked' });
 }
 
-/** Several open sessions of one user: the service's answer for each is what is delivered. */
+/**
+ * Several open sessions of one user: the service's answer for each is what is delivered. The
+ * webhook is kept with each that cannot be asked now (`userOnly`): whoever delivers its
+ * answer later then knows a webhook came, for the `webhooks_missing` alarm.
+ */
 function settleByPolling(
   context: PollContext & Pick<WebhookContext, 'newOwner'>,
   request: WebhookRequest,
   keys: string[],
+  webhook: StoredResult,
 ): void {
   const { store } = context;
   const settling = Promise.all(
@@ -449,7 +454,7 @@ function settleByPolling(
         now: context.now(),
         leaseMs: context.leaseMs,
       });
-      if (session) await pollLeased(context, session, owner);
+      if (session) await pollLeased(context, session, owner, { userOnly: webhook });
     }),
   ).catch((error: unknown) => context.handlers.reportError(error, { stage: 'poll' }));
   request.waitUntil?.(settling);

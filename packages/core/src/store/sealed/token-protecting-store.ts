@@ -869,27 +869,59 @@ export class TokenProtectingStore implements Store {
       let missing: string[] | undefined;
       if (opened) cacheEntry(this.opened, record.key, { sealed: sealedToken!, value: opened });
       else if (sealedToken !== undefined) missing = sealedKeyIds(sealedToken);
-      const stored = record.result;
-      if (stored === undefined || !isSealedResult(stored)) {
-        return this.revealed(record, externalUserId, opened, stored, missing);
-      }
-      const sealed = (stored as unknown as SealedResult).sealed;
-      const cached = openedFrom(this.openedResults, record.key, sealed);
-      return andThen(cached ?? openResult(keyring, stored, record.key), (result) => {
-        if (!result)
-          return this.revealed(
-            record,
-            externalUserId,
-            opened,
-            undefined,
-            missing ?? sealedResultKeyIds(stored),
-          );
-        if (!cached) this.keepOpenedResult(record.key, { sealed, value: result });
-        // A copy, as a store hands out: what a caller changes stays out of the cache.
-        const copy = { ...result };
-        this.sealedForms.set(copy, { storedKey: record.key, sealed: stored });
-        return this.revealed(record, externalUserId, opened, copy, missing);
+      // Found by its user, a record is indexed where a webhook looks: nothing to check.
+      const indexing =
+        opened?.externalUserId === undefined || externalUserId !== undefined
+          ? true
+          : this.indexedUnderListedKey(keyring, record, opened.externalUserId);
+      return andThen(indexing, (indexed) => {
+        const found: Found = { opened, missing };
+        if (!indexed) found.userKeyMissing = missingKeyIds(keyring, sealedToken!);
+        return this.revealResult(keyring, record, externalUserId, found);
       });
+    });
+  }
+
+  /**
+   * Whether an open record's user is indexed under the hash of a key this instance lists, as a
+   * webhook naming the user looks it up (`findByUser`): not when the key that was first when
+   * the session started has been removed since. One user's hashes are computed once a process.
+   */
+  private indexedUnderListedKey(
+    keyring: Keyring,
+    record: TrackedSession,
+    externalUserId: string,
+  ): MaybeAsync<boolean> {
+    if (!isHashedUser(record.externalUserId)) return true;
+    const account = accountOfStoredUser(record.externalUserId);
+    return andThen(this.storedUsers(keyring, externalUserId, account), (users) =>
+      users.includes(record.externalUserId),
+    );
+  }
+
+  /** `reveal`'s last step: the record's result opened, then the record as the Receiver knows it. */
+  private revealResult(
+    keyring: Keyring,
+    record: TrackedSession,
+    externalUserId: string | undefined,
+    found: Found,
+  ): MaybeAsync<TrackedSession> {
+    const stored = record.result;
+    if (stored === undefined || !isSealedResult(stored)) {
+      return this.revealed(record, externalUserId, found, stored);
+    }
+    const sealed = (stored as unknown as SealedResult).sealed;
+    const cached = openedFrom(this.openedResults, record.key, sealed);
+    return andThen(cached ?? openResult(keyring, stored, record.key), (result) => {
+      if (!result) {
+        const missing = found.missing ?? sealedResultKeyIds(stored);
+        return this.revealed(record, externalUserId, { ...found, missing }, undefined);
+      }
+      if (!cached) this.keepOpenedResult(record.key, { sealed, value: result });
+      // A copy, as a store hands out: what a caller changes stays out of the cache.
+      const copy = { ...result };
+      this.sealedForms.set(copy, { storedKey: record.key, sealed: stored });
+      return this.revealed(record, externalUserId, found, copy);
     });
   }
 
@@ -897,9 +929,8 @@ export class TokenProtectingStore implements Store {
   private revealed(
     record: TrackedSession,
     externalUserId: string | undefined,
-    opened: OpenedToken | undefined,
+    { opened, missing, userKeyMissing }: Found,
     result: StoredResult | undefined,
-    missing: string[] | undefined,
   ): TrackedSession {
     const { token: _stored, result: _sealed, ...rest } = record;
     // The account is in the stored user id, readable without any key.
@@ -923,6 +954,10 @@ export class TokenProtectingStore implements Store {
         : record.externalUserId,
     });
     if (result) revealed.result = result;
+    if (userKeyMissing) {
+      this.raiseUserKeyMissing(userKeyMissing);
+      revealed.userKeyMissing = { keyIds: userKeyMissing };
+    }
     if (opened) {
       cacheEntry(this.foundUnder, opened.token, record.key);
       if (opened.verifyUrl !== undefined) revealed.verifyUrl = opened.verifyUrl;
@@ -940,15 +975,48 @@ export class TokenProtectingStore implements Store {
   /** Raises `token_key_missing` for these key ids, at most once per window. */
   private raiseMissing(keyIds: string[]): void {
     const ids = keyIds.join(', ');
-    const now = this.now();
-    const last = this.missingRaisedAt.get(ids);
-    if (last !== undefined && now - last < MISSING_KEY_WINDOW_MS) return;
-    this.missingRaisedAt.set(ids, now);
+    if (!this.firstInWindow(ids)) return;
     this.alarms.raise(
       'token_key_missing',
       `A session in the store has its token or result sealed under token key ${ids}, and this instance lists none of them, so it leaves that session to an instance that does: it neither polls, delivers nor expires it. During a rolling change this passes once every instance runs the new configuration. If no instance lists the key any more, it was removed too soon: list the secret (FACEVERIFY_WEBHOOK_SECRET) or token key (FACEVERIFY_TOKEN_KEYS) again, last in the list, until sessions started before the change have closed (see "Session tokens at rest" in docs/polling-and-stores.md).`,
     );
   }
+
+  /**
+   * Raises `token_key_missing` for a session whose user is indexed under a key this instance
+   * no longer lists (`keyIds`: those its token is sealed under that it lacks), once per window.
+   */
+  private raiseUserKeyMissing(keyIds: string[]): void {
+    const ids = keyIds.join(', ');
+    if (!this.firstInWindow(`user ${ids}`)) return;
+    this.alarms.raise(
+      'token_key_missing',
+      `Sessions in the store are indexed by their users under a token key this instance does not list${ids === '' ? '' : ` (${ids})`}: webhooks naming their users find no session here and are answered untracked; their results still come by polling, later. List it again on this instance, last in the list (the secret FACEVERIFY_WEBHOOK_SECRET or the token key FACEVERIFY_TOKEN_KEYS), until the sessions it keyed have closed: it was removed too soon, or another instance lists it first while this one lacks it (a rotation lists a new key last on every instance before any lists it first: "Session tokens at rest" in docs/polling-and-stores.md).`,
+    );
+  }
+
+  /** Whether the alarm about `topic` was not raised within the window: it is noted raised now. */
+  private firstInWindow(topic: string): boolean {
+    const now = this.now();
+    const last = this.missingRaisedAt.get(topic);
+    if (last !== undefined && now - last < MISSING_KEY_WINDOW_MS) return false;
+    this.missingRaisedAt.set(topic, now);
+    return true;
+  }
+}
+
+/** What was opened of a stored record, and which key ids it names that none listed opens. */
+interface Found {
+  opened: OpenedToken | undefined;
+  /** Its token or result cannot be opened: sealed under these ids only. */
+  missing: string[] | undefined;
+  /** Its user is indexed under a key not listed: the ids its token is sealed under, not listed. */
+  userKeyMissing?: string[];
+}
+
+/** The ids a sealed token is sealed under that none of `keyring`'s keys has. */
+function missingKeyIds(keyring: Keyring, sealedToken: string): string[] {
+  return sealedKeyIds(sealedToken).filter((id) => !keyring.keys.some((key) => key.id === id));
 }
 
 /**
