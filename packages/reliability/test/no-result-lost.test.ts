@@ -147,7 +147,8 @@ describe('no verification result is lost or handled twice', () => {
     harness = await startHarness({ receiver: { pollScheduleMs: [60_000] } });
     const { receiver, emulator, ledger } = harness;
     const first = await receiver.startVerification({ externalUserId: 'twice' });
-    const second = await receiver.startVerification({ externalUserId: 'twice' });
+    // A second session while the first is open, as an app asks for one explicitly.
+    const second = await receiver.startVerification({ externalUserId: 'twice', fresh: true });
     await emulator.completeSession(first.token, 'liveness_failed');
     await emulator.completeSession(second.token, 'verified');
     await waitFor(() => ledger.completed.length >= 2, 'both delivered');

@@ -62,7 +62,7 @@ describe('webhooks_missing across a fleet', () => {
     const completed: string[] = [];
     for (const user of ['gina', 'henry', 'ivan']) {
       const { token } = await first.startVerification({ externalUserId: user });
-      await first.startVerification({ externalUserId: user });
+      await first.startVerification({ externalUserId: user, fresh: true });
       completed.push(token);
     }
     emulator.setFaults({ poll5xx: true });
