@@ -730,13 +730,23 @@ ${mdTable(
  * Webhooks sent concurrently to several instances on a store far away
  * (bench/latency.bench.mjs, the concurrent case), against the goal of issue 45.
  */
+/** A row of the concurrent latency case: its store, and on PostgreSQL its pool and options. */
+function concurrentRowName(r) {
+  if (!r.poolMax) return storeName(r.store);
+  const pipelined =
+    r.pipelinedConnections === null || r.pipelinedConnections === undefined
+      ? ''
+      : `, pipelinedConnections ${int(r.pipelinedConnections)}`;
+  return `${storeName(r.store)} (pool ${int(r.poolMax)}${pipelined}${r.transactional ? ', transactional handler' : ''})`;
+}
+
 function latencyConcurrentSection(concurrent) {
   if (!concurrent) {
     return '## Latency of concurrent webhooks, store far away\n\nNo results yet: run `pnpm bench:latency`.\n';
   }
   const { settings } = concurrent;
   const rows = concurrent.rows.map((r) => [
-    `${storeName(r.store)}${r.poolMax ? ` (pool ${int(r.poolMax)}${r.transactional ? ', transactional handler' : ''})` : ''}`,
+    concurrentRowName(r),
     int(r.answers),
     int(r.mostInFlight),
     int(r.p50Ms),
@@ -756,7 +766,9 @@ ${int(settings.sessions)} sessions are started (untimed), then all completed at 
 webhooks concurrently, as the service does, to ${int(settings.instances)} receiver processes behind one round-robin
 balancer: Express with \`verificationWebhook\`, a Receiver with an API client (the emulator) and
 the defaults, sweeping, on the store through the delay (PostgreSQL: a \`pg\` pool of the size shown,
-its connections open before the burst). Each answer is timed at the balancer, from the request's
+its connections open before the burst; PostgresStore's default \`pipelinedConnections\`, half the
+pool, its statements many at once on each, and \`0\`, each statement on a connection of its own as
+before). Each answer is timed at the balancer, from the request's
 arrival to the answer's end; the emulator gives up after ${int(concurrent.senderTimeoutMs / 1000)} s as the service does, and answers past
 that are counted. The goal (issue 45): PostgreSQL p50 at most 2 s and none past 10 s.
 
@@ -792,7 +804,7 @@ ${concurrent.rows
     const statements = r.statementsPerAnswer
       ? `; ${fixed(r.statementsPerAnswer, 1)} statements per answer`
       : '';
-    return `- ${storeName(r.store)}: ${calls}${statements}; the service p50 ${int(r.serviceCalls.p50Ms)} ms.`;
+    return `- ${concurrentRowName(r)}: ${calls}${statements}; the service p50 ${int(r.serviceCalls.p50Ms)} ms.`;
   })
   .join('\n')}
 `;
