@@ -182,6 +182,11 @@ export class TokenProtectingStore implements Store {
   // result: opened once per process, not at every lookup. Results this process delivers or
   // compares, kept only while the cache has room.
   private readonly openedResults = new Map<string, Opened<StoredResult>>();
+  // Results of the records a sweep leased, until they are settled: the settle gives back the
+  // result delivered without its image link, whose sealed form is the stored one with the
+  // link's part left out. A sweep leases a batch larger than the cache above holds, and each
+  // settle would otherwise seal its result again (AES-GCM, once per record swept).
+  private readonly leasedResults = new Map<string, Opened<StoredResult>>();
   // A result this wrapper sealed or opened, with its sealed form: the same result given back
   // (a delivery settles with the result it leased; a webhook settles with the one it attached)
   // is not sealed again for nothing, as a store keeps the first result anyway.
@@ -236,9 +241,10 @@ export class TokenProtectingStore implements Store {
         this.firstHit(
           options.key,
           (key) =>
-            andThen(this.sealUpdate(options.update, key), (update) =>
-              inner.settleWith(this.hinted(options, key, { update }), work),
-            ),
+            andThen(this.sealUpdate(options.update, key), (update) => {
+              this.leasedResults.delete(key);
+              return inner.settleWith(this.hinted(options, key, { update }), work);
+            }),
           notSettled,
         );
     }
@@ -393,7 +399,7 @@ export class TokenProtectingStore implements Store {
     try {
       const leased = await this.inner.leaseDue(options);
       for (const record of leased) this.learn(record);
-      const revealing = this.revealAll(leased);
+      const revealing = this.revealAll(leased, undefined, this.leasedResults);
       return revealing instanceof Promise ? await revealing : revealing;
     } finally {
       this.end(call);
@@ -406,9 +412,10 @@ export class TokenProtectingStore implements Store {
       this.firstHit(
         options.key,
         (key) =>
-          andThen(this.sealUpdate(options.update, key), (update) =>
-            this.inner.settle(this.hinted(options, key, { update })),
-          ),
+          andThen(this.sealUpdate(options.update, key), (update) => {
+            this.leasedResults.delete(key);
+            return this.inner.settle(this.hinted(options, key, { update }));
+          }),
         (settled) => !settled,
       ),
     );
@@ -704,7 +711,7 @@ export class TokenProtectingStore implements Store {
    */
   private withoutLinkOfStored(result: StoredResult, storedKey: string): StoredResult | undefined {
     if (result.payload.frontImageUrl !== '') return undefined;
-    const stored = this.openedResults.get(storedKey);
+    const stored = this.leasedResults.get(storedKey) ?? this.openedResults.get(storedKey);
     if (!stored || !sameButLink(result, stored.value)) return undefined;
     const sealed = sealedWithoutLink({ sealed: stored.sealed } as unknown as StoredResult);
     if (sealed) this.rememberOpened(storedKey, sealed, result);
@@ -759,6 +766,7 @@ export class TokenProtectingStore implements Store {
   private revealAll(
     records: TrackedSession[],
     externalUserId?: string,
+    leased?: Map<string, Opened<StoredResult>>,
   ): MaybeAsync<TrackedSession[]> {
     for (const record of records) {
       // Written before tokens were protected: stored under the token itself.
@@ -768,18 +776,20 @@ export class TokenProtectingStore implements Store {
     }
     if (!records.some(isConcealed)) return records;
     return this.withKeyring((keyring) =>
-      allOf(records.map((record) => this.reveal(keyring, record, externalUserId))),
+      allOf(records.map((record) => this.reveal(keyring, record, externalUserId, leased))),
     );
   }
 
   /**
    * A stored record with its token, user's id and result opened, and the token as its key.
-   * `externalUserId`: the id it was looked up by, when it was (`findByUser`).
+   * `externalUserId`: the id it was looked up by, when it was (`findByUser`). `leased`: where
+   * the opened result is kept until the record's settle, for a record leased.
    */
   private reveal(
     keyring: Keyring,
     record: TrackedSession,
     externalUserId?: string,
+    leased?: Map<string, Opened<StoredResult>>,
   ): MaybeAsync<TrackedSession> {
     if (!isConcealed(record)) return record;
     const sealedToken =
@@ -809,6 +819,7 @@ export class TokenProtectingStore implements Store {
             missing ?? sealedResultKeyIds(stored),
           );
         if (!cached) this.keepOpenedResult(record.key, { sealed, value: result });
+        if (leased) cacheEntry(leased, record.key, { sealed, value: result });
         // A copy, as a store hands out: what a caller changes stays out of the cache.
         const copy = { ...result };
         this.sealedForms.set(copy, { storedKey: record.key, sealed: stored });
