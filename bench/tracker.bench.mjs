@@ -10,6 +10,8 @@
 // work and handler calls only. Polling pending sessions over HTTP would measure the emulator
 // and the API client rather than the store, so no client is configured (`client: false`).
 // The other tracked sessions are `pending` and due in an hour: a sweep must not touch them.
+// The sweeping Receiver lists two token keys, and the due sessions are stored sealed as a
+// Receiver with those keys writes them (see sealedDueSessions), so a sweep opens each one.
 //
 // usage: node --import tsx bench/tracker.bench.mjs [--quick] [--rounds=N]
 //          [--stores=memory,redis,postgres,pglite,d1]
@@ -30,6 +32,14 @@ const entry = (name, file = 'index') =>
     .href;
 
 const SECRET = 'whsec_bench_tracker_2c8e4a6f0b1d';
+/**
+ * Two token keys, as a rotation has them (issue 45's condition for the sweep's cost): every
+ * record the sweep reads is sealed as the Receiver writes it, and opened with the first.
+ */
+const TOKEN_KEYS = [
+  'bench-tracker-token-key-2027-6f1c9e3a7d4b8e2f',
+  'bench-tracker-token-key-2026-0a5d2c7e9b3f1d6a',
+];
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const TRACKED = [10_000, 100_000];
@@ -88,7 +98,7 @@ function pendingSession(i, now) {
   };
 }
 
-/** A session due now whose result is stored: the sweep delivers it. */
+/** A session due now whose result is stored: the sweep delivers it (in clear, for the naive side). */
 function dueSession(tag, i, now) {
   const userId = `user_d_${tag}_${i}`;
   return {
@@ -103,6 +113,73 @@ function dueSession(tag, i, now) {
     result: { payload: payload(userId), source: 'webhook', receivedAt: now - MINUTE },
   };
 }
+
+/**
+ * Due sessions as a Receiver with TOKEN_KEYS stores them: keyed by the token's keyed hash, the
+ * token and user id sealed, the result sealed. Made by a Receiver of their own on a MemoryStore,
+ * which tracks each session and delivers its webhook to a handler that fails, so that the
+ * result is stored for a retry; the records are then read back from that MemoryStore as they
+ * are stored, and made due at `now`. The same records serve every cell (each on a store of its
+ * own), `round` telling the rounds of a cell apart.
+ */
+function sealedDueSessions(core, testing) {
+  const made = new Map();
+  const make = async (round, count) => {
+    const inner = new core.MemoryStore();
+    const writer = core.createReceiver({
+      secret: SECRET,
+      tokenKeys: TOKEN_KEYS,
+      // track() needs a client; nothing asks it: the webhooks are taken as they come.
+      client: {
+        createSession: () => Promise.reject(new Error('not asked')),
+        getSession: () => Promise.reject(new Error('not asked')),
+        check: () => Promise.resolve(),
+      },
+      confirmWebhooks: false,
+      store: inner,
+      logger: false,
+    });
+    writer.on('verification.completed', () => {
+      throw new Error('kept for a retry');
+    });
+    await inChunks(count, 100, async (i) => {
+      const token = `tok_d_${round}_${i}`;
+      const userId = `user_d_${round}_${i}`;
+      await writer.track(token, userId);
+      const answer = await writer.receive(
+        await testing.signedDelivery(payload(userId), { secret: SECRET }),
+      );
+      // 500: the handler failed, the result is stored for a retry.
+      if (answer.status !== 500) {
+        throw new Error(`writing a sealed due session: answered ${answer.status}`);
+      }
+    });
+    const stored = await inner.leaseDue({
+      now: Date.now() + HOUR,
+      limit: count,
+      owner: 'bench-writer',
+      leaseMs: MINUTE,
+    });
+    if (stored.length !== count)
+      throw new Error(`${stored.length} of ${count} due sessions sealed`);
+    return stored;
+  };
+  return async (round, count, now) => {
+    const key = `${round}:${count}`;
+    if (!made.has(key)) made.set(key, await make(round, count));
+    return made.get(key).map(({ lease: _lease, ...record }, i) => ({
+      ...record,
+      state: 'delivering',
+      createdAt: now - MINUTE,
+      expiresAt: now + HOUR,
+      dueAt: now - 1000 - i,
+      attempts: 1,
+    }));
+  };
+}
+
+/** Sealed due sessions for a round of a cell (`sealedDueSessions`), set once core is loaded. */
+let sealedDue;
 
 async function inChunks(count, size, fn) {
   for (let start = 0; start < count; start += size) {
@@ -363,13 +440,20 @@ async function measureCell({
   const setupMs = performance.now() - setupStart;
 
   let tag = 0;
-  /** Adds `due` fresh due sessions to the store or to the naive collection. */
+  const storeTarget = { add: (session) => store.insert({ record: session, now: Date.now() }) };
+  /**
+   * Adds `due` fresh due sessions to the store (sealed, as the Receiver writes them) or to the
+   * naive collection (in clear).
+   */
   const addDue = async (target) => {
     const at = Date.now();
     const round = tag++;
-    await inChunks(due, 500, (i) => target.add(dueSession(round, i, at)));
+    const sessions =
+      target === storeTarget
+        ? await sealedDue(round, due, at)
+        : Array.from({ length: due }, (_, i) => dueSession(round, i, at));
+    await inChunks(due, 500, (i) => target.add(sessions[i]));
   };
-  const storeTarget = { add: (session) => store.insert({ record: session, now: Date.now() }) };
   const owner = 'bench-owner';
   const phases = {
     // Selection alone: the store's leaseDue against the naive scan for due sessions. What
@@ -631,10 +715,14 @@ function goals(rows, growth) {
   return result;
 }
 
-/** A Receiver that only sweeps (no client): all `due` sessions in one sweep, `CONCURRENCY` at once. */
+/**
+ * A Receiver that only sweeps (no client): all `due` sessions in one sweep, `CONCURRENCY` at
+ * once, with two token keys.
+ */
 function sweepingReceiver(core, store, due) {
   return core.createReceiver({
     secret: SECRET,
+    tokenKeys: TOKEN_KEYS,
     client: false,
     store,
     sweepBatchSize: due,
@@ -701,6 +789,7 @@ async function main() {
   }
   const machine = machineInfo(ROOT);
   const core = await import(entry('core'));
+  sealedDue = sealedDueSessions(core, await import(entry('core', 'testing/index')));
   console.log(
     `tracker: one receiver.sweep() vs a naive scan of every tracked session\n` +
       `${machine.cpu} x${machine.cpuCount}, Node ${machine.node}; ${settings.rounds} rounds per cell, ` +
@@ -902,7 +991,7 @@ async function main() {
       postgres: postgresVersion,
       workerd,
     },
-    settings: { ...settings, concurrency: CONCURRENCY },
+    settings: { ...settings, concurrency: CONCURRENCY, tokenKeys: TOKEN_KEYS.length },
     rows,
     scaling: growth,
     handlers,

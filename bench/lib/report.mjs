@@ -582,7 +582,7 @@ Median of ${tracker.settings.rounds} rounds per cell${tracker.loadAverage ? `; l
 
 The due sessions hold a stored result (state \`delivering\`: a webhook whose handler failed,
 due for a retry), so a sweep leases them, runs the handler and settles them: store work and
-handler calls only, no HTTP. The other tracked sessions are pending and due in an hour. The
+handler calls only, no HTTP.${tracker.settings.tokenKeys ? ` The sweeping Receiver lists ${tracker.settings.tokenKeys} token keys, and the due sessions are stored sealed, as a Receiver with those keys writes them (D1's Worker seeds them in clear), so a sweep opens each token and result it delivers.` : ''} The other tracked sessions are pending and due in an hour. The
 naive approach keeps the same sessions in one collection and scans all of them each time: a
 \`Map\` for memory, one hash per session read with \`SCAN\` + \`HMGET\` for Redis (in its own
 database), one SQL table without an index on the due time for PostgreSQL, PGlite and D1; it
