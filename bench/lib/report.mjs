@@ -770,7 +770,7 @@ its connections open before the burst; PostgresStore's default \`pipelinedConnec
 pool, its statements many at once on each, and \`0\`, each statement on a connection of its own as
 before). Each answer is timed at the balancer, from the request's
 arrival to the answer's end; the emulator gives up after ${int(concurrent.senderTimeoutMs / 1000)} s as the service does, and answers past
-that are counted. The goal (issue 45): PostgreSQL p50 at most 2 s and none past 10 s.
+that are counted. The goal (issue 45): PostgreSQL p50 at most 2 s and none past 10 s.${concurrent.loadAverage ? ` Load average ${concurrent.loadAverage.map((x) => fixed(x)).join(' / ')} (1 / 5 / 15 min) at the end of the run.` : ''}
 
 ${mdTable(
   [
@@ -807,7 +807,7 @@ ${concurrent.rows
     return `- ${concurrentRowName(r)}: ${calls}${statements}; the service p50 ${int(r.serviceCalls.p50Ms)} ms.`;
   })
   .join('\n')}
-`;
+${concurrent.goals && Object.keys(concurrent.goals).length > 0 ? `\n${goalLines(concurrent.goals)}\n` : ''}`;
 }
 
 const HTTP_ALIGN = ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'];
