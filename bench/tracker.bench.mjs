@@ -15,8 +15,16 @@
 //
 // usage: node --import tsx bench/tracker.bench.mjs [--quick] [--rounds=N]
 //          [--stores=memory,redis,postgres,pglite,d1]
+//        node --import tsx bench/tracker.bench.mjs --against=<revision> [--rounds=N]
+//          [--stores=memory,redis,postgres]
+//
+// `--against` measures only the headline cell, at that revision (checked out and built beside
+// this one, or already built at `--against-dir`) and at this checkout, round by round in one
+// process (bench/lib/sweep-against.mjs): issue 45's goal is a sweep per due session within
+// 1.5x of `043fa8f`, before sealing.
 import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
@@ -24,6 +32,8 @@ import { startPostgresServer, startRedisServer } from '@faceverify/test-support/
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { machineInfo, median, packageVersions, table, writeResults } from './harness.mjs';
+import { builtRevision } from './lib/revision-checkout.mjs';
+import { AGAINST_FACTOR, measureAgainst } from './lib/sweep-against.mjs';
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -59,10 +69,14 @@ function options() {
       quick: { type: 'boolean', default: false },
       rounds: { type: 'string' },
       stores: { type: 'string' },
+      against: { type: 'string' },
+      'against-dir': { type: 'string' },
     },
     strict: false,
   });
   return {
+    against: values.against === undefined ? undefined : String(values.against),
+    againstDir: values['against-dir'] === undefined ? undefined : String(values['against-dir']),
     rounds: values.rounds === undefined ? (values.quick ? 3 : 7) : Number(values.rounds),
     stores: values.stores
       ? String(values.stores).split(',')
@@ -773,6 +787,52 @@ async function measureSqlCells({ storeName, database, settings, core, rows, hand
   }
 }
 
+/** The headline cell at another revision and here, side by side (`--against`). */
+async function compareAgainst(settings, core, machine) {
+  const revision = settings.againstDir ? undefined : builtRevision(ROOT, settings.against);
+  const root = settings.againstDir ?? dirname(revision.packages);
+  // `--against` names the revision; `--against-dir` says where it is already built.
+  const against = settings.against ?? 'the checkout given by --against-dir';
+  const stores = settings.stores.filter((store) => ['memory', 'redis', 'postgres'].includes(store));
+  console.log(
+    `tracker: one receiver.sweep() of ${HEADLINE.due.toLocaleString('en-US')} due among ${HEADLINE.tracked.toLocaleString('en-US')} tracked, at ${against} (no token keys, sessions in clear) and here (${TOKEN_KEYS.length} token keys, sessions sealed), alternating\n` +
+      `${machine.cpu} x${machine.cpuCount}, Node ${machine.node}; ${settings.rounds} rounds per side\n`,
+  );
+  const rows = await measureAgainst({
+    root,
+    stores,
+    tracked: HEADLINE.tracked,
+    due: HEADLINE.due,
+    rounds: settings.rounds,
+    bench: {
+      root: ROOT,
+      core,
+      secret: SECRET,
+      tokenKeys: TOKEN_KEYS,
+      concurrency: CONCURRENCY,
+      inChunks,
+      pendingSession,
+      dueSession,
+      sealedDue,
+    },
+  });
+  const met = rows.every((row) => row.ratio <= AGAINST_FACTOR);
+  console.log(
+    `\ngoal: a sweep per due session within ${AGAINST_FACTOR}x of ${against}, with ${TOKEN_KEYS.length} token keys: ${met ? 'met' : 'NOT met'}`,
+  );
+  const file = writeResults(BENCH_DIR, 'tracker-against', {
+    benchmark: 'tracker-against',
+    description: `ms of one receiver.sweep() (built dist, client: false) delivering ${HEADLINE.due} due sessions among ${HEADLINE.tracked} tracked, at ${against} (no token keys, due sessions in clear, as its tracker bench stored them) and at this checkout (${TOKEN_KEYS.length} token keys, due sessions sealed as a Receiver writes them), sides alternating round by round in one process; ratio: median of the rounds' after / before.`,
+    machine,
+    loadAverage: loadavg().map((value) => Number(value.toFixed(2))),
+    against: { revision: settings.against ?? null, sha: revision?.sha ?? null },
+    settings: { rounds: settings.rounds, concurrency: CONCURRENCY, tokenKeys: TOKEN_KEYS.length },
+    rows,
+    goal: { factor: AGAINST_FACTOR, met },
+  });
+  console.log(`results: ${file.slice(ROOT.length)}`);
+}
+
 async function main() {
   const settings = options();
   const packages = ['core', ...(settings.stores.includes('redis') ? ['redis'] : [])];
@@ -790,6 +850,10 @@ async function main() {
   const machine = machineInfo(ROOT);
   const core = await import(entry('core'));
   sealedDue = sealedDueSessions(core, await import(entry('core', 'testing/index')));
+  if (settings.against !== undefined || settings.againstDir !== undefined) {
+    await compareAgainst(settings, core, machine);
+    return;
+  }
   console.log(
     `tracker: one receiver.sweep() vs a naive scan of every tracked session\n` +
       `${machine.cpu} x${machine.cpuCount}, Node ${machine.node}; ${settings.rounds} rounds per cell, ` +
