@@ -516,6 +516,48 @@ const storeName = (id) => {
   return more ? `${STORE_NAMES[base] ?? base}, ${more}` : (STORE_NAMES[id] ?? id);
 };
 
+/**
+ * The headline sweep at another revision and here, side by side (`tracker.bench.mjs --against`),
+ * against issue 45's goal; nothing when it was not run.
+ */
+function trackerAgainstSection(against) {
+  if (!against) return '';
+  const revision = against.against?.revision ?? 'another revision';
+  const rows = against.rows.map((r) => [
+    storeName(r.store),
+    fixed(r.beforeMs),
+    fixed(r.afterMs),
+    fixed((r.afterMs * 1000) / r.due, 1),
+    fixed(r.ratio),
+    r.ratios.map((ratio) => fixed(ratio)).join(' '),
+  ]);
+  const judged = against.goal.met ? 'met' : 'not met';
+  return `
+### Against \`${revision}\`, before sealing (\`--against=${revision}\`)
+
+${measured(against)} The sweep of ${int(against.rows[0]?.due)} due sessions among ${int(against.rows[0]?.tracked)} tracked at \`${revision}\`, as its
+own bench ran it (no token keys, the sessions in clear), and here, with ${against.settings.tokenKeys} token keys and the
+sessions sealed; the two sides alternate round by round in one process, so both run under the
+same load (load average ${against.loadAverage.map((x) => fixed(x)).join(' / ')} at the end). ${int(against.settings.rounds)} rounds per side; the ratio is
+the median of the rounds' own ratios, each round's beside it.
+
+${mdTable(
+  [
+    'store',
+    `sweep ms at ${revision}`,
+    'sweep ms here',
+    'µs per due session here',
+    'here / before',
+    'each round',
+  ],
+  rows,
+  ['l', 'r', 'r', 'r', 'r', 'l'],
+)}
+
+- Goal: a sweep per due session within ${fixed(against.goal.factor, 1)}x of \`${revision}\` on MemoryStore, Redis and PostgreSQL, with ${against.settings.tokenKeys} token keys: **${judged}** (${against.rows.map((r) => `${r.store} ${fixed(r.ratio)}`).join(', ')}).
+`;
+}
+
 function trackerSection(tracker) {
   if (!tracker) return '## Tracker\n\nNo results yet: run `pnpm bench`.\n';
   const v = tracker.versions ?? {};
@@ -1256,6 +1298,7 @@ export function writeReport(benchDir, rootDir) {
   const verify = readJson(join(results, 'verify.json'));
   const http = readJson(join(results, 'http.json'));
   const tracker = readJson(join(results, 'tracker.json'));
+  const trackerAgainst = readJson(join(results, 'tracker-against.json'));
   const edge = readJson(join(results, 'edge.json'));
   const fuzz = readJson(join(results, 'fuzz.json'));
   const latency = readJson(join(results, 'latency.json'));
@@ -1318,7 +1361,7 @@ ${mdTable(['package', 'version'], [...faceverify, ...others])}
 ${verifySection(verify)}
 ${httpSection(http)}
 ${revisionsSection(revisions, revisionsRecheck)}
-${trackerSection(tracker)}
+${trackerSection(tracker)}${trackerAgainstSection(trackerAgainst)}
 ${sweepsSection(sweeps)}
 ${clientSection(client)}
 ${roundTripsSection()}
