@@ -17,7 +17,8 @@ import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 // (`--chunk-delay`), drawn anew for each chunk, 200 sessions (`--sessions`) of 2 receiver
 // instances (`--instances`, processes of their own with Express, the defaults and a sweep, a
 // pool of `--pool-max` connections on PostgreSQL, a transactional handler with
-// `--transactional`) behind one balancer, every session completed
+// `--transactional`) behind one balancer (PostgreSQL once per `--pipelined-connections` value:
+// PostgresStore's default, and 0, each statement on a connection of its own), every session completed
 // at the emulator at once so that it sends their webhooks concurrently, as the service does.
 // Each answer is timed at the balancer, from the request's arrival to the answer's end; the
 // emulator gives up after the service's 10 s, and an answer later than that is counted.
@@ -25,7 +26,9 @@ import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 // usage: node --import tsx bench/latency.bench.mjs [--quick] [--webhooks=N] [--delays=10,50]
 //          [--stores=redis,postgres] [--cases=serial,concurrent] [--sessions=N]
 //          [--instances=N] [--chunk-delay=MIN-MAX] [--pool-max=N] [--transactional]
+//          [--pipelined-connections=default,0]
 import { existsSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { RoundTripMeter } from '@faceverify/test-support/round-trips';
@@ -58,6 +61,8 @@ const SENDER_TIMEOUT_MS = 10_000;
 const WAIT_MS = 120_000;
 /** Webhooks per instance answered, one at a time, before the burst. */
 const BURST_WARM_UP = 2;
+/** Issue 45's goal for PostgreSQL far away: the median answer within this, none past the sender's. */
+const POSTGRES_P50_GOAL_MS = 2_000;
 /** Sessions started at once before the burst (untimed), on a pool of this size. */
 const STARTER_CONCURRENCY = 8;
 
@@ -73,6 +78,7 @@ function options() {
       instances: { type: 'string' },
       'chunk-delay': { type: 'string' },
       'pool-max': { type: 'string' },
+      'pipelined-connections': { type: 'string' },
       transactional: { type: 'boolean', default: false },
     },
     // run-all passes every bench the same arguments; the ones this bench does not know are not its.
@@ -91,6 +97,11 @@ function options() {
       .map(Number),
     // node-postgres's own default.
     poolMax: values['pool-max'] === undefined ? 10 : Number(values['pool-max']),
+    // PostgresStore's `pipelinedConnections`, one burst each: its default (half the pool), and
+    // 0, every statement on a connection of its own as before pipelining.
+    pipelinedConnections: String(values['pipelined-connections'] ?? 'default,0')
+      .split(',')
+      .map((value) => (value === 'default' ? null : Number(value))),
     transactional: values.transactional === true,
   };
 }
@@ -489,6 +500,29 @@ function sumOf(counts) {
   return sums;
 }
 
+/** Issue 45's goal, judged on PostgresStore with its defaults, when that row was measured. */
+function concurrentGoals(rows) {
+  const postgres = rows.find((r) => r.store === 'postgres' && r.pipelinedConnections === null);
+  if (!postgres) return {};
+  return {
+    postgresFarAway: {
+      description: `PostgreSQL behind ${postgres.chunkDelayMs.join('-')} ms per chunk, ${postgres.sessions} sessions, ${postgres.instances} instances, PostgresStore's defaults: webhook p50 at most ${POSTGRES_P50_GOAL_MS / 1000} s and none past ${SENDER_TIMEOUT_MS / 1000} s`,
+      measured: {
+        'p50 ms': postgres.p50Ms,
+        [`past ${SENDER_TIMEOUT_MS / 1000} s`]: postgres.pastSenderTimeout,
+      },
+      met: postgres.p50Ms <= POSTGRES_P50_GOAL_MS && postgres.pastSenderTimeout === 0,
+    },
+  };
+}
+
+/** A row of the concurrent case by its store, and PostgresStore's `pipelinedConnections`. */
+function concurrentName({ store, pipelinedConnections }) {
+  const given =
+    pipelinedConnections === null ? '' : ` (pipelinedConnections ${pipelinedConnections})`;
+  return `${STORE_NAMES[store]}${given}`;
+}
+
 /** The store calls of every instance, per method: calls, mean and longest ms. */
 function storeCallsOf(stats) {
   const methods = {};
@@ -516,14 +550,22 @@ function storeCallsOf(stats) {
  * Each answer's time is taken at the balancer; the emulator gives up at SENDER_TIMEOUT_MS as
  * the service does, and the instance's answer is still timed to its end.
  */
-async function measureConcurrent({ store, setup, settings, core, startEmulator, OUTCOMES }) {
+async function measureConcurrent({
+  store,
+  setup,
+  settings,
+  pipelinedConnections,
+  core,
+  startEmulator,
+  OUTCOMES,
+}) {
   const [minMs, maxMs] = settings.chunkDelayMs;
   const proxy = await startDelayProxy({
     targetPort: setup.targetPort,
     delayMs: () => minMs + Math.random() * (maxMs - minMs),
     perChunk: true,
   });
-  const prefix = `burst_${store}_`;
+  const prefix = `burst_${store}_${pipelinedConnections ?? 'default'}_`;
   await setup.migrate(prefix);
   const emulator = await startEmulator({
     seed: 'bench-latency',
@@ -545,6 +587,7 @@ async function measureConcurrent({ store, setup, settings, core, startEmulator, 
         url: setup.urlThrough(proxy.port),
         prefix,
         poolMax: settings.poolMax,
+        pipelinedConnections,
         secret: emulator.signingSecret,
         apiKey: emulator.apiKey,
         baseUrl: service.url,
@@ -602,6 +645,7 @@ async function measureConcurrent({ store, setup, settings, core, startEmulator, 
       instances: settings.instances,
       chunkDelayMs: settings.chunkDelayMs,
       poolMax: store === 'postgres' ? settings.poolMax : null,
+      pipelinedConnections: store === 'postgres' ? pipelinedConnections : null,
       transactional: store === 'postgres' && settings.transactional,
       answers: count,
       statuses,
@@ -627,7 +671,7 @@ async function measureConcurrent({ store, setup, settings, core, startEmulator, 
       samplesMs: ms.map(Math.round),
     };
     console.log(
-      `  ${STORE_NAMES[store]}, ${minMs}-${maxMs} ms per chunk, ${settings.sessions} sessions, ${settings.instances} instances: ` +
+      `  ${concurrentName(row)}, ${minMs}-${maxMs} ms per chunk, ${settings.sessions} sessions, ${settings.instances} instances: ` +
         `p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, max ${row.maxMs} ms; ${row.pastSenderTimeout} of ${count} past ${SENDER_TIMEOUT_MS / 1000} s; ` +
         `at most ${row.mostInFlight} awaited at once, the last answered ${(row.burstMs / 1000).toFixed(1)} s after the completions began`,
     );
@@ -683,9 +727,12 @@ async function main() {
         }
       }
       if (concurrent) {
-        concurrentRows.push(
-          await measureConcurrent({ store, setup, settings, core, startEmulator, OUTCOMES }),
-        );
+        for (const pipelinedConnections of store === 'postgres'
+          ? settings.pipelinedConnections
+          : [null]) {
+          const burst = { store, setup, settings, core, startEmulator, OUTCOMES };
+          concurrentRows.push(await measureConcurrent({ ...burst, pipelinedConnections }));
+        }
       }
     } finally {
       await setup.close();
@@ -751,7 +798,7 @@ async function main() {
           'delivered by webhook / poll',
         ],
         concurrentRows.map((r) => [
-          STORE_NAMES[r.store],
+          concurrentName(r),
           r.chunkDelayMs.join('-'),
           String(r.sessions),
           String(r.instances),
@@ -772,6 +819,8 @@ async function main() {
       versions: serverVersions,
       settings,
       senderTimeoutMs: SENDER_TIMEOUT_MS,
+      loadAverage: loadavg().map((value) => Number(value.toFixed(2))),
+      goals: concurrentGoals(concurrentRows),
       rows: concurrentRows,
     });
     console.log(`results: ${file.slice(ROOT.length)}`);

@@ -10,11 +10,21 @@
 // work and handler calls only. Polling pending sessions over HTTP would measure the emulator
 // and the API client rather than the store, so no client is configured (`client: false`).
 // The other tracked sessions are `pending` and due in an hour: a sweep must not touch them.
+// The sweeping Receiver lists two token keys, and the due sessions are stored sealed as a
+// Receiver with those keys writes them (see sealedDueSessions), so a sweep opens each one.
 //
 // usage: node --import tsx bench/tracker.bench.mjs [--quick] [--rounds=N]
 //          [--stores=memory,redis,postgres,pglite,d1]
+//        node --import tsx bench/tracker.bench.mjs --against=<revision> [--rounds=N]
+//          [--stores=memory,redis,postgres]
+//
+// `--against` measures only the headline cell, at that revision (checked out and built beside
+// this one, or already built at `--against-dir`) and at this checkout, round by round in one
+// process (bench/lib/sweep-against.mjs): issue 45's goal is a sweep per due session within
+// 1.5x of `043fa8f`, before sealing.
 import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
@@ -22,6 +32,8 @@ import { startPostgresServer, startRedisServer } from '@faceverify/test-support/
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { machineInfo, median, packageVersions, table, writeResults } from './harness.mjs';
+import { builtRevision } from './lib/revision-checkout.mjs';
+import { AGAINST_FACTOR, measureAgainst } from './lib/sweep-against.mjs';
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -30,6 +42,14 @@ const entry = (name, file = 'index') =>
     .href;
 
 const SECRET = 'whsec_bench_tracker_2c8e4a6f0b1d';
+/**
+ * Two token keys, as a rotation has them (issue 45's condition for the sweep's cost): every
+ * record the sweep reads is sealed as the Receiver writes it, and opened with the first.
+ */
+const TOKEN_KEYS = [
+  'bench-tracker-token-key-2027-6f1c9e3a7d4b8e2f',
+  'bench-tracker-token-key-2026-0a5d2c7e9b3f1d6a',
+];
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const TRACKED = [10_000, 100_000];
@@ -49,10 +69,14 @@ function options() {
       quick: { type: 'boolean', default: false },
       rounds: { type: 'string' },
       stores: { type: 'string' },
+      against: { type: 'string' },
+      'against-dir': { type: 'string' },
     },
     strict: false,
   });
   return {
+    against: values.against === undefined ? undefined : String(values.against),
+    againstDir: values['against-dir'] === undefined ? undefined : String(values['against-dir']),
     rounds: values.rounds === undefined ? (values.quick ? 3 : 7) : Number(values.rounds),
     stores: values.stores
       ? String(values.stores).split(',')
@@ -88,7 +112,7 @@ function pendingSession(i, now) {
   };
 }
 
-/** A session due now whose result is stored: the sweep delivers it. */
+/** A session due now whose result is stored: the sweep delivers it (in clear, for the naive side). */
 function dueSession(tag, i, now) {
   const userId = `user_d_${tag}_${i}`;
   return {
@@ -103,6 +127,73 @@ function dueSession(tag, i, now) {
     result: { payload: payload(userId), source: 'webhook', receivedAt: now - MINUTE },
   };
 }
+
+/**
+ * Due sessions as a Receiver with TOKEN_KEYS stores them: keyed by the token's keyed hash, the
+ * token and user id sealed, the result sealed. Made by a Receiver of their own on a MemoryStore,
+ * which tracks each session and delivers its webhook to a handler that fails, so that the
+ * result is stored for a retry; the records are then read back from that MemoryStore as they
+ * are stored, and made due at `now`. The same records serve every cell (each on a store of its
+ * own), `round` telling the rounds of a cell apart.
+ */
+function sealedDueSessions(core, testing) {
+  const made = new Map();
+  const make = async (round, count) => {
+    const inner = new core.MemoryStore();
+    const writer = core.createReceiver({
+      secret: SECRET,
+      tokenKeys: TOKEN_KEYS,
+      // track() needs a client; nothing asks it: the webhooks are taken as they come.
+      client: {
+        createSession: () => Promise.reject(new Error('not asked')),
+        getSession: () => Promise.reject(new Error('not asked')),
+        check: () => Promise.resolve(),
+      },
+      confirmWebhooks: false,
+      store: inner,
+      logger: false,
+    });
+    writer.on('verification.completed', () => {
+      throw new Error('kept for a retry');
+    });
+    await inChunks(count, 100, async (i) => {
+      const token = `tok_d_${round}_${i}`;
+      const userId = `user_d_${round}_${i}`;
+      await writer.track(token, userId);
+      const answer = await writer.receive(
+        await testing.signedDelivery(payload(userId), { secret: SECRET }),
+      );
+      // 500: the handler failed, the result is stored for a retry.
+      if (answer.status !== 500) {
+        throw new Error(`writing a sealed due session: answered ${answer.status}`);
+      }
+    });
+    const stored = await inner.leaseDue({
+      now: Date.now() + HOUR,
+      limit: count,
+      owner: 'bench-writer',
+      leaseMs: MINUTE,
+    });
+    if (stored.length !== count)
+      throw new Error(`${stored.length} of ${count} due sessions sealed`);
+    return stored;
+  };
+  return async (round, count, now) => {
+    const key = `${round}:${count}`;
+    if (!made.has(key)) made.set(key, await make(round, count));
+    return made.get(key).map(({ lease: _lease, ...record }, i) => ({
+      ...record,
+      state: 'delivering',
+      createdAt: now - MINUTE,
+      expiresAt: now + HOUR,
+      dueAt: now - 1000 - i,
+      attempts: 1,
+    }));
+  };
+}
+
+/** Sealed due sessions for a round of a cell (`sealedDueSessions`), set once core is loaded. */
+let sealedDue;
 
 async function inChunks(count, size, fn) {
   for (let start = 0; start < count; start += size) {
@@ -363,13 +454,20 @@ async function measureCell({
   const setupMs = performance.now() - setupStart;
 
   let tag = 0;
-  /** Adds `due` fresh due sessions to the store or to the naive collection. */
+  const storeTarget = { add: (session) => store.insert({ record: session, now: Date.now() }) };
+  /**
+   * Adds `due` fresh due sessions to the store (sealed, as the Receiver writes them) or to the
+   * naive collection (in clear).
+   */
   const addDue = async (target) => {
     const at = Date.now();
     const round = tag++;
-    await inChunks(due, 500, (i) => target.add(dueSession(round, i, at)));
+    const sessions =
+      target === storeTarget
+        ? await sealedDue(round, due, at)
+        : Array.from({ length: due }, (_, i) => dueSession(round, i, at));
+    await inChunks(due, 500, (i) => target.add(sessions[i]));
   };
-  const storeTarget = { add: (session) => store.insert({ record: session, now: Date.now() }) };
   const owner = 'bench-owner';
   const phases = {
     // Selection alone: the store's leaseDue against the naive scan for due sessions. What
@@ -631,10 +729,14 @@ function goals(rows, growth) {
   return result;
 }
 
-/** A Receiver that only sweeps (no client): all `due` sessions in one sweep, `CONCURRENCY` at once. */
+/**
+ * A Receiver that only sweeps (no client): all `due` sessions in one sweep, `CONCURRENCY` at
+ * once, with two token keys.
+ */
 function sweepingReceiver(core, store, due) {
   return core.createReceiver({
     secret: SECRET,
+    tokenKeys: TOKEN_KEYS,
     client: false,
     store,
     sweepBatchSize: due,
@@ -685,6 +787,52 @@ async function measureSqlCells({ storeName, database, settings, core, rows, hand
   }
 }
 
+/** The headline cell at another revision and here, side by side (`--against`). */
+async function compareAgainst(settings, core, machine) {
+  const revision = settings.againstDir ? undefined : builtRevision(ROOT, settings.against);
+  const root = settings.againstDir ?? dirname(revision.packages);
+  // `--against` names the revision; `--against-dir` says where it is already built.
+  const against = settings.against ?? 'the checkout given by --against-dir';
+  const stores = settings.stores.filter((store) => ['memory', 'redis', 'postgres'].includes(store));
+  console.log(
+    `tracker: one receiver.sweep() of ${HEADLINE.due.toLocaleString('en-US')} due among ${HEADLINE.tracked.toLocaleString('en-US')} tracked, at ${against} (no token keys, sessions in clear) and here (${TOKEN_KEYS.length} token keys, sessions sealed), alternating\n` +
+      `${machine.cpu} x${machine.cpuCount}, Node ${machine.node}; ${settings.rounds} rounds per side\n`,
+  );
+  const rows = await measureAgainst({
+    root,
+    stores,
+    tracked: HEADLINE.tracked,
+    due: HEADLINE.due,
+    rounds: settings.rounds,
+    bench: {
+      root: ROOT,
+      core,
+      secret: SECRET,
+      tokenKeys: TOKEN_KEYS,
+      concurrency: CONCURRENCY,
+      inChunks,
+      pendingSession,
+      dueSession,
+      sealedDue,
+    },
+  });
+  const met = rows.every((row) => row.ratio <= AGAINST_FACTOR);
+  console.log(
+    `\ngoal: a sweep per due session within ${AGAINST_FACTOR}x of ${against}, with ${TOKEN_KEYS.length} token keys: ${met ? 'met' : 'NOT met'}`,
+  );
+  const file = writeResults(BENCH_DIR, 'tracker-against', {
+    benchmark: 'tracker-against',
+    description: `ms of one receiver.sweep() (built dist, client: false) delivering ${HEADLINE.due} due sessions among ${HEADLINE.tracked} tracked, at ${against} (no token keys, due sessions in clear, as its tracker bench stored them) and at this checkout (${TOKEN_KEYS.length} token keys, due sessions sealed as a Receiver writes them), sides alternating round by round in one process; ratio: median of the rounds' after / before.`,
+    machine,
+    loadAverage: loadavg().map((value) => Number(value.toFixed(2))),
+    against: { revision: settings.against ?? null, sha: revision?.sha ?? null },
+    settings: { rounds: settings.rounds, concurrency: CONCURRENCY, tokenKeys: TOKEN_KEYS.length },
+    rows,
+    goal: { factor: AGAINST_FACTOR, met },
+  });
+  console.log(`results: ${file.slice(ROOT.length)}`);
+}
+
 async function main() {
   const settings = options();
   const packages = ['core', ...(settings.stores.includes('redis') ? ['redis'] : [])];
@@ -701,6 +849,11 @@ async function main() {
   }
   const machine = machineInfo(ROOT);
   const core = await import(entry('core'));
+  sealedDue = sealedDueSessions(core, await import(entry('core', 'testing/index')));
+  if (settings.against !== undefined || settings.againstDir !== undefined) {
+    await compareAgainst(settings, core, machine);
+    return;
+  }
   console.log(
     `tracker: one receiver.sweep() vs a naive scan of every tracked session\n` +
       `${machine.cpu} x${machine.cpuCount}, Node ${machine.node}; ${settings.rounds} rounds per cell, ` +
@@ -902,7 +1055,7 @@ async function main() {
       postgres: postgresVersion,
       workerd,
     },
-    settings: { ...settings, concurrency: CONCURRENCY },
+    settings: { ...settings, concurrency: CONCURRENCY, tokenKeys: TOKEN_KEYS.length },
     rows,
     scaling: growth,
     handlers,

@@ -10,7 +10,8 @@
 // sent by their start) and `stop`.
 //
 // usage (by latency.bench.mjs): node latency-instance.mjs '{ "store": "postgres" | "redis",
-//   "url": "...", "prefix": "...", "poolMax": 10, "secret": "...", "apiKey": "...",
+//   "url": "...", "prefix": "...", "poolMax": 10, "pipelinedConnections": null | N,
+//   "secret": "...", "apiKey": "...",
 //   "baseUrl": "...", "transactional": false }'
 import { once } from 'node:events';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -49,7 +50,13 @@ if (config.store === 'postgres') {
     };
   });
   await Promise.all(Array.from({ length: config.poolMax }, () => pool.query('SELECT 1')));
-  store = new PostgresStore({ pool, prefix: config.prefix });
+  store = new PostgresStore({
+    pool,
+    prefix: config.prefix,
+    ...(config.pipelinedConnections === null
+      ? {}
+      : { pipelinedConnections: config.pipelinedConnections }),
+  });
 } else {
   const { RedisStore } = await import(dist('redis'));
   redis = new Redis(config.url, { maxRetriesPerRequest: 2 });

@@ -516,6 +516,48 @@ const storeName = (id) => {
   return more ? `${STORE_NAMES[base] ?? base}, ${more}` : (STORE_NAMES[id] ?? id);
 };
 
+/**
+ * The headline sweep at another revision and here, side by side (`tracker.bench.mjs --against`),
+ * against issue 45's goal; nothing when it was not run.
+ */
+function trackerAgainstSection(against) {
+  if (!against) return '';
+  const revision = against.against?.revision ?? 'another revision';
+  const rows = against.rows.map((r) => [
+    storeName(r.store),
+    fixed(r.beforeMs),
+    fixed(r.afterMs),
+    fixed((r.afterMs * 1000) / r.due, 1),
+    fixed(r.ratio),
+    r.ratios.map((ratio) => fixed(ratio)).join(' '),
+  ]);
+  const judged = against.goal.met ? 'met' : 'not met';
+  return `
+### Against \`${revision}\`, before sealing (\`--against=${revision}\`)
+
+${measured(against)} The sweep of ${int(against.rows[0]?.due)} due sessions among ${int(against.rows[0]?.tracked)} tracked at \`${revision}\`, as its
+own bench ran it (no token keys, the sessions in clear), and here, with ${against.settings.tokenKeys} token keys and the
+sessions sealed; the two sides alternate round by round in one process, so both run under the
+same load (load average ${against.loadAverage.map((x) => fixed(x)).join(' / ')} at the end). ${int(against.settings.rounds)} rounds per side; the ratio is
+the median of the rounds' own ratios, each round's beside it.
+
+${mdTable(
+  [
+    'store',
+    `sweep ms at ${revision}`,
+    'sweep ms here',
+    'µs per due session here',
+    'here / before',
+    'each round',
+  ],
+  rows,
+  ['l', 'r', 'r', 'r', 'r', 'l'],
+)}
+
+- Goal: a sweep per due session within ${fixed(against.goal.factor, 1)}x of \`${revision}\` on MemoryStore, Redis and PostgreSQL, with ${against.settings.tokenKeys} token keys: **${judged}** (${against.rows.map((r) => `${r.store} ${fixed(r.ratio)}`).join(', ')}).
+`;
+}
+
 function trackerSection(tracker) {
   if (!tracker) return '## Tracker\n\nNo results yet: run `pnpm bench`.\n';
   const v = tracker.versions ?? {};
@@ -582,7 +624,7 @@ Median of ${tracker.settings.rounds} rounds per cell${tracker.loadAverage ? `; l
 
 The due sessions hold a stored result (state \`delivering\`: a webhook whose handler failed,
 due for a retry), so a sweep leases them, runs the handler and settles them: store work and
-handler calls only, no HTTP. The other tracked sessions are pending and due in an hour. The
+handler calls only, no HTTP.${tracker.settings.tokenKeys ? ` The sweeping Receiver lists ${tracker.settings.tokenKeys} token keys, and the due sessions are stored sealed, as a Receiver with those keys writes them (D1's Worker seeds them in clear), so a sweep opens each token and result it delivers.` : ''} The other tracked sessions are pending and due in an hour. The
 naive approach keeps the same sessions in one collection and scans all of them each time: a
 \`Map\` for memory, one hash per session read with \`SCAN\` + \`HMGET\` for Redis (in its own
 database), one SQL table without an index on the due time for PostgreSQL, PGlite and D1; it
@@ -730,13 +772,23 @@ ${mdTable(
  * Webhooks sent concurrently to several instances on a store far away
  * (bench/latency.bench.mjs, the concurrent case), against the goal of issue 45.
  */
+/** A row of the concurrent latency case: its store, and on PostgreSQL its pool and options. */
+function concurrentRowName(r) {
+  if (!r.poolMax) return storeName(r.store);
+  const pipelined =
+    r.pipelinedConnections === null || r.pipelinedConnections === undefined
+      ? ''
+      : `, pipelinedConnections ${int(r.pipelinedConnections)}`;
+  return `${storeName(r.store)} (pool ${int(r.poolMax)}${pipelined}${r.transactional ? ', transactional handler' : ''})`;
+}
+
 function latencyConcurrentSection(concurrent) {
   if (!concurrent) {
     return '## Latency of concurrent webhooks, store far away\n\nNo results yet: run `pnpm bench:latency`.\n';
   }
   const { settings } = concurrent;
   const rows = concurrent.rows.map((r) => [
-    `${storeName(r.store)}${r.poolMax ? ` (pool ${int(r.poolMax)}${r.transactional ? ', transactional handler' : ''})` : ''}`,
+    concurrentRowName(r),
     int(r.answers),
     int(r.mostInFlight),
     int(r.p50Ms),
@@ -756,9 +808,11 @@ ${int(settings.sessions)} sessions are started (untimed), then all completed at 
 webhooks concurrently, as the service does, to ${int(settings.instances)} receiver processes behind one round-robin
 balancer: Express with \`verificationWebhook\`, a Receiver with an API client (the emulator) and
 the defaults, sweeping, on the store through the delay (PostgreSQL: a \`pg\` pool of the size shown,
-its connections open before the burst). Each answer is timed at the balancer, from the request's
+its connections open before the burst; PostgresStore's default \`pipelinedConnections\`, half the
+pool, its statements many at once on each, and \`0\`, each statement on a connection of its own as
+before). Each answer is timed at the balancer, from the request's
 arrival to the answer's end; the emulator gives up after ${int(concurrent.senderTimeoutMs / 1000)} s as the service does, and answers past
-that are counted. The goal (issue 45): PostgreSQL p50 at most 2 s and none past 10 s.
+that are counted. The goal (issue 45): PostgreSQL p50 at most 2 s and none past 10 s.${concurrent.loadAverage ? ` Load average ${concurrent.loadAverage.map((x) => fixed(x)).join(' / ')} (1 / 5 / 15 min) at the end of the run.` : ''}
 
 ${mdTable(
   [
@@ -792,10 +846,10 @@ ${concurrent.rows
     const statements = r.statementsPerAnswer
       ? `; ${fixed(r.statementsPerAnswer, 1)} statements per answer`
       : '';
-    return `- ${storeName(r.store)}: ${calls}${statements}; the service p50 ${int(r.serviceCalls.p50Ms)} ms.`;
+    return `- ${concurrentRowName(r)}: ${calls}${statements}; the service p50 ${int(r.serviceCalls.p50Ms)} ms.`;
   })
   .join('\n')}
-`;
+${concurrent.goals && Object.keys(concurrent.goals).length > 0 ? `\n${goalLines(concurrent.goals)}\n` : ''}`;
 }
 
 const HTTP_ALIGN = ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'];
@@ -1306,6 +1360,7 @@ export function writeReport(benchDir, rootDir) {
   const verify = readJson(join(results, 'verify.json'));
   const http = readJson(join(results, 'http.json'));
   const tracker = readJson(join(results, 'tracker.json'));
+  const trackerAgainst = readJson(join(results, 'tracker-against.json'));
   const edge = readJson(join(results, 'edge.json'));
   const fuzz = readJson(join(results, 'fuzz.json'));
   const latency = readJson(join(results, 'latency.json'));
@@ -1369,7 +1424,7 @@ ${mdTable(['package', 'version'], [...faceverify, ...others])}
 ${verifySection(verify)}
 ${httpSection(http)}
 ${revisionsSection(revisions, revisionsRecheck)}
-${trackerSection(tracker)}
+${trackerSection(tracker)}${trackerAgainstSection(trackerAgainst)}
 ${sweepsSection(sweeps)}
 ${clientSection(client)}
 ${roundTripsSection()}

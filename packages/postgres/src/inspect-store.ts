@@ -24,7 +24,7 @@ const STORE_NAME = 'PostgresStore';
  */
 export async function hasPostgresStoreData(location: PostgresStoreLocation): Promise<boolean> {
   const tables = tableNames(location.schema, location.prefix);
-  const db = pgDatabase(location.pool);
+  const db = pgDatabase(location.pool, 0);
   try {
     return await tablesExist(db, tables);
   } catch (error) {
@@ -44,7 +44,7 @@ export async function countPostgresStoreRecords(
   now: number = Date.now(),
 ): Promise<StoredRecordsCount> {
   const tables = tableNames(location.schema, location.prefix);
-  const db = pgDatabase(location.pool);
+  const db = pgDatabase(location.pool, 0);
   const counts = new Map<string, number>();
   try {
     if (!(await tablesExist(db, tables))) return { found: false, counts };

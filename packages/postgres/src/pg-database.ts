@@ -1,6 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { PgClosedNotices } from './closed-notices.js';
 import type { Row, SqlDatabase, SqlQueryable, TransactionOutcome } from './sql-database.js';
+import { StatementLanes } from './statement-lanes.js';
 
 function queryableOf(client: Pool | PoolClient): SqlQueryable {
   return {
@@ -55,12 +56,17 @@ function listenOnPool(pool: Pool): void {
   pool.on('connect', (client) => client.on('error', ignore));
 }
 
-/** A node-postgres `Pool`: statements on any connection, transactions on one checked out. */
-export function pgDatabase(pool: Pool): SqlDatabase<PoolClient> {
-  const direct = queryableOf(pool);
+/**
+ * A node-postgres `Pool`: statements pipelined on at most `lanes` of its connections (see
+ * StatementLanes), those that may wait for a lock each on a connection of its own, and
+ * transactions on one checked out.
+ */
+export function pgDatabase(pool: Pool, lanes: number): SqlDatabase<PoolClient> {
+  const pipelined = new StatementLanes(pool, lanes);
   listenOnPool(pool);
   return {
-    query: direct.query,
+    query: (sql, params) => pipelined.query(sql, params),
+    queryAlone: queryableOf(pool).query,
     secrets: secretsOf(pool),
     mayFailOver: true,
     closedNotices: (channel) => new PgClosedNotices(pool, channel),

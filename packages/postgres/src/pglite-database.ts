@@ -24,6 +24,7 @@ export function pgliteDatabase(db: PGliteInterface): SqlDatabase<Transaction> {
   const direct = queryableOf(db);
   return {
     query: direct.query,
+    queryAlone: direct.query,
     secrets: [],
     async transaction<T>(
       body: (queryable: SqlQueryable, transaction: Transaction) => Promise<TransactionOutcome<T>>,

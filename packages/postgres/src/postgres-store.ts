@@ -29,6 +29,32 @@ export interface PostgresStoreOptions extends SqlStoreOptions {
    * add your own to log those.
    */
   pool: Pool;
+  /**
+   * At most this many of the pool's connections carry the store's statements in pipeline
+   * mode (node-postgres 8.23 and later), many at once each, so that a burst of webhooks waits
+   * for the database's round trips and not for a free connection (docs/polling-and-stores.md,
+   * "Connections"). A connection carries statements only while some are in flight, so the
+   * others stay free for transactions (transactional handlers, inserts bounded per user) and
+   * the application's own queries. Statements that may wait for a row lock (an erasure, an
+   * insert) always take a connection of their own. `0` sends every statement on a connection
+   * of its own, as `pool.query` does, for a proxy that does not pass pipelined statements.
+   * Default: half the pool's `max`, at least 1.
+   */
+  pipelinedConnections?: number;
+}
+
+/** `pipelinedConnections` as given, or half the pool's `max` (pg-pool's default 10). */
+function pipelinedConnectionsOf(pool: Pool, given: number | undefined): number {
+  if (given !== undefined) {
+    if (!Number.isInteger(given) || given < 0) {
+      throw new ConfigurationError(
+        `PostgresStore's pipelinedConnections must be a whole number, 0 or more; got ${String(given)}.`,
+      );
+    }
+    return given;
+  }
+  const max = (pool as { options?: { max?: unknown } }).options?.max;
+  return Math.max(1, Math.floor((typeof max === 'number' && max > 0 ? max : 10) / 2));
 }
 
 /**
@@ -64,7 +90,7 @@ export class PostgresStore extends SqlStore<PoolClient> {
         'PostgresStore needs `pool`: a node-postgres Pool, e.g. new PostgresStore({ pool: new pg.Pool({ connectionString }) }).',
       );
     }
-    const database = pgDatabase(pool);
+    const database = pgDatabase(pool, pipelinedConnectionsOf(pool, options.pipelinedConnections));
     super(database, options, 'PostgresStore');
     this.database = database;
   }

@@ -19,6 +19,12 @@ export interface TransactionOutcome<T> {
  * transaction whose own handle (`Transaction`) is given to transactional handlers.
  */
 export interface SqlDatabase<Transaction> extends SqlQueryable {
+  /**
+   * Runs one statement that may wait for a row lock another transaction holds across round
+   * trips (a delivery's transaction, for as long as its handler runs): on a connection of its
+   * own, never behind or ahead of other statements on a shared one (`query` may share).
+   */
+  queryAlone(sql: string, params: readonly unknown[]): Promise<Row[]>;
   transaction<T>(
     body: (queryable: SqlQueryable, transaction: Transaction) => Promise<TransactionOutcome<T>>,
   ): Promise<T>;

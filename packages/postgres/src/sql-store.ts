@@ -215,7 +215,8 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
       : [this.sql.insert, params];
     return this.run('insert', async () => {
       if (maxOpenPerUser === undefined || !isOpen(record.state)) {
-        const rows = await this.db.query(insert, insertParams);
+        // Alone: a record of the key that a delivery's transaction holds is waited for.
+        const rows = await this.db.queryAlone(insert, insertParams);
         return { inserted: rows.length === 1, displaced: [] };
       }
       return this.db
@@ -531,7 +532,8 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
   async forgetUser({ externalUserId, now }: ForgetUserOptions): Promise<number> {
     checkStorableUserId(externalUserId, `${this.storeName}.forgetUser`);
     return this.run('forgetUser', async () => {
-      const rows = await this.db.query(this.forgetUserAndStarts, [externalUserId, now]);
+      // Alone: it waits for the rows a delivery's transaction holds (see above).
+      const rows = await this.db.queryAlone(this.forgetUserAndStarts, [externalUserId, now]);
       return rows.filter((row) => Number(row.live) === 1).length;
     });
   }

@@ -40,7 +40,7 @@ function statementNames(store: SqlStore<unknown>): (sql: string) => string {
 
 /**
  * Notes each statement a pooled connection sends (node-postgres sends one at a time on a
- * connection, so one queued behind another waits for its answer). A connection opened costs
+ * connection, so one queued behind another waits for its answer, except in pipeline mode). A connection opened costs
  * round trips of its own (startup, authentication): it is noted as `connect`, so a path that
  * had to open one would not match its count.
  */
@@ -50,7 +50,9 @@ function meterPool(pool: pg.Pool, meter: RoundTripMeter, name: (sql: string) => 
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as { query: unknown }).query = (...args: unknown[]) => {
       const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text: string }).text;
-      const answered = meter.send(name(text), client);
+      // A connection in pipeline mode (the store's shared statements) sends each at once.
+      const pipelined = (client as { pipeline?: boolean }).pipeline === true;
+      const answered = meter.send(name(text), pipelined ? undefined : client);
       const callback = args.at(-1);
       if (typeof callback === 'function') {
         args[args.length - 1] = (...results: unknown[]) => {

@@ -29,8 +29,7 @@ const PLACEHOLDERS: Record<string, string> = {
   '<digest>': '[0-9a-f]{32}',
   '<instance id>': '[A-Za-z0-9_-]{12}',
   '<start key>': 's1:[A-Za-z0-9_-]{43}',
-  '<counter key>':
-    'n1:(u:u1:[A-Za-z0-9_-]{43}(\\.[^:]+)?|a:[^:]*):\\d{4}-\\d{2}-\\d{2}(T\\d{2})?',
+  '<counter key>': 'n1:(u:u1:[A-Za-z0-9_-]{43}(\\.[^:]+)?|a:[^:]*):\\d{4}-\\d{2}-\\d{2}(T\\d{2})?',
 };
 
 /** The rows of the table under "## Data model", each key with the names it stands for. */

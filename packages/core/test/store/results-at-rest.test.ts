@@ -227,6 +227,48 @@ describe('results at rest (TokenProtectingStore over a MemoryStore)', () => {
     });
   });
 
+  it('a sweep of more records than the opened-results cache holds settles each without its link, sealing nothing again', async () => {
+    const memory = new MemoryStore();
+    const writer = new TokenProtectingStore(memory, [KEY_A, KEY_B]);
+    const count = 300;
+    const tokens = Array.from({ length: count }, (_, i) => `tok_swept_${i}`);
+    for (const token of tokens) {
+      await writer.insert({ record: pending(token), now: T0 });
+      await writer.attachResult({ key: token, result: result(), now: T0 });
+    }
+    const storedText = async (token: string) => {
+      const [key] = (await memory.findByUser({ externalUserId: stored, now: T0, limit: count }))
+        .filter((record) => record.key === keyOf.get(token))
+        .map((record) => (record.result as unknown as { sealed: string }).sealed);
+      return key!;
+    };
+    // The stored key and user of each record, as the inner store holds them.
+    const inner = await memory.leaseDue({ now: T0 + 1, owner: 'peek', leaseMs: 1, limit: count });
+    const stored = inner[0]!.externalUserId;
+    const keyOf = new Map<string, string>();
+    const sweeper = new TokenProtectingStore(memory, [KEY_A, KEY_B]);
+    const leased = await sweeper.leaseDue({ now: T0 + 2, owner: 'w', leaseMs: 1000, limit: count });
+    expect(leased).toHaveLength(count);
+    for (const record of leased) {
+      keyOf.set(record.key, (record as { storedKey?: string }).storedKey!);
+    }
+    const before = new Map(
+      await Promise.all(tokens.map(async (token) => [token, await storedText(token)] as const)),
+    );
+    for (const record of leased) {
+      const settled = await sweeper.settle({
+        key: record.key,
+        owner: 'w',
+        update: { state: 'completed', retainMs: 60_000, result: withoutImageLink(record.result!) },
+        now: T0 + 3,
+      });
+      expect(settled).toBe(true);
+    }
+    for (const token of tokens) {
+      expect(await storedText(token)).toBe(before.get(token)!.split('~').slice(0, 2).join('~'));
+    }
+  });
+
   it('once dedicated token keys are set, a dump and the webhook secret alone open nothing sealed since', async () => {
     const WEBHOOK_SECRET = 'whsec_signing_0123456789abcdef0123456789';
     const TOKEN_KEY = 'tk_dedicated_0123456789abcdefghijklmnop';

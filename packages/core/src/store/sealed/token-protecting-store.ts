@@ -208,6 +208,11 @@ export class TokenProtectingStore implements Store {
   // result: opened once per process, not at every lookup. Results this process delivers or
   // compares, kept only while the cache has room.
   private readonly openedResults = new Map<string, Opened<StoredResult>>();
+  // Results of the records a sweep leased, until they are settled: the settle gives back the
+  // result delivered without its image link, whose sealed form is the stored one with the
+  // link's part left out. A sweep leases a batch larger than the cache above holds, and each
+  // settle would otherwise seal its result again (AES-GCM, once per record swept).
+  private readonly leasedResults = new Map<string, Opened<StoredResult>>();
   // A result this wrapper sealed or opened, with its sealed form: the same result given back
   // (a delivery settles with the result it leased; a webhook settles with the one it attached)
   // is not sealed again for nothing, as a store keeps the first result anyway.
@@ -262,9 +267,10 @@ export class TokenProtectingStore implements Store {
         this.firstHit(
           options.key,
           (key) =>
-            andThen(this.sealUpdate(options.update, key), (update) =>
-              inner.settleWith(this.hinted(options, key, { update }), work),
-            ),
+            andThen(this.sealUpdate(options.update, key), (update) => {
+              this.leasedResults.delete(key);
+              return inner.settleWith(this.hinted(options, key, { update }), work);
+            }),
           notSettled,
         );
     }
@@ -419,7 +425,7 @@ export class TokenProtectingStore implements Store {
     try {
       const leased = await this.inner.leaseDue(options);
       for (const record of leased) this.learn(record);
-      const revealing = this.revealAll(leased);
+      const revealing = this.revealAll(leased, undefined, this.leasedResults);
       return revealing instanceof Promise ? await revealing : revealing;
     } finally {
       this.end(call);
@@ -432,9 +438,10 @@ export class TokenProtectingStore implements Store {
       this.firstHit(
         options.key,
         (key) =>
-          andThen(this.sealUpdate(options.update, key), (update) =>
-            this.inner.settle(this.hinted(options, key, { update })),
-          ),
+          andThen(this.sealUpdate(options.update, key), (update) => {
+            this.leasedResults.delete(key);
+            return this.inner.settle(this.hinted(options, key, { update }));
+          }),
         (settled) => !settled,
       ),
     );
@@ -778,7 +785,7 @@ export class TokenProtectingStore implements Store {
    */
   private withoutLinkOfStored(result: StoredResult, storedKey: string): StoredResult | undefined {
     if (result.payload.frontImageUrl !== '') return undefined;
-    const stored = this.openedResults.get(storedKey);
+    const stored = this.leasedResults.get(storedKey) ?? this.openedResults.get(storedKey);
     if (!stored || !sameButLink(result, stored.value)) return undefined;
     const sealed = sealedWithoutLink({ sealed: stored.sealed } as unknown as StoredResult);
     if (sealed) this.rememberOpened(storedKey, sealed, result);
@@ -835,6 +842,7 @@ export class TokenProtectingStore implements Store {
   private revealAll(
     records: TrackedSession[],
     externalUserId?: string,
+    leased?: Map<string, Opened<StoredResult>>,
   ): MaybeAsync<TrackedSession[]> {
     for (const record of records) {
       // Written before tokens were protected: stored under the token itself.
@@ -844,18 +852,20 @@ export class TokenProtectingStore implements Store {
     }
     if (!records.some(isConcealed)) return records;
     return this.withKeyring((keyring) =>
-      allOf(records.map((record) => this.reveal(keyring, record, externalUserId))),
+      allOf(records.map((record) => this.reveal(keyring, record, externalUserId, leased))),
     );
   }
 
   /**
    * A stored record with its token, user's id and result opened, and the token as its key.
-   * `externalUserId`: the id it was looked up by, when it was (`findByUser`).
+   * `externalUserId`: the id it was looked up by, when it was (`findByUser`). `leased`: where
+   * the opened result is kept until the record's settle, for a record leased.
    */
   private reveal(
     keyring: Keyring,
     record: TrackedSession,
     externalUserId?: string,
+    leased?: Map<string, Opened<StoredResult>>,
   ): MaybeAsync<TrackedSession> {
     if (!isConcealed(record)) return record;
     const sealedToken =
@@ -877,7 +887,7 @@ export class TokenProtectingStore implements Store {
       return andThen(indexing, (indexed) => {
         const found: Found = { opened, missing };
         if (!indexed) found.userKeyMissing = missingKeyIds(keyring, sealedToken!);
-        return this.revealResult(keyring, record, externalUserId, found);
+        return this.revealResult(keyring, record, externalUserId, found, leased);
       });
     });
   }
@@ -905,6 +915,7 @@ export class TokenProtectingStore implements Store {
     record: TrackedSession,
     externalUserId: string | undefined,
     found: Found,
+    leased: Map<string, Opened<StoredResult>> | undefined,
   ): MaybeAsync<TrackedSession> {
     const stored = record.result;
     if (stored === undefined || !isSealedResult(stored)) {
@@ -918,6 +929,7 @@ export class TokenProtectingStore implements Store {
         return this.revealed(record, externalUserId, { ...found, missing }, undefined);
       }
       if (!cached) this.keepOpenedResult(record.key, { sealed, value: result });
+      if (leased) cacheEntry(leased, record.key, { sealed, value: result });
       // A copy, as a store hands out: what a caller changes stays out of the cache.
       const copy = { ...result };
       this.sealedForms.set(copy, { storedKey: record.key, sealed: stored });
