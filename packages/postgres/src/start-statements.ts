@@ -21,8 +21,7 @@ export function postgresStartStatements(names: TableNames): PostgresStartStateme
   const { starts, startCounts, claimStart } = names;
   // The start's claim is left to another owner that took it over (its claim lapsed first).
   const otherOwner = (value: string) => `CASE WHEN t.owner <> $14::text THEN ${value} END`;
-  return {
-    ...startStatements(names, postgresDialect(names)),
+  return Object.assign({}, startStatements(names, postgresDialect(names)), {
     /**
      * `$1` start, `$2` user, `$3` owner, `$4` now, `$5` claim end, `$6` now plus the life a
      * reused session must have left (null: never reused), `$7` the counters as JSON.
@@ -30,7 +29,7 @@ export function postgresStartStatements(names: TableNames): PostgresStartStateme
     claimStart: `SELECT c.claim, c.claim_until, c.counter, c.counts, c.found_record
       FROM ${claimStart}($1::text, $2::text, $3::text, $4::bigint, $5::bigint, $6::bigint,
         $7::jsonb) c`,
-    insertStarted: (insert) => `WITH inserted AS (${insert}),
+    insertStarted: (insert: string) => `WITH inserted AS (${insert}),
       started AS (
         INSERT INTO ${starts} AS t (start_key, external_user_id, record_key, record_expires_at,
           drop_at)
@@ -41,7 +40,7 @@ export function postgresStartStatements(names: TableNames): PostgresStartStateme
           drop_at = GREATEST(EXCLUDED.drop_at, ${otherOwner('t.claim_until')})
       )
       SELECT inserted.key FROM inserted`,
-    forgetUserAndStarts: (forgetUser) =>
+    forgetUserAndStarts: (forgetUser: string) =>
       `WITH forgotten_starts AS (DELETE FROM ${starts} WHERE external_user_id = $1::text)
       ${forgetUser}`,
     /**
@@ -64,5 +63,5 @@ export function postgresStartStatements(names: TableNames): PostgresStartStateme
       )
       SELECT (SELECT count(*) FROM deleted_starts)::integer AS starts,
         (SELECT count(*) FROM deleted_counts)::integer AS counts`,
-  };
+  });
 }

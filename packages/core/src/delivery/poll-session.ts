@@ -337,10 +337,17 @@ async function deliver(
   status: PollOutcome['status'],
   { via, userRecords }: PollOptions,
 ): Promise<PollOutcome> {
-  const { outcome, event } = await deliverLeased(context, session, owner, result, {
-    ...(via === undefined ? {} : { via }),
-    ...(userRecords === undefined ? {} : { userRecords }),
-  });
+  const { outcome, event } = await deliverLeased(
+    context,
+    session,
+    owner,
+    result,
+    Object.assign(
+      {},
+      via === undefined ? undefined : { via },
+      userRecords === undefined ? undefined : { userRecords },
+    ),
+  );
   return { outcome, status, result: result.payload, event };
 }
 

@@ -226,7 +226,7 @@ export class SessionStarts {
   private async endClaim(start: InsertedStart): Promise<void> {
     const { context } = this;
     try {
-      await context.store.endSessionStart({ ...start, now: context.now() });
+      await context.store.endSessionStart(Object.assign({ now: context.now() }, start));
     } catch (error) {
       // The claim lapses after `claimMs` on its own; the start's own error is what to throw.
       context.log.warn('Could not end a claim of a session start; it lapses on its own.', {

@@ -545,12 +545,9 @@ export class TokenProtectingStore implements Store {
         const whose: StartCountOf = of === 'user' ? { user } : { account };
         return Object.assign(counter, { key: startCountKeyOf(whose, period) });
       });
-      const outcome = await this.inner.claimStart({
-        ...options,
-        startKey,
-        externalUserId: user,
-        counters,
-      });
+      const outcome = await this.inner.claimStart(
+        Object.assign({}, options, { startKey, externalUserId: user, counters }),
+      );
       if (outcome.claim !== 'reuse') return Object.assign(outcome, { startKey });
       this.learn(outcome.record);
       const revealing = this.revealAll([outcome.record], options.externalUserId);
