@@ -204,7 +204,10 @@ export interface ClaimStartOptions {
   startKey: string;
   /** The user, as records hold it: `forgetUser` removes the user's starts with the records. */
   externalUserId: string;
-  /** Who claims: the owner of leases, a process's own id. */
+  /**
+   * Who claims: one owner per start under way, as a lease's owner is one per piece of work. A
+   * claim by the owner that holds it is granted again, and counted again.
+   */
   owner: string;
   now: number;
   /**
