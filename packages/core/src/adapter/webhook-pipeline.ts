@@ -210,16 +210,20 @@ export class WebhookPipeline<Request, Response = Request, Next = undefined, Resu
     return this.platform.next?.(request, response, next) as Result | Promise<Result> | undefined;
   }
 
+  /**
+   * The webhook's path, or a route the framework's router chose for this middleware. The
+   * path is compared first: it is what a webhook has, and cheaper to read than the router's
+   * match (Hono lists every matched route to name one).
+   */
   private isForWebhook(request: Request): boolean {
     const { platform } = this;
-    if (!platform.isRouted || platform.isRouted(request, this.middleware) || !platform.path) {
-      return true;
-    }
+    if (!platform.isRouted || !platform.path) return true;
     try {
-      return platform.path(request) === this.path;
+      if (platform.path(request) === this.path) return true;
     } catch {
-      // A request line the framework cannot parse as a URL is no webhook of ours.
-      return false;
+      // A request line the framework cannot parse as a URL is no webhook of ours, unless a
+      // route chose it.
     }
+    return platform.isRouted(request, this.middleware);
   }
 }

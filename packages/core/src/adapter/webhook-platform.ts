@@ -30,9 +30,9 @@ export interface WebhookPlatform<Request, Response = Request, Next = undefined, 
   /** The route's `account` parameter, the account of a request when no `account` option is given. */
   account?(request: Request): string | undefined;
   /**
-   * True when the framework's router chose this request for `middleware` (a route): the
-   * path is then not compared. Absent: the handler is only ever mounted on the webhook's
-   * route (a Fetch handler).
+   * True when the framework's router chose this request for `middleware` (a route): it is
+   * the webhook's whatever its path. Asked only for a request off the webhook's path. Absent:
+   * the handler is only ever mounted on the webhook's route (a Fetch handler).
    */
   isRouted?(request: Request, middleware: unknown): boolean;
   /** The request path as sent; may throw (or say `undefined`) when it cannot be parsed. */

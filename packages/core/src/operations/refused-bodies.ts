@@ -98,24 +98,20 @@ export class RefusedBodies {
     this.expire(now);
     const key = keyOf(user, account);
     const rank = hash(key, this.rankKey);
-    const entry: Refused = {
-      at: now,
-      reason,
-      outcome: outcomeOf(json),
-      rank,
-      bytes: key.length * 2 + ENTRY_OVERHEAD_BYTES,
-    };
+    const bytes = key.length * 2 + ENTRY_OVERHEAD_BYTES;
     this.remove(key);
-    if (this.byUser.size >= MAX_REMEMBERED || this.bytes + entry.bytes > MAX_BYTES) {
+    if (this.byUser.size >= MAX_REMEMBERED || this.bytes + bytes > MAX_BYTES) {
       // Evidence is lost, this body's or another's: what it would have told is unknown.
       this.activity.record('refused_unkept', undefined, account);
     }
-    while (this.byUser.size >= MAX_REMEMBERED || this.bytes + entry.bytes > MAX_BYTES) {
+    while (this.byUser.size >= MAX_REMEMBERED || this.bytes + bytes > MAX_BYTES) {
       const highest = this.highest();
       // Full of users ranked below this one: it is the one left out.
       if (highest.entry.rank <= rank) return;
       this.remove(highest.key);
     }
+    // Digested only once kept: in a flood, most bodies are left out by their rank.
+    const entry: Refused = { at: now, reason, outcome: outcomeOf(json), rank, bytes };
     this.byUser.set(key, entry);
     this.bytes += entry.bytes;
     this.byRank.push({ at: -rank, key, entry });
