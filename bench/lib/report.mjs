@@ -1219,13 +1219,13 @@ which fail when a count changes. Redis Cluster
 ${mdTable(
   ['path', 'Redis, Redis Cluster', 'PostgreSQL, PgBouncer', 'PGlite', 'D1'],
   [
-    ['webhook of a tracked session, plain handler', '3 / 5', '3 / 5', '5 / 5', '3 / 5'],
-    ['the same, the session tracked by another instance', '4 / 6', '3 / 5', '5 / 5', '3 / 5'],
-    ['webhook of a tracked session, transactional handler', '–', '5 / 7', '7 / 7', '–'],
-    ['webhook matched by user, confirmed with the service', '3 / 5', '3 / 5', '5 / 5', '3 / 5'],
-    ['duplicate (a replay)', '1 / 3', '1 / 3', '3 / 3', '1 / 3'],
+    ['webhook of a tracked session, plain handler', '3 / 4', '3 / 4', '4 / 4', '3 / 4'],
+    ['the same, the session tracked by another instance', '4 / 5', '3 / 4', '4 / 4', '3 / 4'],
+    ['webhook of a tracked session, transactional handler', '–', '5 / 6', '6 / 6', '–'],
+    ['webhook matched by user, confirmed with the service', '3 / 4', '3 / 4', '4 / 4', '3 / 4'],
+    ['duplicate (a replay)', '1 / 2', '1 / 2', '2 / 2', '1 / 2'],
     ['rejection (bad signature)', '0 / 0', '0 / 0', '0 / 0', '0 / 0'],
-    ['poll delivery (a sweep delivering one result)', '5 / 5', '4 / 4', '4 / 4', '3 / 3'],
+    ['poll delivery (a sweep delivering one result)', '6 / 6', '5 / 5', '5 / 5', '4 / 4'],
     ['sweep of one due session', '5 / 5', '4 / 4', '4 / 4', '3 / 3'],
     [
       'each further due session of a sweep',
@@ -1236,6 +1236,35 @@ ${mdTable(
     ],
     ['track (start tracking a session)', '1 / 1', '5 / 5', '5 / 5', '1 / 1'],
     ['the store clock, on the first step and every 30 s', '+1 (TIME)', '+1', '–', '+1'],
+    ['claim a start (`claimStart`, any outcome)', '1 / 1', '1 / 1', '1 / 1', '1 / 1'],
+    [
+      'the same, reusing a session another instance started, the first time',
+      '2 / 2',
+      '1 / 1',
+      '1 / 1',
+      '1 / 1',
+    ],
+    [
+      'insert the session that ends a claim; end a claim (`endStart`)',
+      '1 / 1 each',
+      '1 / 1 each',
+      '1 / 1 each',
+      '1 / 1 each',
+    ],
+    [
+      '`startVerification` creating a session: the claim, then track (the sum of the rows above; one round trip more than track alone)',
+      '2 / 2',
+      '6 / 6',
+      '6 / 6',
+      '2 / 2',
+    ],
+    [
+      '`startVerification` handing the open session out again: the claim alone',
+      '1 / 1',
+      '1 / 1',
+      '1 / 1',
+      '1 / 1',
+    ],
   ],
   ['l', 'r', 'r', 'r', 'r'],
 )}
@@ -1256,10 +1285,12 @@ round trip each; \`findByUser\` one when this instance tracked the session or re
 (an instance that did not must first learn the records' keys from the user's index: two), and
 \`leaseDue\` three (the due keys, then their records' users, then the grant).
 A sweep prunes (SQL), leases what is due, settles each session side by side, and reads the
-backlog (\`dueSummary\`); on PostgreSQL it also reads the server's timeline every 5 s (one more
+backlog (\`dueSummary\`); a result it delivers first looks its user up (\`findByUser\`, one round
+trip: whether the user has started a newer session, \`event.superseded\`; a webhook reuses the
+lookup it made beside its digest, so its counts are unchanged); on PostgreSQL it also reads the server's timeline every 5 s (one more
 statement then). PGlite runs one statement at a time, so the lookup and the digest go in turn.
-A webhook's user is looked up twice in the same round trip: under the keyed hash of the id and
-under the id as it is (records written before ids were hashed), one request more, no trip more.
+With \`lookUpClearUserIds\` (for one replay window after upgrading), a webhook's user is also
+looked up under the id as it is, in the same round trip: one request more, no trip more.
 A duplicate is answered once its digest is found; the user lookup started beside it still
 finishes, and is counted with it.
 On D1 a call is one statement or one \`batch()\` (one transaction): \`attachAndLease\` is one batch
@@ -1267,6 +1298,12 @@ On D1 a call is one statement or one \`batch()\` (one transaction): \`attachAndL
 record was), a sweep's lease of what is due is one batch (prunes, the due rows, the grant), and
 the settles of sessions worked on side by side go to D1 together in one batch, so each further
 due session adds nothing in turn and no call.
+The start rows are store calls, counted by the same tests with \`measureStartPaths\` (test-support):
+a claim is one Lua script on Redis, one call of the claim function on PostgreSQL and PGlite
+(it locks, reads, checks and counts inside the server), one batch on D1, whatever its counters.
+On Redis a claim that may hand back a session must name the record its start names: the
+instance that inserted or reused it knows it; another one learns it in a first run that changes
+nothing, two round trips once, then one (see "Starts" in docs/polling-and-stores.md).
 
 The physical floor of an accepted webhook of a tracked session, outside the handler's own work:
 
