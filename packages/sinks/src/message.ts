@@ -34,6 +34,17 @@ export interface SinkMessage {
   receivedAt: string;
   /** `event.confirmed`: whether the result is known to be of a session this Receiver tracks. */
   confirmed: boolean;
+  /**
+   * `event.sessionStartedAt` (ISO 8601): when the result's session was started; absent for a
+   * result matched to no tracked session. Of two results of one user, the later-started
+   * session's is the newer.
+   */
+  sessionStartedAt?: string;
+  /**
+   * `event.superseded`: the user had started a newer session when this result was delivered.
+   * A consumer for which the newest session decides ignores such a result.
+   */
+  superseded: boolean;
   /** The payload with its wire names; `frontImageUrl` only with `includeFrontImageUrl`. */
   data: Omit<VerificationPayload, 'frontImageUrl'> & { frontImageUrl?: string };
   /** The image link's state, dates as ISO strings; only with `includeFrontImageUrl`. */
@@ -58,9 +69,13 @@ export function sinkMessage(
     source: event.source,
     receivedAt: event.receivedAt.toISOString(),
     confirmed: event.confirmed,
+    superseded: event.superseded,
     data: options.includeFrontImageUrl ? { ...rest, frontImageUrl } : rest,
   };
   if (event.account !== undefined) message.account = event.account;
+  if (event.sessionStartedAt !== undefined) {
+    message.sessionStartedAt = event.sessionStartedAt.toISOString();
+  }
   if (options.includeFrontImageUrl) message.frontImage = isoState(event.frontImage);
   return message;
 }

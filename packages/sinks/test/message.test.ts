@@ -24,7 +24,9 @@ function event(overrides: Partial<VerificationCompletedEvent> = {}): Verificatio
 }
 
 it('a message holds the result and its id, never the session token, the attempt or the image link', () => {
-  const text = encodeSinkMessage(event({ account: 'acme' }));
+  const text = encodeSinkMessage(
+    event({ account: 'acme', sessionStartedAt: new Date(Date.UTC(2029, 11, 31, 23, 50)) }),
+  );
   expect(JSON.parse(text)).toEqual({
     id: 'evt_0123456789abcdef0123456789abcdef',
     type: 'verification.completed',
@@ -32,6 +34,8 @@ it('a message holds the result and its id, never the session token, the attempt 
     account: 'acme',
     receivedAt: '2030-01-01T00:00:00.000Z',
     confirmed: true,
+    sessionStartedAt: '2029-12-31T23:50:00.000Z',
+    superseded: false,
     data: {
       event: 'verification.completed',
       status: 'verified',
@@ -46,6 +50,11 @@ it('a message holds the result and its id, never the session token, the attempt 
   });
   expect(text).not.toContain('sess_secret_token_value');
   expect(text).not.toContain('secret-signature');
+});
+
+it('a superseded result says so, so a consumer for which the newest session decides can skip it', () => {
+  expect(sinkMessage(event({ superseded: true })).superseded).toBe(true);
+  expect(sinkMessage(event()).sessionStartedAt).toBeUndefined();
 });
 
 it('every retry sends the same message: it does not change with the attempt', () => {
