@@ -211,10 +211,17 @@ export class SessionStarts {
       if (start) await this.endClaim(start);
       throw error;
     }
-    const record = await this.track(created.token, params.externalUserId, account, {
-      verifyUrl: created.verifyUrl,
-      ...(start ? { start } : {}),
-    });
+    let record: TrackedSession;
+    try {
+      record = await this.track(created.token, params.externalUserId, account, {
+        verifyUrl: created.verifyUrl,
+        ...(start ? { start } : {}),
+      });
+    } catch (error) {
+      // Not tracked (the store failed): the user's retry need not wait for the claim to lapse.
+      if (start) await this.endClaim(start);
+      throw error;
+    }
     return {
       token: created.token,
       verifyUrl: created.verifyUrl,

@@ -156,6 +156,28 @@ describe('startVerification: one session per need', () => {
     expect(store.outcomes.filter((o) => o === 'granted')).toHaveLength(1);
   });
 
+  it('a start whose session could not be tracked (the store failed) ends its claim: the retry goes ahead at once', async () => {
+    class FailingOnce extends WatchedStore {
+      failed = false;
+      override async insert(options: Parameters<MemoryStore['insert']>[0]) {
+        if (!this.failed && options.start) {
+          this.failed = true;
+          throw new Error('the store is away');
+        }
+        return super.insert(options);
+      }
+    }
+    const store = new FailingOnce();
+    const receiver = instance(store);
+    await expect(receiver.startVerification({ externalUserId: 'ada' })).rejects.toThrow(
+      'the store is away',
+    );
+    const retried = await receiver.startVerification({ externalUserId: 'ada' });
+    expect(retried.reused).toBe(false);
+    expect(store.outcomes).toEqual(['granted', 'granted']);
+    expect(created).toHaveLength(2);
+  });
+
   it('creates a new session once the open one has less life left than reuseMinLifetimeMs', async () => {
     const receiver = instance(new MemoryStore(), {
       sessionLifetimeMs: 2_000,
