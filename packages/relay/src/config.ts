@@ -52,6 +52,15 @@ export const SINK_KINDS = ['redis', 'nats', 'rabbitmq', 'postgres', 'http'] as c
 
 const TOKEN_MIN_LENGTH = 32;
 
+/** `text` as a whole number of at least 1, or a `RelayConfigError` saying `fix` for `name`. */
+function wholeAtLeastOne(name: string, text: string, fix: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < 1 || !Number.isSafeInteger(value)) {
+    throw new RelayConfigError(name, fix);
+  }
+  return value;
+}
+
 class Reader {
   constructor(private readonly settings: RelaySettings) {}
 
@@ -81,14 +90,11 @@ class Reader {
   milliseconds(name: string): number | undefined {
     const text = this.settings[name];
     if (text === undefined) return undefined;
-    const value = Number(text);
-    if (!/^\d+$/.test(text) || value < 1 || !Number.isSafeInteger(value)) {
-      throw new RelayConfigError(
-        name,
-        `${name} must be a positive whole number of milliseconds; unset it for the default.`,
-      );
-    }
-    return value;
+    return wholeAtLeastOne(
+      name,
+      text,
+      `${name} must be a positive whole number of milliseconds; unset it for the default.`,
+    );
   }
 
   /** A limit of starts: a whole number of at least 1, or `none`. */
@@ -96,14 +102,11 @@ class Reader {
     const text = this.settings[name];
     if (text === undefined) return undefined;
     if (text === 'none') return Number.POSITIVE_INFINITY;
-    const value = Number(text);
-    if (!/^\d+$/.test(text) || value < 1 || !Number.isSafeInteger(value)) {
-      throw new RelayConfigError(
-        name,
-        `${name} must be a whole number of at least 1, or none for no limit; unset it for the default.`,
-      );
-    }
-    return value;
+    return wholeAtLeastOne(
+      name,
+      text,
+      `${name} must be a whole number of at least 1, or none for no limit; unset it for the default.`,
+    );
   }
 
   schedule(name: string): number[] | undefined {

@@ -20,6 +20,7 @@ import {
   requireSecrets,
   type WebhookSecrets,
 } from '../wire/signature/secrets.js';
+import { positive, whole } from './option-numbers.js';
 import { type ResolvedStarts, resolveStarts, type StartsOption } from './starts/starts-option.js';
 
 const SECOND = 1000;
@@ -330,22 +331,6 @@ function resolveClient(
   return createClient({ ...(logger === undefined ? {} : { logger }), clock, ...option });
 }
 
-function positive(name: string, value: number | undefined, fallback: number): number {
-  const resolved = value ?? fallback;
-  if (!Number.isFinite(resolved) || resolved <= 0) {
-    throw new ConfigurationError(`Receiver option "${name}" must be a positive number.`);
-  }
-  return resolved;
-}
-
-function whole(name: string, value: number | undefined, fallback: number): number {
-  const resolved = value ?? fallback;
-  if (!Number.isSafeInteger(resolved) || resolved < 1) {
-    throw new ConfigurationError(`Receiver option "${name}" must be a whole number of at least 1.`);
-  }
-  return resolved;
-}
-
 /** `FACEVERIFY_POLL_SCHEDULE_MS` as delays, or `undefined` when it is not set. */
 function pollScheduleFromEnv(): number[] | undefined {
   const text = readEnv(ENV.pollScheduleMs);
@@ -433,6 +418,7 @@ export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiv
     ? resolveAccounts(options, log, clock)
     : resolveOneAccount(options, log, clock);
   const hasClient = client !== undefined || accounts !== undefined;
+  const sessionLifetimeMs = positive('sessionLifetimeMs', options.sessionLifetimeMs, 30 * MINUTE);
   return {
     secrets,
     client,
@@ -444,7 +430,7 @@ export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiv
     maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes, 256 * 1024),
     replayWindowMs: positive('replayWindowMs', options.replayWindowMs, 24 * 60 * MINUTE),
     ackAfterMs: positive('ackAfterMs', options.ackAfterMs, 4 * SECOND),
-    sessionLifetimeMs: positive('sessionLifetimeMs', options.sessionLifetimeMs, 30 * MINUTE),
+    sessionLifetimeMs,
     pollScheduleMs: schedule('pollScheduleMs', options.pollScheduleMs ?? pollScheduleFromEnv(), [
       MINUTE,
       MINUTE,
@@ -463,10 +449,7 @@ export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiv
     ]),
     maxDeliveryAttempts: whole('maxDeliveryAttempts', options.maxDeliveryAttempts, 20),
     maxOpenPerUser: whole('maxOpenPerUser', options.maxOpenPerUser, 20),
-    starts: resolveStarts(
-      options.starts,
-      positive('sessionLifetimeMs', options.sessionLifetimeMs, 30 * MINUTE),
-    ),
+    starts: resolveStarts(options.starts, sessionLifetimeMs),
     confirmWebhooks: hasClient && options.confirmWebhooks !== false,
     untrackedWebhooks: untrackedWebhooks(options.untrackedWebhooks, hasClient),
     supersededResults: supersededResults(options.supersededResults),

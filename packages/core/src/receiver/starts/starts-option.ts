@@ -1,5 +1,6 @@
 import { assertKnownOptions } from '../../base/config/known-options.js';
 import { ConfigurationError } from '../../base/errors.js';
+import { positive } from '../option-numbers.js';
 
 const MINUTE = 60_000;
 
@@ -62,14 +63,6 @@ function limit(name: string, value: number | undefined, fallback: number): numbe
   return resolved;
 }
 
-function duration(name: string, value: number | undefined, fallback: number): number {
-  const resolved = value ?? fallback;
-  if (!Number.isFinite(resolved) || resolved <= 0) {
-    throw new ConfigurationError(`Receiver option "starts.${name}" must be a positive number.`);
-  }
-  return resolved;
-}
-
 export function resolveStarts(
   option: StartsOption | undefined,
   sessionLifetimeMs: number,
@@ -77,8 +70,8 @@ export function resolveStarts(
   if (option !== undefined) {
     assertKnownOptions('createReceiver({ starts })', option, Object.keys(STARTS_OPTIONS));
   }
-  const reuseMinLifetimeMs = duration(
-    'reuseMinLifetimeMs',
+  const reuseMinLifetimeMs = positive(
+    'starts.reuseMinLifetimeMs',
     option?.reuseMinLifetimeMs,
     Math.min(5 * MINUTE, sessionLifetimeMs / 2),
   );
@@ -91,6 +84,6 @@ export function resolveStarts(
     reuseMinLifetimeMs,
     perUserPerDay: limit('perUserPerDay', option?.perUserPerDay, 10),
     perAccountPerDay: limit('perAccountPerDay', option?.perAccountPerDay, Number.POSITIVE_INFINITY),
-    claimMs: duration('claimMs', option?.claimMs, 2 * MINUTE),
+    claimMs: positive('starts.claimMs', option?.claimMs, 2 * MINUTE),
   };
 }
