@@ -71,7 +71,10 @@ export function readCreatedSession(endpoint: string, response: ApiResponse): Cre
     TOKEN_FIELDS.map((field) => nonEmptyString(record[field])).find(Boolean) ??
     tokenFromVerifyUrl(verifyUrl);
   if (!token) throw invalid(endpoint, response, 'it holds no session token.');
-  return { token, verifyUrl: verifyUrl.href, raw: response.body };
+  const expiresAt = typeof record.expires_at === 'string' ? Date.parse(record.expires_at) : NaN;
+  return Number.isFinite(expiresAt)
+    ? { token, verifyUrl: verifyUrl.href, expiresAt, raw: response.body }
+    : { token, verifyUrl: verifyUrl.href, raw: response.body };
 }
 
 function snapshotStatus(value: unknown): SessionSnapshot['status'] {

@@ -102,6 +102,11 @@ export interface CreatedSession {
   token: string;
   /** Address of the hosted verification page; the only thing to send to the browser. */
   verifyUrl: string;
+  /**
+   * When the service says the hosted page's token expires (`expires_at`, ms since the epoch, on
+   * the service's clock); absent when it says nothing readable.
+   */
+  expiresAt?: number;
   /** The response body as received. */
   raw: unknown;
 }

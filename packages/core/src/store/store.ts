@@ -79,6 +79,11 @@ export interface TrackedSession {
    * sealed with it and goes with it when the record closes.
    */
   verifyUrl?: string;
+  /**
+   * When the service said the verify URL's token expires (ms since the epoch), sealed with it:
+   * a start hands the link out again only while it has life left at the service too.
+   */
+  verifyUrlExpiresAt?: number;
   externalUserId: string;
   createdAt: number;
   /** After this instant a session still pending is given up. */

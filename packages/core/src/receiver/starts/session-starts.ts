@@ -112,7 +112,7 @@ export class SessionStarts {
     token: string,
     externalUserId: string,
     account: string | undefined,
-    created?: { verifyUrl: string; start?: InsertedStart },
+    created?: { verifyUrl: string; expiresAt?: number; start?: InsertedStart },
   ): Promise<TrackedSession> {
     const { context } = this;
     await context.clockReady();
@@ -123,6 +123,7 @@ export class SessionStarts {
       externalUserId,
       ...(account === undefined ? {} : { account }),
       ...(created ? { verifyUrl: created.verifyUrl } : {}),
+      ...(created?.expiresAt === undefined ? {} : { verifyUrlExpiresAt: created.expiresAt }),
       createdAt: now,
       expiresAt: now + context.sessionLifetimeMs,
       state: 'pending',
@@ -164,11 +165,16 @@ export class SessionStarts {
       if (claimed === undefined) return this.create(request, undefined);
       switch (claimed.claim) {
         case 'reuse': {
-          const { token, verifyUrl, expiresAt } = claimed.record;
-          if (token !== undefined && verifyUrl !== undefined) {
+          const { token, verifyUrl, expiresAt, verifyUrlExpiresAt } = claimed.record;
+          // The service's token may expire before the Receiver gives the session up: a link
+          // with less life left there than asked is not handed out either.
+          const linkLives =
+            verifyUrlExpiresAt === undefined ||
+            verifyUrlExpiresAt >= now + starts.reuseMinLifetimeMs;
+          if (token !== undefined && verifyUrl !== undefined && linkLives) {
             return { token, verifyUrl, reused: true, expiresAt: new Date(expiresAt) };
           }
-          // Sealed under keys this instance lacks: it cannot hand the link out, so a new one.
+          // Sealed under keys this instance lacks, or about to expire at the service: a new one.
           reuse = false;
           continue;
         }
@@ -215,6 +221,7 @@ export class SessionStarts {
     try {
       record = await this.track(created.token, params.externalUserId, account, {
         verifyUrl: created.verifyUrl,
+        ...(created.expiresAt === undefined ? {} : { expiresAt: created.expiresAt }),
         ...(start ? { start } : {}),
       });
     } catch (error) {

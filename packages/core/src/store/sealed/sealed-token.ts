@@ -25,7 +25,8 @@ const verifyUrlAad = (recordKey: string) => `${PREFIX}${recordKey}#verify_url`;
  * the store holds only a keyed hash of it, and an open session without a result has nowhere
  * else to keep the id the Receiver names it by (a `verification.expired` event). It is dropped
  * with the token when the record closes. So is the session's verify URL, a second part when
- * given: it holds the token, and is handed out again while the session is open.
+ * given (with when the service said it expires, after a NUL: a URL holds none): it holds the
+ * token, and is handed out again while the session is open.
  */
 export function sealToken(
   keyring: Keyring,
@@ -33,13 +34,16 @@ export function sealToken(
   recordKey: string,
   externalUserId?: string,
   verifyUrl?: string,
+  verifyUrlExpiresAt?: number,
 ): MaybeAsync<string> {
   const plain = externalUserId === undefined ? token : `${token}${USER_SEPARATOR}${externalUserId}`;
   const tokenPart = [plain, `${PREFIX}${recordKey}`] as const;
-  return keyring.seal(
-    PREFIX,
-    verifyUrl === undefined ? [tokenPart] : [tokenPart, [verifyUrl, verifyUrlAad(recordKey)]],
-  );
+  if (verifyUrl === undefined) return keyring.seal(PREFIX, [tokenPart]);
+  const link =
+    verifyUrlExpiresAt === undefined
+      ? verifyUrl
+      : `${verifyUrl}${USER_SEPARATOR}${verifyUrlExpiresAt}`;
+  return keyring.seal(PREFIX, [tokenPart, [link, verifyUrlAad(recordKey)]]);
 }
 
 /** The ids of the keys a sealed token can be opened with: what an instance must list to open it. */
@@ -53,6 +57,8 @@ export interface OpenedToken {
   externalUserId?: string;
   /** The session's verify URL, when it was sealed with the token. */
   verifyUrl?: string;
+  /** When the service said the verify URL expires, when it was sealed with it. */
+  verifyUrlExpiresAt?: number;
 }
 
 /**
@@ -73,7 +79,14 @@ export function openSealedToken(
   return andThen(keyring.open(PREFIX, sealed, aads), (parts) => {
     if (parts === undefined) return undefined;
     const opened = openedToken(parts[0]!);
-    if (parts[1] !== undefined) opened.verifyUrl = parts[1];
+    const link = parts[1];
+    if (link === undefined) return opened;
+    const at = link.indexOf(USER_SEPARATOR);
+    if (at < 0) opened.verifyUrl = link;
+    else {
+      opened.verifyUrl = link.slice(0, at);
+      opened.verifyUrlExpiresAt = Number(link.slice(at + 1));
+    }
     return opened;
   });
 }

@@ -813,7 +813,7 @@ export class TokenProtectingStore implements Store {
 
   /** A record as the store keeps it: its token, user's id and result concealed. */
   private conceal(keyring: Keyring, record: TrackedSession): MaybeAsync<TrackedSession> {
-    const { token, result, account, verifyUrl, ...rest } = record;
+    const { token, result, account, verifyUrl, verifyUrlExpiresAt, ...rest } = record;
     const keying = isUnmatchedKey(record.key) ? record.key : recordKeyOf(keyring.first, record.key);
     return andThen(keying, (key) =>
       // The first key's hash, as `findByUser` of the same webhook already computed it.
@@ -822,7 +822,7 @@ export class TokenProtectingStore implements Store {
         const sealing =
           token === undefined
             ? undefined
-            : sealToken(keyring, token, key, record.externalUserId, verifyUrl);
+            : sealToken(keyring, token, key, record.externalUserId, verifyUrl, verifyUrlExpiresAt);
         return andThen(sealing, (sealed) => {
           if (sealed !== undefined) concealed.token = sealed;
           if (result === undefined) return concealed;
@@ -970,6 +970,9 @@ export class TokenProtectingStore implements Store {
     if (opened) {
       cacheEntry(this.foundUnder, opened.token, record.key);
       if (opened.verifyUrl !== undefined) revealed.verifyUrl = opened.verifyUrl;
+      if (opened.verifyUrlExpiresAt !== undefined) {
+        revealed.verifyUrlExpiresAt = opened.verifyUrlExpiresAt;
+      }
       return Object.assign(revealed, {
         key: opened.token,
         token: opened.token,

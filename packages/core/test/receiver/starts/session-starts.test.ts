@@ -20,6 +20,8 @@ let created: { externalUserId: string; token: string }[] = [];
 let held: (() => void)[] = [];
 let mode: 'answer' | 'hold' | 'fail' = 'answer';
 let arrived: (() => void) | undefined;
+// How long the service says each new session's link lives.
+let linkLifeMs = 600_000;
 
 function answer(req: IncomingMessage, res: ServerResponse, body: string) {
   if (mode === 'fail') {
@@ -38,7 +40,7 @@ function answer(req: IncomingMessage, res: ServerResponse, body: string) {
         verify_url: `https://verify.example.test/s/${token}`,
         status: 'pending',
         external_user_id: externalUserId,
-        expires_at: new Date(Date.now() + 600_000).toISOString(),
+        expires_at: new Date(Date.now() + linkLifeMs).toISOString(),
       }),
     );
   };
@@ -69,6 +71,7 @@ afterEach(() => {
   held = [];
   mode = 'answer';
   arrived = undefined;
+  linkLifeMs = 600_000;
 });
 
 /** A MemoryStore that tells each claim's outcome: the instances' shared store. */
@@ -187,6 +190,17 @@ describe('startVerification: one session per need', () => {
     // Reused at once only if not a millisecond has passed; either way, never past its life.
     await new Promise((resolve) => setTimeout(resolve, 5));
     const second = await receiver.startVerification({ externalUserId: 'ada' });
+    expect(second.token).not.toBe(first.token);
+    expect(created).toHaveLength(2);
+  });
+
+  it('does not hand out a link the service says expires within reuseMinLifetimeMs, though the Receiver would keep the session longer', async () => {
+    // The service's hosted token lives 4 min; the Receiver keeps a session 30 min.
+    linkLifeMs = 4 * 60_000;
+    const receiver = instance(new MemoryStore());
+    const first = await receiver.startVerification({ externalUserId: 'ada' });
+    const second = await receiver.startVerification({ externalUserId: 'ada' });
+    expect(second.reused).toBe(false);
     expect(second.token).not.toBe(first.token);
     expect(created).toHaveLength(2);
   });
