@@ -1,4 +1,5 @@
 import type { Clock } from '../base/clock/clock.js';
+import { RecentEntries } from '../base/recent-entries.js';
 
 /** What the Receiver counts, for `health()` and its alarms. */
 export type ActivityKind =
@@ -76,7 +77,7 @@ export class ActivityWindow {
   private readonly buckets = new Map<ActivityKind, Counts>();
   private readonly last = new Map<ActivityKind, number>();
   private readonly details = new Map<ActivityKind, string>();
-  private readonly accounts = new Map<string, ActivityWindow>();
+  private readonly accounts = new RecentEntries<string, ActivityWindow>(MAX_ACCOUNTS);
   // When each alarm was last raised, by code: what went wrong recently (`health().recent`).
   private readonly raised = new Map<string, number>();
   // When each line logged once per window (`firstInWindow`) was last logged.
@@ -108,10 +109,7 @@ export class ActivityWindow {
   private keptFor(account: string): ActivityWindow {
     const window = this.accounts.get(account) ?? new ActivityWindow(this.clock, this.windowMs);
     // Most recently seen last: the first is the one forgotten when there are too many.
-    this.accounts.delete(account);
-    this.accounts.set(account, window);
-    if (this.accounts.size > MAX_ACCOUNTS) this.accounts.delete(this.accounts.keys().next().value!);
-    return window;
+    return this.accounts.set(account, window);
   }
 
   /** Notes that the alarm `code` was raised now (of `account`, in its window, when named). */

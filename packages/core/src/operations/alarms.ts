@@ -1,3 +1,4 @@
+import { RecentEntries } from '../base/recent-entries.js';
 import type { StoreAlarmCode } from '../store/store-alarm.js';
 import type { ActivityKind, ActivityWindow } from './activity-window.js';
 import { counted, inflected } from './counted.js';
@@ -373,7 +374,7 @@ const MAX_ACCOUNTS = 1_000;
  * the Receiver's own window), each raised once per window per account.
  */
 export class AccountAlarms {
-  private readonly byAccount = new Map<string, Alarms>();
+  private readonly byAccount = new RecentEntries<string, Alarms>(MAX_ACCOUNTS);
 
   constructor(
     private readonly activity: ActivityWindow,
@@ -386,9 +387,6 @@ export class AccountAlarms {
     if (!alarms) {
       alarms = new Alarms(() => this.activity.forAccount(account), this.raise, account);
       this.byAccount.set(account, alarms);
-      if (this.byAccount.size > MAX_ACCOUNTS) {
-        this.byAccount.delete(this.byAccount.keys().next().value!);
-      }
     }
     return alarms;
   }

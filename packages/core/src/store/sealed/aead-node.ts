@@ -7,11 +7,14 @@ const TAG_BYTES = 16;
 export function sealAesGcm(
   key: Uint8Array,
   iv: Uint8Array,
-  aad: Uint8Array,
-  plain: Uint8Array,
-): Uint8Array {
-  const cipher = createCipheriv('aes-256-gcm', key, iv).setAAD(aad);
-  return Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
+  aad: Uint8Array | string,
+  plain: Uint8Array | string,
+): string {
+  const cipher = createCipheriv('aes-256-gcm', key, iv).setAAD(
+    typeof aad === 'string' ? Buffer.from(aad, 'utf8') : aad,
+  );
+  const sealed = typeof plain === 'string' ? cipher.update(plain, 'utf8') : cipher.update(plain);
+  return Buffer.concat([iv, sealed, cipher.final(), cipher.getAuthTag()]).toString('base64url');
 }
 
 /** Opens what `sealAesGcm` sealed; throws when anything differs. */

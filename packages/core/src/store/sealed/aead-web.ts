@@ -1,4 +1,9 @@
 import type * as Aead from './aead.js';
+import { toBase64Url } from './base64-url.js';
+
+const encoder = new TextEncoder();
+const bytesOf = (text: Uint8Array | string) =>
+  typeof text === 'string' ? encoder.encode(text) : text;
 
 const keys = new WeakMap<Uint8Array, Promise<CryptoKey>>();
 
@@ -14,19 +19,22 @@ function aesKey(key: Uint8Array): Promise<CryptoKey> {
   return imported;
 }
 
-/** AES-256-GCM with Web Crypto (Workers, Bun, Deno, browsers): ciphertext and tag. */
+/** AES-256-GCM with Web Crypto (Workers, Bun, Deno, browsers): IV, ciphertext and tag. */
 export async function sealAesGcm(
   key: Uint8Array,
   iv: Uint8Array,
-  aad: Uint8Array,
-  plain: Uint8Array,
-): Promise<Uint8Array> {
+  aad: Uint8Array | string,
+  plain: Uint8Array | string,
+): Promise<string> {
   const sealed = await globalThis.crypto.subtle.encrypt(
-    { name: 'AES-GCM', iv: iv as BufferSource, additionalData: aad as BufferSource },
+    { name: 'AES-GCM', iv: iv as BufferSource, additionalData: bytesOf(aad) as BufferSource },
     await aesKey(key),
-    plain as BufferSource,
+    bytesOf(plain) as BufferSource,
   );
-  return new Uint8Array(sealed);
+  const out = new Uint8Array(iv.byteLength + sealed.byteLength);
+  out.set(iv);
+  out.set(new Uint8Array(sealed), iv.byteLength);
+  return toBase64Url(out);
 }
 
 /** Opens what `sealAesGcm` sealed; rejects when anything differs. */

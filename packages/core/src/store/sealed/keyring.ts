@@ -1,5 +1,5 @@
 import { openAesGcm, sealAesGcm } from '#aead';
-import { fromBase64Url, toBase64Url } from './base64-url.js';
+import { fromBase64Url } from './base64-url.js';
 import { allOf, andThen, type MaybeAsync } from './maybe-async.js';
 import { randomBytes } from './random-bytes.js';
 import type { TokenKey } from './token-keys.js';
@@ -71,9 +71,7 @@ export class Keyring {
   ): MaybeAsync<string> {
     return andThen(this.currentDataKey(), (dataKey) => {
       dataKey.seals += 1;
-      const sealed = parts.map(([plain, aad]) =>
-        sealPart(dataKey.bytes, encoder.encode(plain), encoder.encode(aad)),
-      );
+      const sealed = parts.map(([plain, aad]) => sealPart(dataKey.bytes, plain, aad));
       return andThen(
         allOf(sealed),
         (texts) => `${prefix}${dataKey.header}${PART}${texts.join(PART)}`,
@@ -169,14 +167,12 @@ export function sealedKeyIdsOf(prefix: string, sealed: string): string[] {
 }
 
 /** `plain` sealed with AES-256-GCM under `key`: the base64url of a fresh IV, ciphertext and tag. */
-function sealPart(key: Uint8Array, plain: Uint8Array, aad: Uint8Array): MaybeAsync<string> {
-  const iv = randomBytes(IV_BYTES);
-  return andThen(sealAesGcm(key, iv, aad, plain), (sealed) => {
-    const out = new Uint8Array(IV_BYTES + sealed.byteLength);
-    out.set(iv);
-    out.set(sealed, IV_BYTES);
-    return toBase64Url(out);
-  });
+function sealPart(
+  key: Uint8Array,
+  plain: Uint8Array | string,
+  aad: Uint8Array | string,
+): MaybeAsync<string> {
+  return sealAesGcm(key, randomBytes(IV_BYTES), aad, plain);
 }
 
 /** What `sealPart` sealed; `undefined` when the key, IV, associated data or bytes differ. */

@@ -1,4 +1,5 @@
 import type { Clock } from '../../base/clock/clock.js';
+import { RecentEntries } from '../../base/recent-entries.js';
 import { isUnmatchedKey } from '../record-keys.js';
 import type {
   AttachAndLeaseOptions,
@@ -141,20 +142,12 @@ interface Opened<T> {
 
 /** What `sealed`, stored under `storedKey`, opened to before, if this cache holds it. */
 function openedFrom<T>(
-  cache: Map<string, Opened<T>>,
+  cache: RecentEntries<string, Opened<T>>,
   storedKey: string,
   sealed: string,
 ): T | undefined {
   const entry = cache.get(storedKey);
   return entry?.sealed === sealed ? entry.value : undefined;
-}
-
-/** Sets `key` as the newest entry of `cache`, dropping the oldest when `limit` is reached. */
-function cacheEntry<K, V>(cache: Map<K, V>, key: K, value: V, limit = CACHE_LIMIT): V {
-  cache.delete(key);
-  if (cache.size >= limit) cache.delete(cache.keys().next().value as K);
-  cache.set(key, value);
-  return value;
 }
 
 /**
@@ -198,21 +191,23 @@ export class TokenProtectingStore implements Store {
   // One webhook reads a record several times (find, lease, settle): each token and user id is
   // hashed and each sealed token opened once per process, not at every read. They hold what
   // this process already holds while it works on the session, and nothing a store dump reveals.
-  private readonly recordKeys = new Map<string, string[]>();
-  private readonly userKeys = new Map<string, string[]>();
+  private readonly recordKeys = new RecentEntries<string, string[]>(CACHE_LIMIT);
+  private readonly userKeys = new RecentEntries<string, string[]>(CACHE_LIMIT);
   // Both caches below are keyed by the stored key, and hold the sealed text they opened: a
   // sealed result is kilobytes long, and hashing it for a key at every read cost more than
   // comparing it with the one held.
-  private readonly opened = new Map<string, Opened<OpenedToken>>();
+  private readonly opened = new RecentEntries<string, Opened<OpenedToken>>(CACHE_LIMIT);
   // Each webhook's lookup by user reads the user's recent records again, each with its sealed
   // result: opened once per process, not at every lookup. Results this process delivers or
   // compares, kept only while the cache has room.
-  private readonly openedResults = new Map<string, Opened<StoredResult>>();
+  private readonly openedResults = new RecentEntries<string, Opened<StoredResult>>(
+    OPENED_RESULTS_LIMIT,
+  );
   // Results of the records a sweep leased, until they are settled: the settle gives back the
   // result delivered without its image link, whose sealed form is the stored one with the
   // link's part left out. A sweep leases a batch larger than the cache above holds, and each
   // settle would otherwise seal its result again (AES-GCM, once per record swept).
-  private readonly leasedResults = new Map<string, Opened<StoredResult>>();
+  private readonly leasedResults = new RecentEntries<string, Opened<StoredResult>>(CACHE_LIMIT);
   // A result this wrapper sealed or opened, with its sealed form: the same result given back
   // (a delivery settles with the result it leased; a webhook settles with the one it attached)
   // is not sealed again for nothing, as a store keeps the first result anyway.
@@ -223,7 +218,7 @@ export class TokenProtectingStore implements Store {
   // The stored key a token's record was last read under, tried first by the next call: a
   // record sealed under an older key, or written before tokens were protected, is then
   // leased and settled in one store call, not in one per key listed before its own.
-  private readonly foundUnder = new Map<string, string>();
+  private readonly foundUnder = new RecentEntries<string, string>(CACHE_LIMIT);
   private readonly alarms = new StoreAlarmListeners();
   // When each set of missing key ids was last raised: once per window, not once per read.
   private readonly missingRaisedAt = new Map<string, number>();
@@ -231,8 +226,8 @@ export class TokenProtectingStore implements Store {
   // later calls (`RecordUserHint`, `FindByUserOptions.keys`): the user id each stored key is
   // held under, and the stored keys of each stored user id. Hints only: a stale entry costs
   // the inner store a run more, never a wrong outcome.
-  private readonly userOfRecord = new Map<string, string>();
-  private readonly recordsOfUser = new Map<string, string[]>();
+  private readonly userOfRecord = new RecentEntries<string, string>(CACHE_LIMIT);
+  private readonly recordsOfUser = new RecentEntries<string, string[]>(CACHE_LIMIT);
   /** The inner store's notices, with the keys it stores (see `keysOf`). */
   readonly watchClosed?: (listener: (storedKey: string) => void) => () => void;
   /** Not watched: it runs the handlers in its transaction, for as long as they take. */
@@ -325,7 +320,7 @@ export class TokenProtectingStore implements Store {
       // key (a digest, no secret), and has its user's id and result concealed like any record.
       const concealing = this.withKeyring((keyring) => this.conceal(keyring, options.record));
       const record = concealing instanceof Promise ? await concealing : concealing;
-      const outcome = await this.inner.insert({ ...options, record });
+      const outcome = await this.inner.insert(Object.assign({}, options, { record }));
       if (outcome.inserted) this.learn(record);
       if (outcome.displaced.length === 0) return outcome;
       for (const displaced of outcome.displaced) this.learn(displaced);
@@ -352,10 +347,8 @@ export class TokenProtectingStore implements Store {
    * closed ones, at most `limit`. The lookups are independent, so a store across a network
    * answers them in one round trip's time.
    */
-  async findByUser({
-    account,
-    ...options
-  }: FindByUserOptions & AccountScope): Promise<TrackedSession[]> {
+  async findByUser(options: FindByUserOptions & AccountScope): Promise<TrackedSession[]> {
+    const { account } = options;
     const call = this.begin('findByUser');
     try {
       const hashing = this.withKeyring((keyring) =>
@@ -594,11 +587,10 @@ export class TokenProtectingStore implements Store {
   /** `options` of a lookup by user for the inner store, under `externalUserId` as it stores it. */
   private userOptions(
     externalUserId: string,
-    options: Omit<FindByUserOptions, 'account'>,
+    { now, limit }: FindByUserOptions,
   ): FindByUserOptions {
-    const { keys: _theirs, ...rest } = options;
     const keys = this.recordsOfUser.get(externalUserId);
-    return Object.assign(rest, { externalUserId }, keys ? { keys } : undefined);
+    return keys ? { externalUserId, now, limit, keys } : { externalUserId, now, limit };
   }
 
   /**
@@ -612,7 +604,7 @@ export class TokenProtectingStore implements Store {
     const known = this.recordKeys.get(key);
     if (known) return known;
     return andThen(allOf(keyring.keys.map((tokenKey) => recordKeyOf(tokenKey, key))), (hashed) =>
-      cacheEntry(this.recordKeys, key, [...hashed, key]),
+      this.recordKeys.set(key, [...hashed, key]),
     );
   }
 
@@ -631,7 +623,7 @@ export class TokenProtectingStore implements Store {
     if (known) return known;
     return andThen(
       allOf(uniqueById(keyring.keys).map((key) => userKeyOf(key, externalUserId, account))),
-      (hashed) => cacheEntry(this.userKeys, cacheKey, hashed),
+      (hashed) => this.userKeys.set(cacheKey, hashed),
     );
   }
 
@@ -666,7 +658,7 @@ export class TokenProtectingStore implements Store {
       if (candidate === hint) continue;
       outcome = await call(candidate);
       if (!missed(outcome)) {
-        if (candidate !== candidates[0]) cacheEntry(this.foundUnder, key, candidate);
+        if (candidate !== candidates[0]) this.foundUnder.set(key, candidate);
         return outcome;
       }
     }
@@ -715,27 +707,21 @@ export class TokenProtectingStore implements Store {
     storedKey: string,
     extra?: E,
   ): O & E {
-    const { user: _theirs, ...rest } = options;
     const user = this.userOfRecord.get(storedKey);
-    return Object.assign(
-      rest,
-      extra,
-      { key: storedKey },
-      user === undefined ? undefined : { user },
-    ) as unknown as O & E;
+    return Object.assign({}, options, extra, { key: storedKey, user }) as O & E;
   }
 
   /** Notes the user id a record the inner store handed over or was given is held under. */
   private learn(record: TrackedSession): void {
     const { key, externalUserId } = record;
     if (this.userOfRecord.get(key) !== externalUserId) {
-      cacheEntry(this.userOfRecord, key, externalUserId);
+      this.userOfRecord.set(key, externalUserId);
     }
     const keys = this.recordsOfUser.get(externalUserId);
     if (keys?.includes(key)) return;
     // The latest few: enough for one user's sessions, bounded whatever one user accumulates.
     const known = keys ? [...keys.slice(1 - MAX_KEYS_PER_USER), key] : [key];
-    cacheEntry(this.recordsOfUser, externalUserId, known);
+    this.recordsOfUser.set(externalUserId, known);
   }
 
   /** Notes what `findByUser` found under a stored user id: its records now, each's user. */
@@ -747,12 +733,12 @@ export class TokenProtectingStore implements Store {
     const keys: string[] = [];
     for (const record of records) {
       if (this.userOfRecord.get(record.key) !== record.externalUserId) {
-        cacheEntry(this.userOfRecord, record.key, record.externalUserId);
+        this.userOfRecord.set(record.key, record.externalUserId);
       }
       if (record.externalUserId === externalUserId) keys.push(record.key);
     }
     // Open ones come first: those a webhook looks for.
-    cacheEntry(this.recordsOfUser, externalUserId, keys.slice(0, MAX_KEYS_PER_USER));
+    this.recordsOfUser.set(externalUserId, keys.slice(0, MAX_KEYS_PER_USER));
   }
 
   /** A result sealed for the record stored under `storedKey`. */
@@ -801,7 +787,7 @@ export class TokenProtectingStore implements Store {
 
   /** Keeps what a sealed result stored under `storedKey` opened to (OPENED_RESULTS_LIMIT). */
   private keepOpenedResult(storedKey: string, opened: Opened<StoredResult>): void {
-    cacheEntry(this.openedResults, storedKey, opened, OPENED_RESULTS_LIMIT);
+    this.openedResults.set(storedKey, opened);
   }
 
   private sealUpdate(update: SettleUpdate, storedKey: string): MaybeAsync<SettleUpdate> {
@@ -839,12 +825,12 @@ export class TokenProtectingStore implements Store {
   private revealAll(
     records: TrackedSession[],
     externalUserId?: string,
-    leased?: Map<string, Opened<StoredResult>>,
+    leased?: RecentEntries<string, Opened<StoredResult>>,
   ): MaybeAsync<TrackedSession[]> {
     for (const record of records) {
       // Written before tokens were protected: stored under the token itself.
       if (record.token !== undefined && record.token === record.key) {
-        cacheEntry(this.foundUnder, record.key, record.key);
+        this.foundUnder.set(record.key, record.key);
       }
     }
     if (!records.some(isConcealed)) return records;
@@ -862,7 +848,7 @@ export class TokenProtectingStore implements Store {
     keyring: Keyring,
     record: TrackedSession,
     externalUserId?: string,
-    leased?: Map<string, Opened<StoredResult>>,
+    leased?: RecentEntries<string, Opened<StoredResult>>,
   ): MaybeAsync<TrackedSession> {
     if (!isConcealed(record)) return record;
     const sealedToken =
@@ -874,7 +860,7 @@ export class TokenProtectingStore implements Store {
           openSealedToken(keyring, sealedToken, record.key));
     return andThen(openingToken, (opened) => {
       let missing: string[] | undefined;
-      if (opened) cacheEntry(this.opened, record.key, { sealed: sealedToken!, value: opened });
+      if (opened) this.opened.set(record.key, { sealed: sealedToken!, value: opened });
       else if (sealedToken !== undefined) missing = sealedKeyIds(sealedToken);
       // Found by its user, a record is indexed where a webhook looks: nothing to check.
       const indexing =
@@ -912,7 +898,7 @@ export class TokenProtectingStore implements Store {
     record: TrackedSession,
     externalUserId: string | undefined,
     found: Found,
-    leased: Map<string, Opened<StoredResult>> | undefined,
+    leased: RecentEntries<string, Opened<StoredResult>> | undefined,
   ): MaybeAsync<TrackedSession> {
     const stored = record.result;
     if (stored === undefined || !isSealedResult(stored)) {
@@ -926,7 +912,7 @@ export class TokenProtectingStore implements Store {
         return this.revealed(record, externalUserId, { ...found, missing }, undefined);
       }
       if (!cached) this.keepOpenedResult(record.key, { sealed, value: result });
-      if (leased) cacheEntry(leased, record.key, { sealed, value: result });
+      if (leased) leased.set(record.key, { sealed, value: result });
       // A copy, as a store hands out: what a caller changes stays out of the cache.
       const copy = { ...result };
       this.sealedForms.set(copy, { storedKey: record.key, sealed: stored });
@@ -968,7 +954,7 @@ export class TokenProtectingStore implements Store {
       revealed.userKeyMissing = { keyIds: userKeyMissing };
     }
     if (opened) {
-      cacheEntry(this.foundUnder, opened.token, record.key);
+      this.foundUnder.set(opened.token, record.key);
       if (opened.verifyUrl !== undefined) revealed.verifyUrl = opened.verifyUrl;
       if (opened.verifyUrlExpiresAt !== undefined) {
         revealed.verifyUrlExpiresAt = opened.verifyUrlExpiresAt;
