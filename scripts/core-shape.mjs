@@ -6,7 +6,8 @@
 // functions, the calls V8 counted, the promises made, the timers armed, the Proxy traps and
 // the clock reads. Folders are read, never named here, so the same command runs on any layout.
 //
-// usage: node scripts/core-shape.mjs [--json] [--trace] [--decision <file>[,<file>...]]
+// usage: node scripts/core-shape.mjs [--json] [--trace [--names]] [--decision <file>[,<file>...]]
+//   --names     with --trace, the name of each function that ran (and its calls), per file
 //   --decision  files (relative to packages/core/src) whose returns are counted; by default
 //               every file whose path contains "webhook", plus DECISION_FILES
 import { spawnSync } from 'node:child_process';
@@ -36,6 +37,7 @@ const { values } = parseArgs({
   options: {
     json: { type: 'boolean', default: false },
     trace: { type: 'boolean', default: false },
+    names: { type: 'boolean', default: false },
     decision: { type: 'string' },
   },
 });
@@ -661,7 +663,10 @@ function functionsRan(reportPath) {
     if (ran.some(isTopLevel)) evaluated.push(`packages/${path}`);
     const own = ran.filter((fn) => !isTopLevel(fn));
     const calls = own.reduce((total, fn) => total + fn.ranges[0].count, 0);
-    if (own.length > 0) files.push({ file: `packages/${path}`, functions: own.length, calls });
+    const names = own.map((fn) => `${fn.functionName || '(anonymous)'} ${fn.ranges[0].count}`);
+    if (own.length > 0) {
+      files.push({ file: `packages/${path}`, functions: own.length, calls, names });
+    }
   }
   files.sort((a, b) => a.file.localeCompare(b.file));
   return { files, evaluated: evaluated.sort() };
@@ -876,8 +881,9 @@ function printTrace(traced) {
   console.log(
     '  functions as V8 counts them in tsx output (anonymous ones included) and their calls, per file:',
   );
-  for (const { file, functions, calls } of traced.files) {
+  for (const { file, functions, calls, names } of traced.files) {
     console.log(`  ${file}: ${functions} functions, ${calls} calls`);
+    if (values.names) console.log(`    ${names.join(', ')}`);
   }
   console.log(
     `  ${traced.files.length} files, ${traced.functions} functions, ${traced.calls} calls`,
