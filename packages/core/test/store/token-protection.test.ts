@@ -36,7 +36,7 @@ afterEach(() => {
 });
 
 /** A keyring of `keys` that seals under every one of them. */
-const keyring = (...keys: TokenKey[]) => new Keyring(keys, keys);
+const keyring = (...keys: TokenKey[]) => new Keyring(keys, keys.length);
 const openToken = async (ring: Keyring, sealed: string, recordKey: string) =>
   (await openSealedToken(ring, sealed, recordKey))?.token;
 

@@ -50,14 +50,24 @@ export class Keyring {
   // What each header read opened to (`undefined`: no key here opens it); its keys never change.
   private readonly opened = new Map<string, MaybeAsync<Uint8Array | undefined>>();
 
+  /** Every key once per id, in order: the same secret listed twice hashes and seals once. */
+  readonly distinct: readonly TokenKey[];
+  /** The keys each data key is wrapped under. */
+  readonly sealing: readonly TokenKey[];
+
   /**
    * @param keys Every key, in order: the first keys and hashes new records, all open.
-   * @param sealing The keys each data key is wrapped under (one per id).
+   * @param sealing How many of the first keys each data key is wrapped under.
    */
   constructor(
     readonly keys: readonly TokenKey[],
-    readonly sealing: readonly TokenKey[],
-  ) {}
+    sealing: number,
+  ) {
+    this.distinct = keys.filter(
+      (key, index) => keys.findIndex((other) => other.id === key.id) === index,
+    );
+    this.sealing = this.distinct.filter((key) => keys.indexOf(key) < sealing);
+  }
 
   /** The key new records are keyed, and their users' ids hashed, under. */
   get first(): TokenKey {

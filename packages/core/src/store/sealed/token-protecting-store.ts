@@ -253,7 +253,7 @@ export class TokenProtectingStore implements Store {
     // deriving them (Web Crypto) would make the first one wait a turn of its own. Once they
     // are, every call reads them at once. A failure is seen by the first call that uses them.
     this.keyringReady = Promise.all(listed.map(deriveTokenKey)).then((keys) => {
-      this.keyring = new Keyring(keys, uniqueById(keys.slice(0, sealing)));
+      this.keyring = new Keyring(keys, sealing);
       return this.keyring;
     });
     this.keyringReady.catch(() => undefined);
@@ -622,7 +622,7 @@ export class TokenProtectingStore implements Store {
     const known = this.userKeys.get(cacheKey);
     if (known) return known;
     return andThen(
-      allOf(uniqueById(keyring.keys).map((key) => userKeyOf(key, externalUserId, account))),
+      allOf(keyring.distinct.map((key) => userKeyOf(key, externalUserId, account))),
       (hashed) => this.userKeys.set(cacheKey, hashed),
     );
   }
@@ -1033,11 +1033,6 @@ function mergeByUser(found: TrackedSession[][], limit: number): TrackedSession[]
     }
   }
   return [...open, ...closed].slice(0, limit);
-}
-
-/** One key per id: the same secret listed twice (as a token key and a signing secret) seals once. */
-function uniqueById(keys: readonly TokenKey[]): TokenKey[] {
-  return keys.filter((key, index) => keys.findIndex((other) => other.id === key.id) === index);
 }
 
 function notSettled<T>(outcome: SettledWith<T>): boolean {
