@@ -1,7 +1,13 @@
 import { decodeDigestHex, equalBytes, hmacSha256 } from '#hmac';
-import { bodyBytes } from './bytes.js';
 import { toHex } from './hex.js';
 import { type LabeledSecret, normalizeSecrets, type WebhookSecrets } from './secrets.js';
+
+const encoder = new TextEncoder();
+
+/** The bytes a body is signed over: strings are UTF-8 encoded, byte arrays are used as they are. */
+function bodyBytes(body: string | Uint8Array): Uint8Array {
+  return typeof body === 'string' ? encoder.encode(body) : body;
+}
 
 /**
  * Signs a body the way the service does: lowercase hex HMAC-SHA256 of the exact bytes.
