@@ -40,22 +40,22 @@ export async function matchSignature(
   signature: string | null | undefined,
   secrets: WebhookSecrets | readonly LabeledSecret[],
 ): Promise<SecretMatch | null> {
-  return findSecret(body, signature, normalizeSecrets(secrets));
+  return findSecret(bodyBytes(body), signature, normalizeSecrets(secrets));
 }
 
 /**
- * `matchSignature` over secrets already normalized (the Receiver's), answered synchronously
- * where the runtime's HMAC is synchronous (Node): the hot path then awaits nothing for it.
+ * `matchSignature` over the body's bytes and secrets already normalized (the Receiver's),
+ * answered synchronously where the runtime's HMAC is synchronous (Node): the hot path then
+ * awaits nothing for it.
  */
 export function findSecret(
-  body: string | Uint8Array,
+  bytes: Uint8Array,
   signature: string | null | undefined,
   list: readonly LabeledSecret[],
 ): SecretMatch | null | Promise<SecretMatch | null> {
   if (typeof signature !== 'string') return null;
   const expected = decodeDigestHex(signature.trim());
   if (!expected) return null;
-  const bytes = bodyBytes(body);
   let match: SecretMatch | null = null;
   // No early exit: the time taken does not reveal which secret matched.
   for (let index = 0; index < list.length; index++) {
