@@ -31,13 +31,6 @@ export function createBodyDeadline(ms: number, timers: Timers) {
   // for every request costs more than the rest of reading a small body.
   const shared = workers ? undefined : new FixedDelayTimers(timers, ms);
 
-  /** A read ended before its deadline: its timer is cancelled, its signal kept for another. */
-  const ended = (handle: unknown, controller: AbortController) => {
-    if (shared) shared.cancel(handle as PendingTimer);
-    else timers.clearTimeout(handle);
-    if (idle && idle.length < POOL_LIMIT) idle.push(controller);
-  };
-
   /** `declared` is the request's Content-Length, which bytes read must match. */
   return function readWithDeadline<Request, Response>(
     platform: WebhookPlatform<Request, Response, never, unknown>,
@@ -63,41 +56,34 @@ export function createBodyDeadline(ms: number, timers: Timers) {
         controller.abort();
       };
       const handle = shared ? shared.start(passed) : timers.setTimeout(passed, ms);
-      reading.then(
-        (value) => {
-          if (done) return;
-          done = true;
-          ended(handle, controller);
-          const read = settledRead(value, declared);
-          if (read.kind === 'bytes') platform.spent?.(request, read.bytes);
-          resolve(read);
-        },
-        (error: unknown) => {
-          if (done) return;
-          done = true;
-          ended(handle, controller);
-          resolve(failedRead(error));
-        },
-      );
+      /**
+       * The read ended; unless its deadline passed first, its timer is cancelled, its signal
+       * kept for another, and its end read: bytes (a view, or a Fetch `ArrayBuffer`) are the
+       * body only when as long as `declared`, the Content-Length (a server's parser holds a
+       * body to it, but can end early); a read the reader decided is as it is.
+       */
+      const ended = (value: Uint8Array | ArrayBuffer | BodyRead) => {
+        if (done) return;
+        done = true;
+        if (shared) shared.cancel(handle as PendingTimer);
+        else timers.clearTimeout(handle);
+        if (idle && idle.length < POOL_LIMIT) idle.push(controller);
+        let read: BodyRead;
+        if ('kind' in value) read = value;
+        else {
+          const bytes = ArrayBuffer.isView(value) ? value : new Uint8Array(value);
+          const whole =
+            declared === undefined ||
+            !/^\d+$/.test(declared) ||
+            bytes.byteLength === Number(declared);
+          read = whole ? { kind: 'bytes', bytes } : UNREADABLE_BODY;
+        }
+        if (read.kind === 'bytes') platform.spent?.(request, read.bytes);
+        resolve(read);
+      };
+      reading.then(ended, (error: unknown) => ended(failedRead(error)));
     });
   };
-}
-
-/**
- * How a platform's promise of the body ended, as a read: bytes (a view, or a Fetch
- * `ArrayBuffer`) are the body only when as long as `declared`, the Content-Length (a server's
- * parser holds a body to it, but can end early); a read the reader decided is as it is.
- */
-function settledRead(
-  value: Uint8Array | ArrayBuffer | BodyRead,
-  declared: string | undefined,
-): BodyRead {
-  if ('kind' in value) return value;
-  const bytes = ArrayBuffer.isView(value) ? value : new Uint8Array(value);
-  if (declared !== undefined && /^\d+$/.test(declared) && bytes.byteLength !== Number(declared)) {
-    return UNREADABLE_BODY;
-  }
-  return { kind: 'bytes', bytes };
 }
 
 /** A rejected read by raw-body's error types (`error.type`), the ones body-parser users know. */

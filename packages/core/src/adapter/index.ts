@@ -36,19 +36,21 @@ export {
   lazyWaitUntil,
 } from './lazy-wait-until.js';
 export {
-  // The type of `writeNodeAnswer`'s response: Node's `ServerResponse`, or what looks like it.
-  type NodeResponseLike,
-  // Express: the answer written on Node's response (closing the connection when asked).
-  writeNodeAnswer,
-} from './node-answer.js';
-export {
   // The type of the `raw-body` package's function, which `rawBodyReader` takes.
   type GetRawBody,
+  // The type of `nodeBodyTaken`'s request: Node's `IncomingMessage`, or what looks like it.
+  type NodeRequestLike,
+  // The type of `writeNodeAnswer`'s response: Node's `ServerResponse`, or what looks like it.
+  type NodeResponseLike,
+  // Express, Koa and Fastify: a body a parser mounted first consumed, told from one unread.
+  nodeBodyTaken,
   // The options `rawBodyReader` passes to that function.
   type RawBodyOptions,
   // Express, Koa and Fastify: Node bodies read with `raw-body`, within the limit and deadline.
   rawBodyReader,
-} from './raw-body-reader.js';
+  // Express: the answer written on Node's response (closing the connection when asked).
+  writeNodeAnswer,
+} from './node-http.js';
 export {
   // Fetch and Hono: a body `Bun.serve` parsed is read without a web stream.
   bunServedOf,
@@ -61,12 +63,6 @@ export {
   // What `bunServedOf` returns and `readFetchBody` takes: a request a server parsed.
   type ServerParsed,
 } from './read-fetch-body.js';
-export {
-  // The type of `nodeBodyTaken`'s request: Node's `IncomingMessage`, or what looks like it.
-  type NodeRequestLike,
-  // Express, Koa and Fastify: a body a parser mounted first consumed, told from one unread.
-  nodeBodyTaken,
-} from './read-node-body.js';
 export {
   // The bound of `webhookMiddleware`'s middleware: any framework's middleware function.
   type MiddlewareFunction,

@@ -45,13 +45,13 @@ export interface WebhookHandler<Request, Response, Next, Result> {
  * const platform: WebhookPlatform<Request, Response, NextFunction> = {
  *   method: (req) => req.method,
  *   headers: (req) => req.headers,
- *   readBody: (req, limit) => readRawBody(req, limit), // rawBodyReader(getRawBody)
+ *   readBody: rawBodyReader(getRawBody), // getRawBody: the raw-body package's
  *   next: (_req, _res, next) => next(),
- *   respond: (res, answer, close) => writeNodeAnswer(res, answer, close),
+ *   respond: writeNodeAnswer,
  * };
  * export const verificationWebhook = webhookMiddleware(
  *   platform,
- *   (webhook) => (req: Request, res: Response, next: NextFunction) => webhook.handle(req, res, next),
+ *   (webhook) => webhook.handle.bind(webhook),
  * );
  */
 export function webhookMiddleware<

@@ -72,19 +72,28 @@ function checkedOptions(options: WebhookPipelineOptions<unknown>) {
  * keeps until a full collection.
  */
 class PlatformRequest<Request, Response, Next, Result> implements WebhookRequest {
-  readonly method: string;
-  readonly headers: HeadersLike;
+  // Declared and assigned, not class fields: fields run an initializer for every request.
+  declare private readonly pipeline: WebhookPipeline<Request, Response, Next, Result>;
+  declare private readonly request: Request;
+  declare private readonly response: Response;
+  declare readonly method: string;
+  declare readonly headers: HeadersLike;
+  declare readonly body: WebhookRequest['body'];
 
   constructor(
-    private readonly pipeline: WebhookPipeline<Request, Response, Next, Result>,
-    private readonly request: Request,
-    private readonly response: Response,
+    pipeline: WebhookPipeline<Request, Response, Next, Result>,
+    request: Request,
+    response: Response,
     method: string,
     headers: HeadersLike,
-    readonly body: WebhookRequest['body'],
+    body: WebhookRequest['body'],
   ) {
+    this.pipeline = pipeline;
+    this.request = request;
+    this.response = response;
     this.method = method;
     this.headers = headers;
+    this.body = body;
   }
 
   get account(): string | undefined {
@@ -112,6 +121,8 @@ export class WebhookPipeline<Request, Response = Request, Next = undefined, Resu
   middleware: unknown;
   readonly accountOf: ((request: Request) => string | undefined) | undefined;
   private readonly deferred: DeferredReceiver;
+  /** The Receiver once there is one: given, or built by the first webhook. */
+  private resolved: Receiver | undefined;
   private readonly path: string;
   private readonly passThrough: boolean;
   private readonly readBody: ReturnType<typeof createBodyDeadline>;
@@ -123,6 +134,7 @@ export class WebhookPipeline<Request, Response = Request, Next = undefined, Resu
     timers: Timers = systemTimers,
   ) {
     this.deferred = deferReceiver(receiverOrOptions);
+    this.resolved = this.deferred.isResolved() ? this.deferred.get() : undefined;
     const { path, bodyTimeoutMs, passThrough, accountOf } = checkedOptions(
       options as WebhookPipelineOptions<unknown>,
     );
@@ -158,15 +170,31 @@ export class WebhookPipeline<Request, Response = Request, Next = undefined, Resu
   async handle(request: Request, response: Response, next: Next): Promise<Result | undefined> {
     const { platform } = this;
     try {
-      if (!this.isForWebhook(request)) return this.passOn(request, response, next);
+      // The webhook's path, or a route the framework's router chose for this middleware. The
+      // path is compared first: it is what a webhook has, and cheaper to read than the
+      // router's match (Hono lists every matched route to name one).
+      if (platform.isRouted && platform.path) {
+        let onPath = false;
+        try {
+          onPath = platform.path(request) === this.path;
+        } catch {
+          // A request line the framework cannot parse as a URL is no webhook of ours, unless
+          // a route chose it.
+        }
+        if (!onPath && !platform.isRouted(request, this.middleware)) {
+          return this.passOn(request, response, next);
+        }
+      }
       const method = platform.method(request);
-      let receiver: Receiver;
-      try {
-        receiver = this.deferred.get();
-      } catch (error) {
-        // No Receiver to answer: the deferred one answers, as the table says.
-        const answer = this.deferred.notConfigured(error);
-        return platform.respond(response, answer, method === 'POST');
+      let receiver = this.resolved;
+      if (!receiver) {
+        try {
+          receiver = this.resolved = this.deferred.get();
+        } catch (error) {
+          // No Receiver to answer: the deferred one answers, as the table says.
+          const answer = this.deferred.notConfigured(error);
+          return platform.respond(response, answer, method === 'POST');
+        }
       }
       const headers = platform.headers(request, response);
       let body: WebhookRequest['body'] = NO_BODY;
@@ -208,22 +236,5 @@ export class WebhookPipeline<Request, Response = Request, Next = undefined, Resu
     next: Next,
   ): Result | Promise<Result> | undefined {
     return this.platform.next?.(request, response, next) as Result | Promise<Result> | undefined;
-  }
-
-  /**
-   * The webhook's path, or a route the framework's router chose for this middleware. The
-   * path is compared first: it is what a webhook has, and cheaper to read than the router's
-   * match (Hono lists every matched route to name one).
-   */
-  private isForWebhook(request: Request): boolean {
-    const { platform } = this;
-    if (!platform.isRouted || !platform.path) return true;
-    try {
-      if (platform.path(request) === this.path) return true;
-    } catch {
-      // A request line the framework cannot parse as a URL is no webhook of ours, unless a
-      // route chose it.
-    }
-    return platform.isRouted(request, this.middleware);
   }
 }

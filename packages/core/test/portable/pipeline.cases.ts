@@ -286,6 +286,14 @@ export const pipelineCases: PortableCase[] = [
       checkEqual(errorCode(refused), 'body_unreadable', 'code');
       checkEqual(refused?.close, true, 'the rest is left on the connection');
       checkEqual(spent.length, 1, 'spent is not told of a body not read whole');
+      // Hono's reader resolves a read it decided itself: its bytes are spent all the same.
+      const decided = exchange({
+        headers,
+        readBody: () => Promise.resolve({ kind: 'bytes' as const, bytes: delivery.body }),
+      });
+      const read = await pipelineOf(setup().receiver, {}, undefined, telling).handle(decided);
+      checkEqual(read?.answer.status, 200, 'a read the reader decided: accepted');
+      checkEqual(spent.length, 2, 'spent is told of the bytes of a read the reader decided');
     },
   },
   {

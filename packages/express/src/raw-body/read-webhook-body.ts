@@ -1,11 +1,14 @@
 import type { BodyRead, BodyReading } from '@faceverify/core/adapter';
-import { bytesAsSent, nodeBodyTaken, rawBodyReader } from '@faceverify/core/adapter';
+import { bytesAsSent, rawBodyReader } from '@faceverify/core/adapter';
 import type { Request } from 'express';
 import getRawBody from 'raw-body';
 import { capturedBody } from './captured-body.js';
 import { HINTS } from './hints.js';
 
-/** Bytes a body parser already read: usable only when they are the bytes as sent. */
+/**
+ * Bytes a body parser already read (a parser that ran `captureRawBody` read the stream too):
+ * usable only when they are the bytes as sent.
+ */
 function earlierRead(req: Request): BodyRead {
   const { rawBody } = req as { rawBody?: unknown };
   // express.raw() leaves the bytes as the body; Google Cloud Functions (Firebase) as rawBody.
@@ -32,15 +35,13 @@ function writtenAgain(body: unknown): Uint8Array | undefined {
   }
 }
 
-const readRawBody = rawBodyReader(getRawBody);
-
 /**
  * The exact bytes of the request body, read at most once through raw-body (as body-parser
  * reads it) and never past `limit`: raw-body's own promise. Bytes a body parser already read
  * are used only when they are the bytes as sent (`captureRawBody`, `express.raw()`, the
  * `rawBody` of Google Cloud Functions).
  */
-export function readWebhookBody(req: Request, limit: number): BodyReading {
-  if (capturedBody(req) || nodeBodyTaken(req)) return earlierRead(req);
-  return readRawBody(req, limit);
-}
+export const readWebhookBody: (req: Request, limit: number) => BodyReading = rawBodyReader(
+  getRawBody,
+  earlierRead,
+);

@@ -6,7 +6,7 @@ import {
 } from '@faceverify/core/adapter';
 import type { NextFunction, Request, Response } from 'express';
 import { readWebhookBody } from '../raw-body/read-webhook-body.js';
-import { fullPath, isRouteHandler } from './mounting.js';
+import { isRouteHandler } from './mounting.js';
 import type { VerificationWebhookOptions } from './options.js';
 import type { VerificationWebhookMiddleware } from './types.js';
 
@@ -20,22 +20,18 @@ const expressPlatform: WebhookPlatform<Request, Response, NextFunction, void> = 
     return typeof value === 'string' ? value : undefined;
   },
   isRouted: isRouteHandler,
-  path: fullPath,
+  // The request path as sent, also when the middleware is mounted below a prefix.
+  path: (req) => (req.baseUrl !== '' && req.path === '/' ? req.baseUrl : req.baseUrl + req.path),
   readBody: readWebhookBody,
-  // The stream is spent. Body parsers of Express 4 skip a request marked this way instead of
-  // failing on it, so `passThrough` can hand over to routes behind them.
-  spent(req) {
-    Object.assign(req, { _body: true });
-  },
   keep(req, event) {
-    Object.assign(req, { verification: event });
+    // The stream is spent too. Body parsers of Express 4 skip a request marked this way
+    // instead of failing on it, so `passThrough`, which hands on only an accepted webhook,
+    // can hand over to routes behind them.
+    Object.assign(req, { verification: event, _body: true });
   },
   next: (_req, _res, next) => next(),
-  respond(res, answer, close) {
-    // The rest of a body left unread is not read on: the connection closes after the answer.
-    if (close) res.req.pause();
-    writeNodeAnswer(res, answer, close);
-  },
+  // The rest of a body left unread is not read on: the connection closes after the answer.
+  respond: writeNodeAnswer,
   // Express 4 ignores returned promises: failures (such as a response already sent by
   // someone else) go to the app's error handler explicitly.
   fail: (error, next) => next(error),
@@ -72,5 +68,6 @@ export const verificationWebhook: VerificationWebhookFactory<
   VerificationWebhookOptions
 > = webhookMiddleware(
   expressPlatform,
-  (webhook) => (req: Request, res: Response, next: NextFunction) => webhook.handle(req, res, next),
+  // The pipeline's own `handle`, bound: Express calls it with its request, response and `next`.
+  (webhook) => webhook.handle.bind(webhook),
 );

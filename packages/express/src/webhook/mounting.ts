@@ -13,8 +13,3 @@ export function isRouteHandler(req: Request, middleware: unknown): boolean {
   const stack = (req.route as { stack?: unknown } | undefined)?.stack;
   return Array.isArray(stack) && stack.some((layer: RouteLayer) => layer.handle === middleware);
 }
-
-/** The request path as sent, also when the middleware is mounted below a prefix. */
-export function fullPath(req: Request): string {
-  return req.baseUrl !== '' && req.path === '/' ? req.baseUrl : req.baseUrl + req.path;
-}

@@ -45,7 +45,8 @@ export class FixedDelayTimers {
     private readonly clock: Clock,
     private readonly delayMs: number,
   ) {
-    this.elapsed = clock.monotonic ? () => clock.monotonic!() : () => clock.now();
+    // Bound, not wrapped: a start reads it with no call of ours in between.
+    this.elapsed = (clock.monotonic ?? clock.now).bind(clock);
   }
 
   /** Timers started and neither cancelled nor run yet. */
@@ -69,14 +70,13 @@ export class FixedDelayTimers {
     return timer;
   }
 
+  /**
+   * Cancels a timer not run yet: its entry leaves the list at once, holding nothing of its
+   * request. A timer cancelled or run already is left as it is.
+   */
   cancel(timer: PendingTimer): void {
     const entry = timer as Entry;
     if (entry.callback === undefined) return;
-    this.retire(entry);
-  }
-
-  /** Takes a cancelled or due entry out of the list, holding nothing of its request. */
-  private retire(entry: Entry): void {
     entry.callback = undefined;
     const { previous, next } = entry;
     if (previous) previous.next = next;
@@ -106,7 +106,8 @@ export class FixedDelayTimers {
       const following = entry.next;
       if (entry.at <= now) {
         due.push(entry.callback!);
-        this.retire(entry);
+        // Out of the list as a cancelled one is: it runs once, from `due`.
+        this.cancel(entry);
       } else if (entry.at < next) {
         next = entry.at;
       }

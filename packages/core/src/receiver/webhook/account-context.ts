@@ -4,8 +4,7 @@ import type {
   AccountEvidence,
 } from '../../accounts/account-directory.js';
 import { checkExternalUserId } from '../../client/external-user-id.js';
-import { decodeJson } from '../../wire/payload/decode-json.js';
-import { COMPLETED_EVENT } from '../../wire/payload/parse.js';
+import { COMPLETED_EVENT, decodeJson } from '../../wire/payload/parse.js';
 import type { Happened } from './answers.js';
 import { type HeadersLike, readHeader, SIGNATURE_HEADER } from './headers.js';
 import type { UnreadBody } from './unread-body.js';

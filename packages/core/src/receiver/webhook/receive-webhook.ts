@@ -15,8 +15,11 @@ import {
   type StoredResult,
   type TrackedSession,
 } from '../../store/store.js';
-import { decodeJson } from '../../wire/payload/decode-json.js';
-import { COMPLETED_EVENT, validateVerificationPayload } from '../../wire/payload/parse.js';
+import {
+  COMPLETED_EVENT,
+  decodeJson,
+  validateVerificationPayload,
+} from '../../wire/payload/parse.js';
 import type { VerificationPayload } from '../../wire/payload/types.js';
 import { findSecret, type SecretMatch } from '../../wire/signature/verify.js';
 import { accountContext } from './account-context.js';

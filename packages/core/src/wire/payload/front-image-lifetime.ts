@@ -32,7 +32,8 @@ export function withImageLifetime(
   now: number,
 ): { data: VerificationPayload; frontImage: FrontImageState } {
   const end = receivedAt + IMAGE_URL_LIFETIME_MS;
-  if (!imageLinkLiveAt(receivedAt, now)) {
+  // Dead from its end on, as `imageLinkLiveAt` says.
+  if (now >= end) {
     return {
       data: { ...payload, frontImageUrl: '' },
       frontImage: { state: 'expired', expiredAt: new Date(end) },

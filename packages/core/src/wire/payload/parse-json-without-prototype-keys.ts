@@ -22,15 +22,21 @@ export class JsonTooDeepError extends SyntaxError {
 }
 
 /**
- * Deletes, at every depth, each own `__proto__` key and each `constructor` key whose value
- * holds a `prototype` key. Keys are compared as parsed, so every spelling (`\u` escapes
- * included) is caught. Walks with a stack of its own, so a deeply nested value that
- * `JSON.parse` accepted cannot overflow the call stack here, and refuses one nested deeper
- * than {@link MAX_JSON_DEPTH}. Visiting the parsed keys of a webhook costs a fraction of
- * scanning its text for the words (or of a reviver).
+ * `JSON.parse` without the keys that let later spreading or merging reach a prototype:
+ * every `__proto__` key, however it is spelled and however deep, and every `constructor`
+ * object that holds a `prototype` key. Objects stay plain (`Object.prototype`). Throws
+ * `SyntaxError` like `JSON.parse`, and `JsonTooDeepError` (a `SyntaxError`) for a value
+ * nested deeper than {@link MAX_JSON_DEPTH}.
  */
-function dropPrototypeKeys(root: object): void {
-  const stack: object[] = [root];
+export function parseJsonWithoutPrototypeKeys(text: string): unknown {
+  const value: unknown = JSON.parse(text);
+  if (typeof value !== 'object' || value === null) return value;
+  // Deletes, at every depth, each own `__proto__` key and each `constructor` key whose value
+  // holds a `prototype` key. Keys are compared as parsed, so every spelling (`\u` escapes
+  // included) is caught. Walks with a stack of its own, so a deeply nested value that
+  // `JSON.parse` accepted cannot overflow the call stack here. Visiting the parsed keys of a
+  // webhook costs a fraction of scanning its text for the words (or of a reviver).
+  const stack: object[] = [value];
   // The depth of each node on the stack, at the same index.
   const depths: number[] = [1];
   for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
@@ -46,24 +52,12 @@ function dropPrototypeKeys(root: object): void {
       }
     }
     for (const key in record) {
-      const value = record[key];
-      if (typeof value === 'object' && value !== null) {
-        stack.push(value);
+      const child = record[key];
+      if (typeof child === 'object' && child !== null) {
+        stack.push(child);
         depths.push(depth + 1);
       }
     }
   }
-}
-
-/**
- * `JSON.parse` without the keys that let later spreading or merging reach a prototype:
- * every `__proto__` key, however it is spelled and however deep, and every `constructor`
- * object that holds a `prototype` key. Objects stay plain (`Object.prototype`). Throws
- * `SyntaxError` like `JSON.parse`, and `JsonTooDeepError` (a `SyntaxError`) for a value
- * nested deeper than {@link MAX_JSON_DEPTH}.
- */
-export function parseJsonWithoutPrototypeKeys(text: string): unknown {
-  const value: unknown = JSON.parse(text);
-  if (typeof value === 'object' && value !== null) dropPrototypeKeys(value);
   return value;
 }

@@ -1,41 +1,91 @@
 import { WebhookPayloadError } from '../../base/errors.js';
-import { decodeJson } from './decode-json.js';
+import {
+  JsonTooDeepError,
+  parseJsonWithoutPrototypeKeys,
+} from './parse-json-without-prototype-keys.js';
 import type { VerificationPayload } from './types.js';
 
 export const COMPLETED_EVENT = 'verification.completed';
 
-type FieldCheck = [field: string, expected: string, test: (value: unknown) => boolean];
-
-const isString = (value: unknown) => typeof value === 'string';
-const isBoolean = (value: unknown) => typeof value === 'boolean';
+const decoder = new TextDecoder('utf-8', { fatal: true });
 
 // Where the runtime has it, `URL.canParse` validates without building a URL object.
 const canParse = (URL as { canParse?: (url: string) => boolean }).canParse?.bind(URL);
 
-function isHttpUrl(value: unknown): boolean {
-  if (typeof value !== 'string') return false;
-  // A URL spelled with its scheme as the service writes it is http(s) exactly when it parses.
-  if (canParse && (value.startsWith('https://') || value.startsWith('http://'))) {
-    return canParse(value);
+/** Each typed field, in the order they are checked, and what it must be (for the error). */
+const EXPECTED = {
+  status: '"verified" or "failed"',
+  external_user_id: 'a non-empty string',
+  confidence: 'a finite number',
+  livenessPassed: 'a boolean',
+  duplicate: 'a boolean',
+  risk: 'a string',
+  reason: 'a string or null',
+  frontImageUrl: 'an http(s) URL',
+} as const;
+
+type TypedField = keyof typeof EXPECTED;
+
+const TYPED_FIELDS = Object.keys(EXPECTED) as TypedField[];
+const KNOWN_FIELDS = new Set<string>(['event', ...TYPED_FIELDS]);
+
+/**
+ * Decodes strict UTF-8 and parses JSON without prototype keys (see
+ * `parseJsonWithoutPrototypeKeys`); both failures are a `WebhookPayloadError`.
+ */
+export function decodeJson(body: string | Uint8Array): unknown {
+  let text: string;
+  if (typeof body === 'string') {
+    text = body;
+  } else {
+    try {
+      text = decoder.decode(body);
+    } catch {
+      throw new WebhookPayloadError('The body is not valid UTF-8.');
+    }
   }
   try {
-    const { protocol } = new URL(value);
-    return protocol === 'https:' || protocol === 'http:';
-  } catch {
-    return false;
+    return parseJsonWithoutPrototypeKeys(text);
+  } catch (error) {
+    if (error instanceof JsonTooDeepError) throw new WebhookPayloadError(error.message);
+    throw new WebhookPayloadError('The body is not valid JSON.');
   }
 }
 
-const FIELD_CHECKS: FieldCheck[] = [
-  ['status', '"verified" or "failed"', (value) => value === 'verified' || value === 'failed'],
-  ['external_user_id', 'a non-empty string', (value) => isString(value) && value !== ''],
-  ['confidence', 'a finite number', (value) => typeof value === 'number' && Number.isFinite(value)],
-  ['livenessPassed', 'a boolean', isBoolean],
-  ['duplicate', 'a boolean', isBoolean],
-  ['risk', 'a string', isString],
-  ['reason', 'a string or null', (value) => value === null || isString(value)],
-  ['frontImageUrl', 'an http(s) URL', isHttpUrl],
-];
+/**
+ * Whether `value` is what `EXPECTED` says `field` must be: one function for every field, not
+ * one per field, as this runs for every webhook.
+ */
+function isExpected(field: TypedField, value: unknown): boolean {
+  switch (field) {
+    case 'status':
+      return value === 'verified' || value === 'failed';
+    case 'external_user_id':
+      return typeof value === 'string' && value !== '';
+    case 'confidence':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'livenessPassed':
+    case 'duplicate':
+      return typeof value === 'boolean';
+    case 'risk':
+      return typeof value === 'string';
+    case 'reason':
+      return value === null || typeof value === 'string';
+    case 'frontImageUrl':
+      if (typeof value !== 'string') return false;
+      // A URL spelled with its scheme as the service writes it is http(s) exactly when it
+      // parses.
+      if (canParse && (value.startsWith('https://') || value.startsWith('http://'))) {
+        return canParse(value);
+      }
+      try {
+        const { protocol } = new URL(value);
+        return protocol === 'https:' || protocol === 'http:';
+      } catch {
+        return false;
+      }
+  }
+}
 
 function describe(value: unknown): string {
   if (value === undefined) return 'missing';
@@ -44,35 +94,14 @@ function describe(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-const KNOWN_FIELDS = new Set(['event', ...FIELD_CHECKS.map(([field]) => field)]);
-
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * The typed fields as they are, every other field under `extra`. An `extra` object already
- * there (a payload validated before, read back from a store) is merged, so validating twice
- * gives the same payload.
- */
-function separateUnknownFields(record: Record<string, unknown>): VerificationPayload {
-  const payload: Record<string, unknown> = {};
-  const extra: Record<string, unknown> = {};
-  // `for...in` with an own-property check visits what `Object.entries` lists, in the same
-  // order, without an array per field: this runs for every webhook.
-  for (const field in record) {
-    if (!Object.hasOwn(record, field)) continue;
-    const value = record[field];
-    if (KNOWN_FIELDS.has(field)) payload[field] = value;
-    else if (field === 'extra' && isPlainObject(value)) Object.assign(extra, value);
-    else extra[field] = value;
-  }
-  payload.extra = extra;
-  return payload as unknown as VerificationPayload;
-}
-
-/**
  * Validates an already parsed value as a `verification.completed` payload. Returns a new
- * object: the typed fields, and every other field in `extra`.
+ * object: the typed fields as they are, and every other field under `extra`. An `extra`
+ * object already there (a payload validated before, read back from a store) is merged, so
+ * validating twice gives the same payload.
  */
 export function validateVerificationPayload(value: unknown): VerificationPayload {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -85,16 +114,28 @@ export function validateVerificationPayload(value: unknown): VerificationPayload
       'event',
     );
   }
-  for (const [field, expected, test] of FIELD_CHECKS) {
+  for (const field of TYPED_FIELDS) {
     const fieldValue = Object.hasOwn(record, field) ? record[field] : undefined;
-    if (!test(fieldValue)) {
+    if (!isExpected(field, fieldValue)) {
       throw new WebhookPayloadError(
-        `Field "${field}" must be ${expected}, got ${describe(fieldValue)}.`,
+        `Field "${field}" must be ${EXPECTED[field]}, got ${describe(fieldValue)}.`,
         field,
       );
     }
   }
-  return separateUnknownFields(record);
+  const payload: Record<string, unknown> = {};
+  const extra: Record<string, unknown> = {};
+  // `for...in` with an own-property check visits what `Object.entries` lists, in the same
+  // order, without an array per field: this runs for every webhook.
+  for (const field in record) {
+    if (!Object.hasOwn(record, field)) continue;
+    const fieldValue = record[field];
+    if (KNOWN_FIELDS.has(field)) payload[field] = fieldValue;
+    else if (field === 'extra' && isPlainObject(fieldValue)) Object.assign(extra, fieldValue);
+    else extra[field] = fieldValue;
+  }
+  payload.extra = extra;
+  return payload as unknown as VerificationPayload;
 }
 
 /**

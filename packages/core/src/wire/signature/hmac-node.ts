@@ -17,7 +17,8 @@ const keyCache = new Map<string, KeyObject>();
 const KEY_CACHE_LIMIT = 4096;
 const HEX_64 = /^[0-9a-fA-F]{64}$/;
 
-function keyFor(secret: string): KeyObject {
+/** HMAC-SHA256 with node:crypto. Synchronous: the caller skips an await on the hot path. */
+export function hmacSha256(secret: string, data: Uint8Array): Uint8Array {
   let key = keyCache.get(secret);
   if (!key) {
     // A KeyObject skips re-encoding the secret on every HMAC; secrets are few and long-lived.
@@ -25,12 +26,7 @@ function keyFor(secret: string): KeyObject {
     key = createSecretKey(Buffer.from(secret, 'utf8'));
     keyCache.set(secret, key);
   }
-  return key;
-}
-
-/** HMAC-SHA256 with node:crypto. Synchronous: the caller skips an await on the hot path. */
-export function hmacSha256(secret: string, data: Uint8Array): Uint8Array {
-  return createHmac('sha256', keyFor(secret)).update(data).digest();
+  return createHmac('sha256', key).update(data).digest();
 }
 
 /**

@@ -1,7 +1,13 @@
 import { decodeDigestHex, equalBytes, hmacSha256 } from '#hmac';
-import { bodyBytes } from './bytes.js';
 import { toHex } from './hex.js';
 import { type LabeledSecret, normalizeSecrets, type WebhookSecrets } from './secrets.js';
+
+const encoder = new TextEncoder();
+
+/** The bytes a body is signed over: strings are UTF-8 encoded, byte arrays are used as they are. */
+function bodyBytes(body: string | Uint8Array): Uint8Array {
+  return typeof body === 'string' ? encoder.encode(body) : body;
+}
 
 /**
  * Signs a body the way the service does: lowercase hex HMAC-SHA256 of the exact bytes.
@@ -34,22 +40,22 @@ export async function matchSignature(
   signature: string | null | undefined,
   secrets: WebhookSecrets | readonly LabeledSecret[],
 ): Promise<SecretMatch | null> {
-  return findSecret(body, signature, normalizeSecrets(secrets));
+  return findSecret(bodyBytes(body), signature, normalizeSecrets(secrets));
 }
 
 /**
- * `matchSignature` over secrets already normalized (the Receiver's), answered synchronously
- * where the runtime's HMAC is synchronous (Node): the hot path then awaits nothing for it.
+ * `matchSignature` over the body's bytes and secrets already normalized (the Receiver's),
+ * answered synchronously where the runtime's HMAC is synchronous (Node): the hot path then
+ * awaits nothing for it.
  */
 export function findSecret(
-  body: string | Uint8Array,
+  bytes: Uint8Array,
   signature: string | null | undefined,
   list: readonly LabeledSecret[],
 ): SecretMatch | null | Promise<SecretMatch | null> {
   if (typeof signature !== 'string') return null;
   const expected = decodeDigestHex(signature.trim());
   if (!expected) return null;
-  const bytes = bodyBytes(body);
   let match: SecretMatch | null = null;
   // No early exit: the time taken does not reveal which secret matched.
   for (let index = 0; index < list.length; index++) {
