@@ -1,7 +1,6 @@
 import { openAesGcm, sealAesGcm } from '#aead';
 import { fromBase64Url } from './base64-url.js';
 import { allOf, andThen, type MaybeAsync } from './maybe-async.js';
-import { randomBytes } from './random-bytes.js';
 import type { TokenKey } from './token-keys.js';
 
 const encoder = new TextEncoder();
@@ -205,4 +204,22 @@ function openText(key: Uint8Array, part: string, aad: string): MaybeAsync<string
   return andThen(openBytes(key, part, encoder.encode(aad)), (bytes) =>
     bytes === undefined ? undefined : decoder.decode(bytes),
   );
+}
+
+// Random bytes are drawn from a buffer filled 4 KiB at a time: one getRandomValues call costs
+// about as much for 4 KiB as for 12 bytes, and a webhook seals several texts. A new buffer
+// replaces a used one, so no byte is ever drawn twice (no IV repeats).
+const POOL_BYTES = 4096;
+let pool = new Uint8Array(0);
+let offset = 0;
+
+/** `length` (at most 4096) fresh random bytes, a view of their own no later draw overlaps. */
+function randomBytes(length: number): Uint8Array {
+  if (offset + length > pool.byteLength) {
+    pool = globalThis.crypto.getRandomValues(new Uint8Array(POOL_BYTES));
+    offset = 0;
+  }
+  const bytes = pool.subarray(offset, offset + length);
+  offset += length;
+  return bytes;
 }
