@@ -115,11 +115,18 @@ export interface StartClaimOptions extends AccountScope {
 export type StartClaimed = ClaimStartOutcome & { startKey: string };
 
 /**
- * Entries each cache below keeps. A full cache drops its oldest entry for each new one, so what
- * it holds stays level: emptied at once when full, the caches of a busy process went up and
- * down by tens of MiB.
+ * Entries each cache below keeps. A full cache drops its oldest few (`CACHE_DROP`) for the new
+ * one, so what it holds stays level: emptied at once when full, the caches of a busy process
+ * went up and down by tens of MiB.
  */
 const CACHE_LIMIT = 4096;
+
+/**
+ * The share of a full cache dropped at once, its oldest entries. One at a time cost a walk past
+ * every entry deleted before it (a Map finds its first entry past them, until it rehashes):
+ * about 2 µs per entry set in a cache of 4096, several times for each record a sweep reads.
+ */
+const CACHE_DROP = 1 / 32;
 
 /**
  * Opened results kept: each entry holds a whole result twice (sealed and opened), kilobytes,
@@ -152,7 +159,13 @@ function openedFrom<T>(
 /** Sets `key` as the newest entry of `cache`, dropping the oldest when `limit` is reached. */
 function cacheEntry<K, V>(cache: Map<K, V>, key: K, value: V, limit = CACHE_LIMIT): V {
   cache.delete(key);
-  if (cache.size >= limit) cache.delete(cache.keys().next().value as K);
+  if (cache.size >= limit) {
+    let dropping = Math.max(1, Math.floor(limit * CACHE_DROP));
+    for (const oldest of cache.keys()) {
+      cache.delete(oldest);
+      if (--dropping === 0) break;
+    }
+  }
   cache.set(key, value);
   return value;
 }
@@ -596,9 +609,17 @@ export class TokenProtectingStore implements Store {
     externalUserId: string,
     options: Omit<FindByUserOptions, 'account'>,
   ): FindByUserOptions {
-    const { keys: _theirs, ...rest } = options;
+    // Named field by field (a sweep looks up each due record's user under each key: a copy by
+    // rest or assign cost more than the lookup); keys a caller named are of its ids, not the
+    // store's, and never passed on.
+    const forStore: FindByUserOptions = {
+      externalUserId,
+      now: options.now,
+      limit: options.limit,
+    } satisfies Record<Exclude<keyof FindByUserOptions, 'keys'>, unknown>;
     const keys = this.recordsOfUser.get(externalUserId);
-    return Object.assign(rest, { externalUserId }, keys ? { keys } : undefined);
+    if (keys) forStore.keys = keys;
+    return forStore;
   }
 
   /**
@@ -867,15 +888,18 @@ export class TokenProtectingStore implements Store {
     if (!isConcealed(record)) return record;
     const sealedToken =
       record.token !== undefined && isSealed(record.token) ? record.token : undefined;
+    const known =
+      sealedToken === undefined ? undefined : openedFrom(this.opened, record.key, sealedToken);
     const openingToken =
-      sealedToken === undefined
-        ? undefined
-        : (openedFrom(this.opened, record.key, sealedToken) ??
-          openSealedToken(keyring, sealedToken, record.key));
+      sealedToken === undefined || known !== undefined
+        ? known
+        : openSealedToken(keyring, sealedToken, record.key);
     return andThen(openingToken, (opened) => {
       let missing: string[] | undefined;
-      if (opened) cacheEntry(this.opened, record.key, { sealed: sealedToken!, value: opened });
-      else if (sealedToken !== undefined) missing = sealedKeyIds(sealedToken);
+      // Kept once, when opened: a record read again (a sweep's lookup of its user) finds it.
+      if (opened && !known)
+        cacheEntry(this.opened, record.key, { sealed: sealedToken!, value: opened });
+      else if (!opened && sealedToken !== undefined) missing = sealedKeyIds(sealedToken);
       // Found by its user, a record is indexed where a webhook looks: nothing to check.
       const indexing =
         opened?.externalUserId === undefined || externalUserId !== undefined
@@ -919,14 +943,17 @@ export class TokenProtectingStore implements Store {
       return this.revealed(record, externalUserId, found, stored);
     }
     const sealed = (stored as unknown as SealedResult).sealed;
-    const cached = openedFrom(this.openedResults, record.key, sealed);
+    // A record a sweep leased is read again by its user's lookup before it settles (is it
+    // superseded?): opened once, whatever the batch's size beside OPENED_RESULTS_LIMIT.
+    const whileLeased = openedFrom(this.leasedResults, record.key, sealed);
+    const cached = whileLeased ?? openedFrom(this.openedResults, record.key, sealed);
     return andThen(cached ?? openResult(keyring, stored, record.key), (result) => {
       if (!result) {
         const missing = found.missing ?? sealedResultKeyIds(stored);
         return this.revealed(record, externalUserId, { ...found, missing }, undefined);
       }
       if (!cached) this.keepOpenedResult(record.key, { sealed, value: result });
-      if (leased) cacheEntry(leased, record.key, { sealed, value: result });
+      if (leased && !whileLeased) cacheEntry(leased, record.key, { sealed, value: result });
       // A copy, as a store hands out: what a caller changes stays out of the cache.
       const copy = { ...result };
       this.sealedForms.set(copy, { storedKey: record.key, sealed: stored });
@@ -968,7 +995,9 @@ export class TokenProtectingStore implements Store {
       revealed.userKeyMissing = { keyIds: userKeyMissing };
     }
     if (opened) {
-      cacheEntry(this.foundUnder, opened.token, record.key);
+      if (this.foundUnder.get(opened.token) !== record.key) {
+        cacheEntry(this.foundUnder, opened.token, record.key);
+      }
       if (opened.verifyUrl !== undefined) revealed.verifyUrl = opened.verifyUrl;
       if (opened.verifyUrlExpiresAt !== undefined) {
         revealed.verifyUrlExpiresAt = opened.verifyUrlExpiresAt;
