@@ -24,13 +24,12 @@ export function toBase64Url(bytes: Uint8Array): string {
   return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
-/** The bytes of unpadded base64url text. */
-export function fromBase64Url(text: string): Uint8Array<ArrayBuffer> {
-  if (NodeBuffer) {
-    const decoded = NodeBuffer.from(text, 'base64url');
-    // A copy of its own: a small Buffer is a view into a pool shared with other Buffers.
-    return new Uint8Array(decoded);
-  }
+/**
+ * The bytes of unpadded base64url text, to be read at once (a sealed text opened): on Node a
+ * view into a pool shared with other Buffers, not a copy of its own.
+ */
+export function fromBase64Url(text: string): Uint8Array {
+  if (NodeBuffer) return NodeBuffer.from(text, 'base64url');
   const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
   const bytes = new Uint8Array(binary.length);
   for (let index = 0; index < binary.length; index += 1) bytes[index] = binary.charCodeAt(index);

@@ -55,13 +55,7 @@ import {
 import { SlowCalls } from './slow-calls.js';
 import { type StartCountOf, startCountKeyOf, startKeyOf } from './start-keys.js';
 import type { RevealedSession } from './stored-key.js';
-import {
-  deriveTokenKey,
-  RECORD_KEY_PREFIX,
-  recordKeyOf,
-  type TokenKey,
-  type TokenSecrets,
-} from './token-keys.js';
+import { deriveTokenKey, RECORD_KEY_PREFIX, recordKeyOf, type TokenSecrets } from './token-keys.js';
 import { accountOfStoredUser, isHashedUser, userKeyOf } from './user-keys.js';
 
 /** A key the store already uses as it is: a delivery's digest, or a token's hash. */
@@ -116,9 +110,9 @@ export interface StartClaimOptions extends AccountScope {
 export type StartClaimed = ClaimStartOutcome & { startKey: string };
 
 /**
- * Entries each cache below keeps. A full cache drops its oldest entry for each new one, so what
- * it holds stays level: emptied at once when full, the caches of a busy process went up and
- * down by tens of MiB.
+ * Entries each cache below keeps. A full cache drops its oldest entry for each new one
+ * (`RecentEntries`), so what it holds stays level: emptied at once when full, the caches of a
+ * busy process went up and down by tens of MiB.
  */
 const CACHE_LIMIT = 4096;
 
@@ -853,15 +847,17 @@ export class TokenProtectingStore implements Store {
     if (!isConcealed(record)) return record;
     const sealedToken =
       record.token !== undefined && isSealed(record.token) ? record.token : undefined;
+    const known =
+      sealedToken === undefined ? undefined : openedFrom(this.opened, record.key, sealedToken);
     const openingToken =
-      sealedToken === undefined
-        ? undefined
-        : (openedFrom(this.opened, record.key, sealedToken) ??
-          openSealedToken(keyring, sealedToken, record.key));
+      sealedToken === undefined || known !== undefined
+        ? known
+        : openSealedToken(keyring, sealedToken, record.key);
     return andThen(openingToken, (opened) => {
       let missing: string[] | undefined;
-      if (opened) this.opened.set(record.key, { sealed: sealedToken!, value: opened });
-      else if (sealedToken !== undefined) missing = sealedKeyIds(sealedToken);
+      // Kept once, when opened: a record read again (a sweep's lookup of its user) finds it.
+      if (opened && !known) this.opened.set(record.key, { sealed: sealedToken!, value: opened });
+      else if (!opened && sealedToken !== undefined) missing = sealedKeyIds(sealedToken);
       // Found by its user, a record is indexed where a webhook looks: nothing to check.
       const indexing =
         opened?.externalUserId === undefined || externalUserId !== undefined
@@ -905,14 +901,17 @@ export class TokenProtectingStore implements Store {
       return this.revealed(record, externalUserId, found, stored);
     }
     const sealed = (stored as unknown as SealedResult).sealed;
-    const cached = openedFrom(this.openedResults, record.key, sealed);
+    // A record a sweep leased is read again by its user's lookup before it settles (is it
+    // superseded?): opened once, whatever the batch's size beside OPENED_RESULTS_LIMIT.
+    const whileLeased = openedFrom(this.leasedResults, record.key, sealed);
+    const cached = whileLeased ?? openedFrom(this.openedResults, record.key, sealed);
     return andThen(cached ?? openResult(keyring, stored, record.key), (result) => {
       if (!result) {
         const missing = found.missing ?? sealedResultKeyIds(stored);
         return this.revealed(record, externalUserId, { ...found, missing }, undefined);
       }
       if (!cached) this.keepOpenedResult(record.key, { sealed, value: result });
-      if (leased) leased.set(record.key, { sealed, value: result });
+      if (leased && !whileLeased) leased.set(record.key, { sealed, value: result });
       // A copy, as a store hands out: what a caller changes stays out of the cache.
       const copy = { ...result };
       this.sealedForms.set(copy, { storedKey: record.key, sealed: stored });
@@ -954,7 +953,9 @@ export class TokenProtectingStore implements Store {
       revealed.userKeyMissing = { keyIds: userKeyMissing };
     }
     if (opened) {
-      this.foundUnder.set(opened.token, record.key);
+      if (this.foundUnder.get(opened.token) !== record.key) {
+        this.foundUnder.set(opened.token, record.key);
+      }
       if (opened.verifyUrl !== undefined) revealed.verifyUrl = opened.verifyUrl;
       if (opened.verifyUrlExpiresAt !== undefined) {
         revealed.verifyUrlExpiresAt = opened.verifyUrlExpiresAt;
