@@ -1,3 +1,4 @@
+import { sha256Hex128 } from '#hmac';
 import { sleepOn } from '../../base/clock/clock.js';
 import { FaceverifyError } from '../../base/errors.js';
 import { hasLoneSurrogate } from '../../client/external-user-id.js';
@@ -24,7 +25,6 @@ import type { VerificationPayload } from '../../wire/payload/types.js';
 import { findSecret, type SecretMatch } from '../../wire/signature/verify.js';
 import { accountContext } from './account-context.js';
 import { type Decided, decided, type Happened, WEBHOOK_ANSWERS } from './answers.js';
-import { bodyDigest } from './body-digest.js';
 import { type HeadersLike, readHeader, SIGNATURE_HEADER } from './headers.js';
 import { type RawBodyContext, recordRawBodyRefused } from './raw-body-refused.js';
 import type { UnreadBody } from './unread-body.js';
@@ -148,7 +148,9 @@ function receiveSigned(
   const payload = payloadOf(body);
   if ('outcome' in payload) return payload;
   context.activity.record('webhook_accepted', undefined, context.account);
-  return accept(context, request, payload, match, bodyDigest(body));
+  // The replay key: 128 bits of the SHA-256 of the exact body, not the signature (a body signed
+  // again under a rotated secret is the same delivery). A value, no promise, on Node.
+  return accept(context, request, payload, match, sha256Hex128(body));
 }
 
 /**
