@@ -1285,9 +1285,11 @@ round trip each; \`findByUser\` one when this instance tracked the session or re
 (an instance that did not must first learn the records' keys from the user's index: two), and
 \`leaseDue\` three (the due keys, then their records' users, then the grant).
 A sweep prunes (SQL), leases what is due, settles each session side by side, and reads the
-backlog (\`dueSummary\`); a result it delivers first looks its user up (\`findByUser\`, one round
-trip: whether the user has started a newer session, \`event.superseded\`; a webhook reuses the
-lookup it made beside its digest, so its counts are unchanged); on PostgreSQL it also reads the server's timeline every 5 s (one more
+backlog (\`dueSummary\`); a result it delivers first asks whether the user has started a newer
+session (\`hasNewerSession\`, one round trip under every key's hash of the user, no record sent
+back: \`event.superseded\`; on Redis two when the user has a record this instance never named
+that may be newer; a webhook reuses the lookup it made beside its digest, so its counts are
+unchanged); on PostgreSQL it also reads the server's timeline every 5 s (one more
 statement then). PGlite runs one statement at a time, so the lookup and the digest go in turn.
 With \`lookUpClearUserIds\` (for one replay window after upgrading), a webhook's user is also
 looked up under the id as it is, in the same round trip: one request more, no trip more.

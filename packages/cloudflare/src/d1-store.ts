@@ -18,6 +18,7 @@ import {
   type ForgetOptions,
   type ForgetUserOptions,
   type GetOptions,
+  type HasNewerSessionOptions,
   type InsertOptions,
   type InsertOutcome,
   isOpen,
@@ -33,6 +34,7 @@ import {
   sessionFromRow,
   sessionRowValues,
   startClaimValues,
+  storableUserIds,
 } from '@faceverify/shared-sql';
 import type { D1Database, D1Result } from './d1.js';
 import { D1StoreError, d1StoreError } from './errors.js';
@@ -183,6 +185,21 @@ export class D1Store implements Store {
         .prepare(SHARED.findByUser)
         .bind(externalUserId, now, Math.max(0, Math.floor(limit)));
       return (await statement.all<SessionRow>()).results.map(sessionFromRow);
+    });
+  }
+
+  /** One query on the user index, the ids bound as one JSON array: is one row there? */
+  async hasNewerSession({
+    externalUserIds,
+    createdAfter,
+    now,
+  }: HasNewerSessionOptions): Promise<boolean> {
+    const users = storableUserIds(externalUserIds, 'D1Store.hasNewerSession');
+    return this.run('hasNewerSession', async () => {
+      const statement = this.db
+        .prepare(SHARED.hasNewerSession)
+        .bind(JSON.stringify(users), createdAfter, now);
+      return (await statement.all()).results.length > 0;
     });
   }
 

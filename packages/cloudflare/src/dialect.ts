@@ -10,5 +10,6 @@ export const D1_DIALECT: SqlDialect = {
   digests: 'faceverify_digests',
   liveUntil: 'purge_at',
   openPurgeAt: (expiresAt, dueAt) => `MAX(${expiresAt}, ${dueAt}) + ${OPEN_RECORD_GRACE_MS}`,
+  inList: (column, parameter) => `${column} IN (SELECT value FROM json_each($${parameter}::text))`,
   placeholders: (sql) => sql.replace(/\$(\d+)::[a-z]+/g, '?$1'),
 };

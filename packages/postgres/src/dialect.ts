@@ -12,6 +12,7 @@ export function postgresDialect({ sessions, digests }: TableNames): SqlDialect {
     digests,
     liveUntil: 'drop_at',
     openPurgeAt: () => 'NULL',
+    inList: (column, parameter) => `${column} = ANY($${parameter}::text[])`,
     placeholders: (sql) => sql,
   };
 }

@@ -19,6 +19,7 @@ import {
   type ForgetOptions,
   type ForgetUserOptions,
   type GetOptions,
+  type HasNewerSessionOptions,
   type InsertOptions,
   type InsertOutcome,
   isOpen,
@@ -40,6 +41,7 @@ import {
   sessionFromRow,
   sessionRowValues,
   startClaimValues,
+  storableUserIds,
 } from '@faceverify/shared-sql';
 import type { ClosedNoticeChannel } from './closed-notices.js';
 import { storeError } from './errors.js';
@@ -257,6 +259,19 @@ export abstract class SqlStore<Transaction> implements TransactionalStore<Transa
         Math.max(0, Math.floor(limit)),
       ]);
       return rows.map(sessionFromRow);
+    });
+  }
+
+  /** One statement on the user index, whatever the number of ids: is one row there? */
+  async hasNewerSession({
+    externalUserIds,
+    createdAfter,
+    now,
+  }: HasNewerSessionOptions): Promise<boolean> {
+    const users = storableUserIds(externalUserIds, `${this.storeName}.hasNewerSession`);
+    return this.run('hasNewerSession', async () => {
+      const rows = await this.db.query(this.sql.hasNewerSession, [users, createdAfter, now]);
+      return rows.length > 0;
     });
   }
 

@@ -32,6 +32,7 @@ import { DISCARD_DEAD_LETTER, DUE_SUMMARY, REDELIVER_DEAD_LETTER } from './scrip
 import { NEEDS_KEYS } from './scripts/declared-keys.js';
 import { FIND_BY_USER } from './scripts/find-by-user.js';
 import { FORGET_USER } from './scripts/forget-user.js';
+import { HAS_NEWER_SESSION } from './scripts/has-newer-session.js';
 import { INSERT } from './scripts/insert.js';
 import { LEASE } from './scripts/lease.js';
 import { LEASE_DUE } from './scripts/lease-due.js';
@@ -249,6 +250,29 @@ export class RedisStore implements Store {
       [this.keys.scriptPrefix, externalUserId, formatNumber(now), count],
     );
     return this.read('findByUser', () => recordsFromReply(reply));
+  }
+
+  /**
+   * One script over every user's two indexes (one slot: the keys share the prefix's hash
+   * tag), reading only records that may be newer. A user with no record started after
+   * `createdAfter` and none closed is answered from the indexes alone; a record read that
+   * this instance did not name is asked for, and the script run again (see `script`).
+   */
+  async hasNewerSession({
+    externalUserIds,
+    createdAfter,
+    now,
+  }: Options<'hasNewerSession'>): Promise<boolean> {
+    const users = [...new Set(externalUserIds)];
+    for (const user of users) checkStorableUserId(user, 'RedisStore.hasNewerSession');
+    if (users.length === 0) return false;
+    const reply = await this.script(
+      'hasNewerSession',
+      HAS_NEWER_SESSION,
+      users.flatMap((user) => [this.keys.openIndex(user), this.keys.closedIndex(user)]),
+      [this.keys.scriptPrefix, formatNumber(createdAfter), formatNumber(now), ...users],
+    );
+    return reply === 1;
   }
 
   async remember({ digest, ttlMs, now }: Options<'remember'>): Promise<boolean> {

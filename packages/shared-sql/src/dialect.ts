@@ -24,6 +24,12 @@ export interface SqlDialect {
    * `OPEN_RECORD_GRACE_MS` past the later of the two on D1.
    */
   openPurgeAt(expiresAt: string, dueAt: string): string;
+  /**
+   * The condition that `column` is one of the texts of parameter `$<parameter>`, a list: on
+   * PostgreSQL an array (`= ANY`), on D1 a JSON array (`json_each`), as each store binds it.
+   * Either reads the column's index once per text.
+   */
+  inList(column: string, parameter: number): string;
   /** The statement with its `$n::type` parameters written as the database takes them. */
   placeholders(sql: string): string;
 }

@@ -18,3 +18,4 @@ export {
   startStatements,
 } from './start-statements.js';
 export { type SharedStatements, sharedStatements } from './statements.js';
+export { storableUserIds } from './storable-user-ids.js';

@@ -9,6 +9,7 @@ export type SharedStatements = Readonly<
     | 'insert'
     | 'get'
     | 'findByUser'
+    | 'hasNewerSession'
     | 'remember'
     | 'forget'
     | 'settleOpen'
@@ -64,6 +65,15 @@ export function sharedStatements(dialect: SqlDialect): SharedStatements {
       ORDER BY CASE WHEN s.state IN ${OPEN} THEN 0 ELSE 1 END,
         CASE WHEN s.state IN ${OPEN} THEN s.created_at ELSE -s.purge_at END, s.created_at, s.key
       LIMIT $3::integer`),
+    /**
+     * `$1` users (a list, see `SqlDialect.inList`), `$2` created after, `$3` now. One row when
+     * a live record of one of them was created later and is a session's: a delivery matched to
+     * no session (`webhook:<digest>`, see core's record-keys.ts) has no start to compare.
+     */
+    hasNewerSession: sql(`SELECT 1 FROM ${sessions} s
+      WHERE ${dialect.inList('s.external_user_id', 1)} AND s.created_at > $2::bigint
+        AND ${live('$3::bigint')} AND substr(s.key, 1, 8) <> 'webhook:'
+      LIMIT 1`),
     /** `$1` digest, `$2` until, `$3` now. Returns the digest only for the first caller within its ttl. */
     remember: sql(`INSERT INTO ${digests} AS d (digest, until) VALUES ($1::text, $2::bigint)
       ON CONFLICT (digest) DO UPDATE SET until = EXCLUDED.until WHERE d.until <= $3::bigint

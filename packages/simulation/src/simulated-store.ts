@@ -13,6 +13,7 @@ const METHODS: readonly Method[] = [
   'insert',
   'get',
   'findByUser',
+  'hasNewerSession',
   'remember',
   'forget',
   'attachResult',

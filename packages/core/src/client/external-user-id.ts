@@ -37,9 +37,9 @@ export function hasLoneSurrogate(value: string): boolean {
 /**
  * Throws a `TypeError` when a store could not hold `externalUserId` bit for bit: a lone UTF-16
  * surrogate has no UTF-8 form, so a driver writes U+FFFD in its place and two different ids
- * (`"x\ud800"`, `"x\udbff"`) become one. For Store authors, in `insert` and `findByUser`;
- * the Receiver never passes such an id (it refuses one in `startVerification` and `track`, and
- * a webhook carrying one finds no session).
+ * (`"x\ud800"`, `"x\udbff"`) become one. For Store authors, in `insert`, `findByUser` and
+ * `hasNewerSession`; the Receiver never passes such an id (it refuses one in
+ * `startVerification` and `track`, and a webhook carrying one finds no session).
  *
  * @example
  * async insert({ record, now }: InsertOptions) {

@@ -37,8 +37,10 @@ export function hasNewerSession(
 
 /**
  * Whether `session`'s user has started a newer session, from the user's records the caller
- * already read (a webhook's correlation read them), or else from one store lookup: every open
- * record, then the most recently closed. A rejection is a store failure like any other.
+ * already read (a webhook's correlation read them), or else from one light store call
+ * (`hasNewerSession`: any newer session kept, under every form the user is stored in, nothing
+ * read back), or, on a store without it, one lookup: every open record, then the most recently
+ * closed. A rejection is a store failure like any other.
  */
 export function isSuperseded(
   context: SupersededContext,
@@ -47,7 +49,16 @@ export function isSuperseded(
 ): boolean | Promise<boolean> {
   if (!isSessionRecord(session)) return false;
   if (userRecords) return hasNewerSession(session, userRecords);
-  return context.store
+  const { store } = context;
+  if (store.hasNewerSessionOfUser) {
+    return store.hasNewerSessionOfUser({
+      externalUserId: session.externalUserId,
+      account: session.account,
+      createdAfter: session.createdAt,
+      now: context.now(),
+    });
+  }
+  return store
     .findByUser({
       externalUserId: session.externalUserId,
       account: session.account,

@@ -59,6 +59,8 @@ export type {
   ForgetUserOptions,
   // What `get` takes.
   GetOptions,
+  // What `hasNewerSession` takes.
+  HasNewerSessionOptions,
   // `insert`'s `start`: the claimed start the inserted session ends.
   InsertedStart,
   // What `insert` takes.

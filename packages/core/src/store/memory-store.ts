@@ -1,5 +1,6 @@
 import { decodeDeadLetterCursor, encodeDeadLetterCursor, isAfter } from './dead-letter-cursor.js';
 import { MinHeap } from './min-heap.js';
+import { isUnmatchedKey } from './record-keys.js';
 import { ReplayDigests } from './replay-digests.js';
 import { StartClaims } from './start-claims.js';
 import {
@@ -20,6 +21,7 @@ import {
   type ForgetOptions,
   type ForgetUserOptions,
   type GetOptions,
+  type HasNewerSessionOptions,
   type InsertOptions,
   type InsertOutcome,
   isOpen,
@@ -175,6 +177,19 @@ export class MemoryStore implements Store {
       .filter((record) => !isOpen(record.state))
       .sort((a, b) => (b.purgeAt ?? 0) - (a.purgeAt ?? 0));
     return [...open, ...closed].slice(0, Math.max(0, limit)).map(copy);
+  }
+
+  async hasNewerSession({
+    externalUserIds,
+    createdAfter,
+    now,
+  }: HasNewerSessionOptions): Promise<boolean> {
+    this.purge(now);
+    return externalUserIds.some((externalUserId) =>
+      this.keysOfUser(externalUserId).some(
+        (key) => !isUnmatchedKey(key) && this.records.get(key)!.createdAt > createdAfter,
+      ),
+    );
   }
 
   async remember({ digest, ttlMs, now }: RememberOptions): Promise<boolean> {

@@ -274,6 +274,18 @@ export interface FindByUserOptions {
   keys?: readonly string[];
 }
 
+/** Options of `Store.hasNewerSession`. */
+export interface HasNewerSessionOptions {
+  /**
+   * The user's ids as the store holds them: one user may be stored under several (its keyed
+   * hash under each configured key, during a rotation). Any of them counts.
+   */
+  externalUserIds: readonly string[];
+  /** Counted only when started after this (ms since the epoch); the same ms is not after. */
+  createdAfter: number;
+  now: number;
+}
+
 /**
  * A hint, never an instruction, of the calls that name one record: the record's user id as
  * the store holds it (`externalUserId` of the record as the store returned it), when the
@@ -461,6 +473,10 @@ export const OPEN_RECORD_GRACE_MS = 86_400_000;
  *     claim `limited`, `busy` or reused counts nothing, so no count passes its limit however
  *     many claim at once. A start is kept while its claim holds or its record is kept, no
  *     longer; `forgetUser` removes the user's starts with the records.
+ * 14. `hasNewerSession`, where a store has it, is `true` exactly when a record `get` would
+ *     return at `now` (open, or closed and still retained) is of one of `externalUserIds`, is
+ *     a tracked session's (any key but a delivery matched to no session, `webhook:`), and was
+ *     created after `createdAfter`; one call, whatever the number of ids or records.
  *
  * What a store is given is already protected, and it keeps each value as it is given, deciding
  * nothing on it (docs/polling-and-stores.md, "Session tokens at rest" and "Results at rest"):
@@ -479,6 +495,16 @@ export interface Store {
   get(options: GetOptions): Promise<TrackedSession | undefined>;
   /** Records of a user that are open or still retained after closing (see `limit`). */
   findByUser(options: FindByUserOptions): Promise<TrackedSession[]>;
+  /**
+   * Optional: whether any of `externalUserIds` has a session started after `createdAfter`
+   * still kept (contract rule 14): what tells a result `superseded`, in one light call (no
+   * record read back, whatever the number of ids). Without it, the Receiver lists the user's
+   * records with `findByUser` under each id and compares them itself.
+   *
+   * @example
+   * const newer = await store.hasNewerSession({ externalUserIds: ['u1:…'], createdAfter, now });
+   */
+  hasNewerSession?(options: HasNewerSessionOptions): Promise<boolean>;
   /** Records a digest for `ttlMs`; `true` when it was not already recorded. */
   remember(options: RememberOptions): Promise<boolean>;
   /** Removes a digest, so a delivery that could not be stored can be accepted again. */

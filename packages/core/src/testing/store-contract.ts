@@ -1214,6 +1214,59 @@ export function storeContractCases(createStore: () => Store | Promise<Store>): S
       },
     ),
     withStore(
+      'hasNewerSession, where a store has it, tells a kept session of the users started later',
+      async (store) => {
+        // Optional: the Receiver lists the user's records on a store without it.
+        if (typeof store.hasNewerSession !== 'function') return;
+        const newer = (externalUserIds: string[], createdAfter: number, now = T0) =>
+          store.hasNewerSession!({ externalUserIds, createdAfter, now });
+        const older = `older_${Math.random()}`;
+        const other = `other_${Math.random()}`;
+        await insert(store, session({ externalUserId: older, createdAt: T0 - 10 }));
+        const open = session({ externalUserId: older, createdAt: T0 + 5 });
+        await insert(store, open);
+        expect(await newer([older], T0), 'a newer open session counts');
+        expect(!(await newer([older], T0 + 5)), 'one started at createdAfter is not newer');
+        expect(!(await newer([older], T0 + 6)), 'older sessions only: none newer');
+        expect(!(await newer([], T0 - 100)), 'no ids: none newer');
+
+        // Several ids (one user under two keys' hashes): any of them counts, the second too.
+        expect(await newer([other, older], T0), 'the second id holds the newer session');
+        expect(!(await newer([other, `none_${Math.random()}`], T0)), 'neither id holds one');
+
+        // Closed and retained counts, until its retention ends.
+        await store.lease({ key: open.key, owner: 'o', now: T0, leaseMs: 1000 });
+        await store.settle({ key: open.key, owner: 'o', update: completed(1000), now: T0 });
+        expect(await newer([older], T0, T0 + 999), 'a newer session closed and retained counts');
+        expect(!(await newer([older], T0, T0 + 1000)), 'past its retention it no longer counts');
+      },
+    ),
+    withStore(
+      'hasNewerSession counts neither a delivery matched to no session nor another user',
+      async (store) => {
+        if (typeof store.hasNewerSession !== 'function') return;
+        const user = `user_${Math.random()}`;
+        const someoneElse = `else_${Math.random()}`;
+        await insert(store, session({ externalUserId: user, createdAt: T0 }));
+        // A delivery matched to no session: no token, keyed by its digest, no session's start.
+        const { token: _token, ...unmatched } = session({
+          key: unmatchedKey(Math.random().toString(36).slice(2)),
+          externalUserId: user,
+          createdAt: T0 + 50,
+          state: 'delivering',
+          result: result(),
+        });
+        expect(await insert(store, unmatched), 'inserted');
+        await insert(store, session({ externalUserId: someoneElse, createdAt: T0 + 50 }));
+        const options = { externalUserIds: [user], createdAfter: T0, now: T0 };
+        expect(!(await store.hasNewerSession(options)), 'neither counts');
+        expect(
+          await store.hasNewerSession({ ...options, externalUserIds: [user, someoneElse] }),
+          'the other user counts when named',
+        );
+      },
+    ),
+    withStore(
       'readClock, where a store has it, reads a clock within seconds of this one',
       async (store) => {
         // Optional: stores kept in the process have no clock of their own to read.

@@ -64,6 +64,14 @@ export type StoreModelStep =
   | { op: 'endStart'; startKey: string; owner: string }
   | { op: 'get'; key: string }
   | { op: 'findByUser'; user: string; keys: string[] | null }
+  | {
+      op: 'hasNewerSession';
+      users: string[];
+      /**
+       * `createdAfter` is this long before the step's own time (`now` plus its index).
+       */
+      before: number;
+    }
   | { op: 'remember'; digest: string }
   | { op: 'forget'; digest: string }
   | { op: 'attachResult'; key: string; hint: string | null }
@@ -116,6 +124,7 @@ const WEIGHTS: [StoreModelStep['op'], number][] = [
   ['insert', 4],
   ['get', 1],
   ['findByUser', 1],
+  ['hasNewerSession', 1],
   ['remember', 1],
   ['forget', 1],
   ['attachResult', 3],
@@ -201,6 +210,9 @@ export function storeModelSteps(seed: number, length: number): StoreModelStep[] 
           user: r.pick(USERS),
           keys: r.bool() ? null : KEYS.filter(() => r.bool()),
         };
+      case 'hasNewerSession':
+        // Any of the users (none, one or several), and a time the records' starts surround.
+        return { op, users: USERS.filter(() => r.bool()), before: r.int(0, 40_000) };
       case 'forgetUser':
         return { op, user: r.pick(USERS) };
       case 'remember':
@@ -313,6 +325,12 @@ async function apply(store: Store, step: StoreModelStep, now: number, index: num
           ...(step.keys === null ? {} : { keys: step.keys }),
         }),
       );
+    case 'hasNewerSession':
+      return store.hasNewerSession!({
+        externalUserIds: step.users,
+        createdAfter: now + index - step.before,
+        now,
+      });
     case 'remember':
       return store.remember({ digest: step.digest, ttlMs: 20_000, now });
     case 'forget':
@@ -383,11 +401,16 @@ async function apply(store: Store, step: StoreModelStep, now: number, index: num
 
 /**
  * The steps a store can take: a store without `claimStart` and `endStart` (optional in the
- * Store interface) is run without starts, and its reference too.
+ * Store interface) is run without starts, and its reference too; one without `hasNewerSession`
+ * (optional too) without that call.
  */
-function withoutStarts(steps: StoreModelStep[], store: Store): StoreModelStep[] {
-  if (store.claimStart && store.endStart) return steps;
+function stepsOf(steps: StoreModelStep[], store: Store): StoreModelStep[] {
+  const starts = Boolean(store.claimStart && store.endStart);
+  const newer = Boolean(store.hasNewerSession);
+  if (starts && newer) return steps;
   return steps.flatMap((step): StoreModelStep[] => {
+    if (!newer && step.op === 'hasNewerSession') return [];
+    if (starts) return [step];
     if (step.op === 'claimStart' || step.op === 'endStart') return [];
     return step.op === 'insert' ? [{ ...step, start: null }] : [step];
   });
@@ -433,7 +456,7 @@ export async function checkStoreAgainstModel(options: StoreModelOptions): Promis
     const reference = new MemoryStore();
     const store = await options.createStore();
     let now = T0;
-    const steps = withoutStarts(storeModelSteps(seed, options.steps ?? 60), store);
+    const steps = stepsOf(storeModelSteps(seed, options.steps ?? 60), store);
     const check = async (index: number, label: string, actual: unknown, expected: unknown) => {
       if (canonical(actual) === canonical(expected)) return;
       throw new Error(

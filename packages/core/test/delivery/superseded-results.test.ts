@@ -416,6 +416,93 @@ describe("supersededResults: 'skip', by every path a result arrives by", () => {
   });
 });
 
+describe('a poll tells superseded in one light store call', () => {
+  const OLD_KEY = 'superseded-old-token-key-0123456789ab';
+  const NEW_KEY = 'superseded-new-token-key-0123456789ab';
+
+  /** A MemoryStore whose `hasNewerSession` and `findByUser` calls are counted. */
+  function countingStore(withNewer: boolean) {
+    const store = new MemoryStore();
+    const calls = { hasNewerSession: [] as string[][], findByUser: 0 };
+    const hasNewerSession = store.hasNewerSession.bind(store);
+    const findByUser = store.findByUser.bind(store);
+    const counted = new Proxy(store, {
+      get(target, property, receiver) {
+        if (property === 'hasNewerSession') {
+          if (!withNewer) return undefined;
+          return (options: Parameters<MemoryStore['hasNewerSession']>[0]) => {
+            calls.hasNewerSession.push([...options.externalUserIds]);
+            return hasNewerSession(options);
+          };
+        }
+        if (property === 'findByUser') {
+          return (options: Parameters<MemoryStore['findByUser']>[0]) => {
+            calls.findByUser++;
+            return findByUser(options);
+          };
+        }
+        return Reflect.get(target, property, receiver);
+      },
+    });
+    return { store: counted, calls };
+  }
+
+  it('during a token-key rotation, a newer session under the new key supersedes one under the old', async () => {
+    const { store, calls } = countingStore(true);
+    const { receiver, clock, complete } = await setUp({ store, tokenKeys: [OLD_KEY] });
+    await receiver.track('tok_first', USER);
+    await clock.advance(MINUTE);
+    // The next step of the rotation: the new key first, so the user's newer record is kept
+    // under the new key's hash of the id, the older one under the old key's.
+    const rotated = createReceiver({
+      secret: SECRET,
+      client: { apiKey: 'fv_test_superseded', baseUrl: service!.url },
+      store,
+      clock,
+      tokenKeys: [NEW_KEY, OLD_KEY],
+      pollScheduleMs: [MINUTE],
+    });
+    rotated.on('error', () => undefined);
+    await rotated.track('tok_second', USER);
+    complete('tok_first', 'failed');
+    calls.findByUser = 0;
+    expect(await rotated.confirm('tok_first')).toMatchObject({ superseded: true });
+    // One call, naming the user under every distinct key (two token keys, the signing
+    // secret), and no lookup of the user's records.
+    expect(calls.hasNewerSession).toHaveLength(1);
+    expect(new Set(calls.hasNewerSession[0]).size).toBe(3);
+    expect(calls.findByUser).toBe(0);
+  });
+
+  it('the newest session is told not superseded by the same call', async () => {
+    const { store, calls } = countingStore(true);
+    const { receiver, seen, twoSessions, complete } = await setUp({ store });
+    await twoSessions();
+    complete('tok_second', 'verified');
+    await receiver.confirm('tok_second');
+    expect(seen.completed[0]).toMatchObject({ sessionToken: 'tok_second', superseded: false });
+    expect(calls.hasNewerSession).toHaveLength(1);
+  });
+
+  it('a store without hasNewerSession: the user is looked up instead, with the same answer', async () => {
+    const { store, calls } = countingStore(false);
+    const { receiver, clock, seen, twoSessions, complete } = await setUp({ store });
+    await twoSessions();
+    complete('tok_second', 'verified');
+    await receiver.confirm('tok_second');
+    complete('tok_first', 'failed');
+    await clock.advance(MINUTE);
+    calls.findByUser = 0;
+    expect(await receiver.sweep()).toMatchObject({ delivered: 1 });
+    expect(seen.completed.map((event) => [event.sessionToken, event.superseded])).toEqual([
+      ['tok_second', false],
+      ['tok_first', true],
+    ]);
+    expect(calls.findByUser).toBeGreaterThan(0);
+    expect(calls.hasNewerSession).toEqual([]);
+  });
+});
+
 describe('the option', () => {
   it("is 'deliver' by default and refuses anything but 'deliver' or 'skip'", () => {
     expect(() =>

@@ -87,6 +87,13 @@ export interface TokenProtectionOptions {
   lookUpClearUserIds?: boolean;
 }
 
+/** What `TokenProtectingStore.hasNewerSessionOfUser` takes: the user as the Receiver knows it. */
+export interface NewerSessionOptions extends AccountScope {
+  externalUserId: string;
+  createdAfter: number;
+  now: number;
+}
+
 /** A count of starts as the Receiver names it: whose, and which period (see `StartCounter`). */
 export interface StartCount extends Omit<StartCounter, 'key'> {
   of: 'user' | 'account';
@@ -227,6 +234,13 @@ export class TokenProtectingStore implements Store {
   /** Not watched: it runs the handlers in its transaction, for as long as they take. */
   readonly settleWith?: TransactionalStore['settleWith'];
   readonly attachAndLease?: (options: AttachAndLeaseOptions) => Promise<AttachAndLeaseOutcome>;
+  /**
+   * Whether the user has a session started after `createdAfter` still kept, in one inner
+   * `hasNewerSession` under every form the user is stored in (each distinct key's hash, so
+   * during a rotation too, and the id in clear as `findByUser` looks it up), nothing opened.
+   * Absent when the inner store has no `hasNewerSession`: the caller lists the user's records.
+   */
+  readonly hasNewerSessionOfUser?: (options: NewerSessionOptions) => Promise<boolean>;
 
   /**
    * @param inner The store that keeps the records.
@@ -281,6 +295,19 @@ export class TokenProtectingStore implements Store {
           const revealing = this.revealFound(options.key, outcome.leased);
           const leased = revealing instanceof Promise ? await revealing : revealing;
           return Object.assign({}, outcome, { leased });
+        } finally {
+          this.end(call);
+        }
+      };
+    }
+    if (inner.hasNewerSession) {
+      const hasNewerSession = inner.hasNewerSession.bind(inner);
+      this.hasNewerSessionOfUser = async ({ externalUserId, account, createdAfter, now }) => {
+        const call = this.begin('hasNewerSession');
+        try {
+          const looking = this.usersToLookUp(externalUserId, account);
+          const externalUserIds = looking instanceof Promise ? await looking : looking;
+          return await hasNewerSession({ externalUserIds, createdAfter, now });
         } finally {
           this.end(call);
         }
@@ -345,14 +372,8 @@ export class TokenProtectingStore implements Store {
     const { account } = options;
     const call = this.begin('findByUser');
     try {
-      const hashing = this.withKeyring((keyring) =>
-        this.storedUsers(keyring, options.externalUserId, account),
-      );
-      const hashed = hashing instanceof Promise ? await hashing : hashing;
-      const users =
-        this.lookUpClearUserIds && account === undefined
-          ? [...hashed, options.externalUserId]
-          : hashed;
+      const looking = this.usersToLookUp(options.externalUserId, account);
+      const users = looking instanceof Promise ? await looking : looking;
       let found: TrackedSession[];
       if (users.length === 1) {
         found = await this.inner.findByUser(this.userOptions(users[0]!, options));
@@ -599,6 +620,18 @@ export class TokenProtectingStore implements Store {
     if (known) return known;
     return andThen(allOf(keyring.keys.map((tokenKey) => recordKeyOf(tokenKey, key))), (hashed) =>
       this.recordKeys.set(key, [...hashed, key]),
+    );
+  }
+
+  /**
+   * The ids a lookup by user reads: `storedUsers`, and with `lookUpClearUserIds` the id itself
+   * (records written before ids were hashed), as a user of no account may have.
+   */
+  private usersToLookUp(externalUserId: string, account?: string): MaybeAsync<string[]> {
+    return andThen(
+      this.withKeyring((keyring) => this.storedUsers(keyring, externalUserId, account)),
+      (hashed) =>
+        this.lookUpClearUserIds && account === undefined ? [...hashed, externalUserId] : hashed,
     );
   }
 
