@@ -104,6 +104,34 @@ describe('a body a user sends of herself is not the service’s', () => {
   });
 });
 
+describe('a refused body is read, not parsed', () => {
+  it('the service’s body written with spaces and line breaks, its user id escaped, is evidence as the compact one is', () => {
+    const { activity, raised, refused, recover } = watch();
+    const result = resultOf('zoë "z" \\ 7', 12);
+    const spaced = JSON.stringify(result, null, 2).replaceAll('ë', '\\u00eb');
+    activity.record('signature_invalid');
+    refused.note(new TextEncoder().encode(spaced), 'signature_invalid');
+    recover(result);
+    expect(raised.map((alert) => alert.code)).toEqual(['secret_mismatch']);
+  });
+
+  it('a later body of the user whose outcome is unreadable replaces the earlier guess and matches no result', () => {
+    const { raised, refuse, recover } = watch();
+    refuse(resultOf('alice', 37));
+    refuse({ ...resultOf('alice', 37), reason: { code: 'made up' } });
+    recover(resultOf('alice', 37));
+    expect(raised).toEqual([]);
+  });
+
+  it('a body that is no verification.completed, or names no user, is not kept', () => {
+    const { refused, refuse } = watch();
+    refuse({ ...resultOf('alice'), event: 'verification.started' });
+    refuse({ ...resultOf('bob'), external_user_id: 42 });
+    refused.note(new Uint8Array([0xff, 0xfe, 0x00, 0x22]), 'signature_invalid');
+    expect(refused.size).toEqual({ users: 0, bytes: 0 });
+  });
+});
+
 describe('the record of refused bodies is bounded', () => {
   it('200 bodies naming 255 KiB user ids keep nothing: no session has such an id', () => {
     const { refused, refuse } = watch();
