@@ -7,6 +7,7 @@ export type JsonFieldValue = string | number | boolean | null;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COLON = 0x3a;
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 /**
  * The value of the field `name` of a flat JSON object, read from its text without parsing
@@ -35,22 +36,24 @@ export function jsonField(
 
 /** The JSON literal (string, number, boolean, null) that starts at `start`. */
 function valueAt(text: string, start: number): JsonFieldValue | typeof UNREAD_FIELD {
-  let end: number;
-  if (text.charCodeAt(start) === QUOTE) {
-    end = text.indexOf('"', start + 1);
-    while (end !== -1 && isEscaped(text, end)) end = text.indexOf('"', end + 1);
-    if (end === -1) return UNREAD_FIELD;
-    // Plain text is the string itself: only escapes need the parser.
-    const plain = text.slice(start + 1, end);
-    if (!plain.includes('\\')) return plain;
-    end += 1;
-  } else {
-    end = start;
+  if (text.charCodeAt(start) !== QUOTE) {
+    let end = start;
     while (end < text.length && !isDelimiter(text.charCodeAt(end))) end++;
+    const word = text.slice(start, end);
+    if (word === 'true') return true;
+    if (word === 'false') return false;
+    if (word === 'null') return null;
+    // Number() reads a JSON number as JSON.parse does; it also reads words JSON does not.
+    return JSON_NUMBER.test(word) ? Number(word) : UNREAD_FIELD;
   }
+  let end = text.indexOf('"', start + 1);
+  while (end !== -1 && isEscaped(text, end)) end = text.indexOf('"', end + 1);
+  if (end === -1) return UNREAD_FIELD;
+  // Plain text is the string itself: only escapes need the parser.
+  const plain = text.slice(start + 1, end);
+  if (!plain.includes('\\')) return plain;
   try {
-    const value: unknown = JSON.parse(text.slice(start, end));
-    return typeof value === 'object' && value !== null ? UNREAD_FIELD : (value as JsonFieldValue);
+    return JSON.parse(text.slice(start, end + 1)) as string;
   } catch {
     return UNREAD_FIELD;
   }

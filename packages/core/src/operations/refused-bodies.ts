@@ -120,9 +120,10 @@ export class RefusedBodies {
     }
     // Digested only once kept: in a flood, most bodies are left out by their rank.
     const entry: Refused = { at: now, reason, outcome: outcomeOfText(text), rank, bytes };
-    this.byUser.set(key, entry);
+    const kept = detached(key);
+    this.byUser.set(kept, entry);
     this.bytes += entry.bytes;
-    this.byRank.push({ at: -rank, key, entry });
+    this.byRank.push({ at: -rank, key: kept, entry });
     if (this.byRank.size > 2 * this.byUser.size + 64) {
       this.byRank.filter((ranked) => this.byUser.get(ranked.key) === ranked.entry);
     }
@@ -172,6 +173,13 @@ export class RefusedBodies {
     }
   }
 }
+
+/**
+ * A copy of `key` that holds nothing else: a user id read from a body is a slice of the
+ * body's text, and engines keep the whole text (up to `maxBodyBytes`) alive while the slice
+ * is, which would make each kept user cost its body.
+ */
+const detached = (key: string): string => JSON.parse(JSON.stringify(key)) as string;
 
 /** The same user id in two accounts is two users. */
 const keyOf = (user: string, account: string | undefined) =>

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { ActivityWindow } from '../../src/operations/activity-window.js';
 import { Alarms, type ReceiverAlert } from '../../src/operations/alarms.js';
@@ -149,6 +151,24 @@ describe('the record of refused bodies is bounded', () => {
     const { users, bytes } = refused.size;
     expect(users).toBeGreaterThan(100);
     expect(bytes).toBeLessThanOrEqual(256 * 1024);
+  });
+
+  it('a kept user holds its id only, not the body it was read from: 1,000 users of 100 KiB bodies take a few MiB at most', () => {
+    // A full collection on demand, so that what is measured is what the record holds.
+    setFlagsFromString('--expose-gc');
+    const collect = runInNewContext('gc') as () => void;
+    const { refused, refuse } = watch();
+    const notes = 'x'.repeat(100 * 1024);
+    collect();
+    const before = process.memoryUsage().heapUsed;
+    // Ids of 40 characters: engines copy a short piece of a string, but keep a longer one a
+    // slice of the whole.
+    for (let index = 0; index < 1_000; index++) {
+      refuse({ ...resultOf(`user-${index}-`.padEnd(40, 'y')), notes });
+    }
+    collect();
+    expect(refused.size.users).toBe(1_000);
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(4 * 2 ** 20);
   });
 
   it('at most 1,000 users, however short their ids', () => {
