@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { ActivityWindow } from '../../src/operations/activity-window.js';
 import { Alarms, type ReceiverAlert } from '../../src/operations/alarms.js';
@@ -104,6 +106,34 @@ describe('a body a user sends of herself is not the service’s', () => {
   });
 });
 
+describe('a refused body is read, not parsed', () => {
+  it('the service’s body written with spaces and line breaks, its user id escaped, is evidence as the compact one is', () => {
+    const { activity, raised, refused, recover } = watch();
+    const result = resultOf('zoë "z" \\ 7', 12);
+    const spaced = JSON.stringify(result, null, 2).replaceAll('ë', '\\u00eb');
+    activity.record('signature_invalid');
+    refused.note(new TextEncoder().encode(spaced), 'signature_invalid');
+    recover(result);
+    expect(raised.map((alert) => alert.code)).toEqual(['secret_mismatch']);
+  });
+
+  it('a later body of the user whose outcome is unreadable replaces the earlier guess and matches no result', () => {
+    const { raised, refuse, recover } = watch();
+    refuse(resultOf('alice', 37));
+    refuse({ ...resultOf('alice', 37), reason: { code: 'made up' } });
+    recover(resultOf('alice', 37));
+    expect(raised).toEqual([]);
+  });
+
+  it('a body that is no verification.completed, or names no user, is not kept', () => {
+    const { refused, refuse } = watch();
+    refuse({ ...resultOf('alice'), event: 'verification.started' });
+    refuse({ ...resultOf('bob'), external_user_id: 42 });
+    refused.note(new Uint8Array([0xff, 0xfe, 0x00, 0x22]), 'signature_invalid');
+    expect(refused.size).toEqual({ users: 0, bytes: 0 });
+  });
+});
+
 describe('the record of refused bodies is bounded', () => {
   it('200 bodies naming 255 KiB user ids keep nothing: no session has such an id', () => {
     const { refused, refuse } = watch();
@@ -121,6 +151,24 @@ describe('the record of refused bodies is bounded', () => {
     const { users, bytes } = refused.size;
     expect(users).toBeGreaterThan(100);
     expect(bytes).toBeLessThanOrEqual(256 * 1024);
+  });
+
+  it('a kept user holds its id only, not the body it was read from: 1,000 users of 100 KiB bodies take a few MiB at most', () => {
+    // A full collection on demand, so that what is measured is what the record holds.
+    setFlagsFromString('--expose-gc');
+    const collect = runInNewContext('gc') as () => void;
+    const { refused, refuse } = watch();
+    const notes = 'x'.repeat(100 * 1024);
+    collect();
+    const before = process.memoryUsage().heapUsed;
+    // Ids of 40 characters: engines copy a short piece of a string, but keep a longer one a
+    // slice of the whole.
+    for (let index = 0; index < 1_000; index++) {
+      refuse({ ...resultOf(`user-${index}-`.padEnd(40, 'y')), notes });
+    }
+    collect();
+    expect(refused.size.users).toBe(1_000);
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(4 * 2 ** 20);
   });
 
   it('at most 1,000 users, however short their ids', () => {
