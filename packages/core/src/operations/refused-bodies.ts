@@ -1,7 +1,7 @@
 import { MAX_EXTERNAL_USER_ID_LENGTH } from '../client/external-user-id.js';
 import { MinHeap } from '../store/min-heap.js';
 import { OUTCOME_FIELDS } from '../wire/payload/outcome-fields.js';
-import { COMPLETED_EVENT, decodeJson } from '../wire/payload/parse.js';
+import { COMPLETED_EVENT } from '../wire/payload/parse.js';
 import type { VerificationPayload } from '../wire/payload/types.js';
 import type { ActivityKind, ActivityWindow } from './activity-window.js';
 import { jsonField, UNREAD_FIELD } from './json-field.js';
