@@ -337,6 +337,34 @@ ${withExternal ? committedText : ''}`;
 }
 
 /** Koa's accept path layer by layer, when the run measured it. */
+function atRestSection(atRest) {
+  const title = '## At rest, in process (`bench/at-rest.bench.mjs`)';
+  if (!atRest)
+    return `${title}\n\nNo results yet: run \`pnpm bench:at-rest\` (or \`pnpm bench\`).\n`;
+  const s = atRest.settings;
+  const r = atRest.result;
+  return `${title}
+
+${measured(atRest)} ${s.rounds} rounds of ${int(s.batch)} distinct, correctly signed webhooks per side, the
+sides alternating in one process: \`receiver.receive()\` (MemoryStore, no client) and the
+hand-written receiver of the rows "at rest too" above (\`keptPromises\` with \`atRest\`,
+\`bench/lib/hand-written.mjs\`), with no network, framework or load generator. "ratio" is the
+hand-written receiver's CPU per webhook over ours, the median of the rounds' own ratios.
+
+${mdTable(
+  ['side', 'CPU µs/webhook'],
+  [
+    [atRest.sides[0], fixed(r.baselineCpuMicros, 1)],
+    [atRest.sides[1], fixed(r.oursCpuMicros, 1)],
+  ],
+  ['l', 'r'],
+)}
+
+- ratio: **${fixed(r.ratio)}** (rounds ${range(r.ratioRange)}); the goal of the HTTP rows "at rest
+  too", at least ${fixed(r.goal, 1)}: **${r.met ? 'met' : 'not met'}**.
+`;
+}
+
 function layersSection(layers) {
   if (!layers) return '';
   return `
@@ -371,7 +399,7 @@ This run has no rows against a hand-written receiver keeping the same promises (
 
 The rows "against the same promises kept" compare ours, measured the same way, with a
 hand-written receiver in the same framework that keeps, written plainly, what ours keeps in
-process (\`keptPromises\` in \`bench/lib/http-server.mjs\`): the replay window (a \`Map\` of
+process (\`keptPromises\` in \`bench/lib/hand-written.mjs\`): the replay window (a \`Map\` of
 body digest to expiry, pruned from its oldest entry), a record that survives a throwing handler
 (the result waits in a \`Map\` until its handler returned; one that threw is retried by a
 timer), the body deadline (a 10 s timer per request that aborts a body still arriving; a
@@ -382,7 +410,7 @@ minute per kind). It answers the same bodies and passes the same checks as the o
 
 The rows "at rest too" compare ours with that receiver doing besides, written plainly, what ours
 does so that no store holds a user's id, a token or a result in clear (\`keepAtRest\` in
-\`bench/lib/http-server.mjs\`; docs/guarantees.md, 19 and 27): HMAC-SHA256 of the user id and
+\`bench/lib/hand-written.mjs\`; docs/guarantees.md, 19 and 27): HMAC-SHA256 of the user id and
 of the record key under a key of its own, the result as JSON sealed with AES-256-GCM (the
 record key as associated data) and base64url, kept in a \`Map\` of the Receiver's cache bound.
 Ours does this for every store, \`MemoryStore\` included.`
@@ -1410,6 +1438,7 @@ export function writeReport(benchDir, rootDir) {
   const sinks = readJson(join(results, 'sinks.json'));
   const revisions = readJson(join(results, 'revisions.json'));
   const revisionsRecheck = readJson(join(results, 'revisions-recheck.json'));
+  const atRest = readJson(join(results, 'at-rest.json'));
   const svgFile = join(results, 'ratios.svg');
   writeWhole(svgFile, ratioChart(chartGroups({ verify, http })));
   const latest = [verify, http, tracker, latency, sweeps]
@@ -1462,6 +1491,7 @@ ${mdTable(['package', 'version'], [...faceverify, ...others])}
 
 ${verifySection(verify)}
 ${httpSection(http)}
+${atRestSection(atRest)}
 ${revisionsSection(revisions, revisionsRecheck)}
 ${trackerSection(tracker)}${trackerAgainstSection(trackerAgainst)}
 ${sweepsSection(sweeps)}
