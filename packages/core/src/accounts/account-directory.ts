@@ -1,6 +1,7 @@
 import type { Clock } from '../base/clock/clock.js';
 import { ConfigurationError } from '../base/errors.js';
 import type { Log } from '../base/logging/logger.js';
+import { RecentEntries } from '../base/recent-entries.js';
 import type { Client, ClientOptions } from '../client/index.js';
 import { isClient } from '../client/is-client.js';
 import { type LabeledSecret, requireSecrets } from '../wire/signature/secrets.js';
@@ -59,9 +60,9 @@ type Asker = 'receiver' | 'request';
 export class AccountDirectory {
   private readonly fixed: Map<string, Account> | undefined;
   private readonly resolver: AccountResolver | undefined;
-  private readonly cache = new Map<string, Entry>();
+  private readonly cache: RecentEntries<string, Entry>;
   /** Ids the resolver answered with an account, least recently used first. */
-  private readonly known = new Map<string, true>();
+  private readonly known: RecentEntries<string, true>;
   private readonly inFlight = new Map<string, Promise<Account | undefined>>();
   private readonly cacheSize: number;
   private readonly refreshAfterMs: number;
@@ -88,6 +89,8 @@ export class AccountDirectory {
         option.maxResolvesPerMinute,
         60,
       );
+      this.cache = new RecentEntries(this.cacheSize);
+      this.known = new RecentEntries(Math.max(this.cacheSize, MIN_KNOWN));
       return;
     }
     const ids = Object.keys(option);
@@ -98,6 +101,8 @@ export class AccountDirectory {
     }
     this.fixed = new Map(ids.map((id) => [id, this.build(id, option[id]!)]));
     this.cacheSize = ids.length;
+    this.cache = new RecentEntries(this.cacheSize);
+    this.known = new RecentEntries(Math.max(this.cacheSize, MIN_KNOWN));
     this.refreshAfterMs = Number.POSITIVE_INFINITY;
     this.maxResolvesPerMinute = 0;
   }
@@ -167,7 +172,6 @@ export class AccountDirectory {
   private touch(id: string): Entry | undefined {
     const entry = this.cache.get(id);
     if (!entry) return undefined;
-    this.cache.delete(id);
     this.cache.set(id, entry);
     if (entry.account && this.stale(entry) && !this.inFlight.has(id)) {
       this.resolve(id, 'receiver').catch((error: unknown) => {
@@ -215,7 +219,7 @@ export class AccountDirectory {
     const resolvedAt = this.clock.now();
     if (config === undefined || config === null) {
       this.known.delete(id);
-      this.remember(id, { account: undefined, resolvedAt, askedBy });
+      this.cache.set(id, { account: undefined, resolvedAt, askedBy });
       return undefined;
     }
     const previous = this.cache.get(id);
@@ -224,21 +228,9 @@ export class AccountDirectory {
         ? previous.account.client
         : undefined;
     const account = this.build(id, config, client);
-    this.remember(id, { account, source: config.client, resolvedAt, askedBy });
-    this.known.delete(id);
+    this.cache.set(id, { account, source: config.client, resolvedAt, askedBy });
     this.known.set(id, true);
-    if (this.known.size > Math.max(this.cacheSize, MIN_KNOWN)) {
-      this.known.delete(this.known.keys().next().value!);
-    }
     return account;
-  }
-
-  private remember(id: string, entry: Entry): void {
-    this.cache.delete(id);
-    this.cache.set(id, entry);
-    while (this.cache.size > this.cacheSize) {
-      this.cache.delete(this.cache.keys().next().value!);
-    }
   }
 
   /**

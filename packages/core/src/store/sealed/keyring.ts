@@ -1,4 +1,5 @@
 import { openAesGcm, sealAesGcm } from '#aead';
+import { RecentEntries } from '../../base/recent-entries.js';
 import { fromBase64Url } from './base64-url.js';
 import { allOf, andThen, type MaybeAsync } from './maybe-async.js';
 import type { TokenKey } from './token-keys.js';
@@ -47,7 +48,9 @@ interface DataKey {
 export class Keyring {
   private dataKey: DataKey | Promise<DataKey> | undefined;
   // What each header read opened to (`undefined`: no key here opens it); its keys never change.
-  private readonly opened = new Map<string, MaybeAsync<Uint8Array | undefined>>();
+  private readonly opened = new RecentEntries<string, MaybeAsync<Uint8Array | undefined>>(
+    OPENED_DATA_KEYS_LIMIT,
+  );
 
   /** Every key once per id, in order: the same secret listed twice hashes and seals once. */
   readonly distinct: readonly TokenKey[];
@@ -146,9 +149,6 @@ export class Keyring {
   private openDataKey(header: string): MaybeAsync<Uint8Array | undefined> {
     const known = this.opened.get(header);
     if (known !== undefined || this.opened.has(header)) return known;
-    if (this.opened.size >= OPENED_DATA_KEYS_LIMIT) {
-      this.opened.delete(this.opened.keys().next().value as string);
-    }
     const opening = this.unwrap(header);
     this.opened.set(header, opening);
     if (opening instanceof Promise) void opening.then((bytes) => this.opened.set(header, bytes));
