@@ -6,9 +6,11 @@ import { storedKeyOf } from '../store/sealed/stored-key.js';
 import {
   isConfirmed,
   isTransactional,
+  type SettleOptions,
   type SettleUpdate,
   type StoredResult,
   type TrackedSession,
+  type TransactionalStore,
 } from '../store/store.js';
 import { imageLinkLiveAt, withImageLifetime } from '../wire/payload/front-image-lifetime.js';
 import { toHex } from '../wire/signature/hex.js';
@@ -198,7 +200,20 @@ export async function deliverLeased(
       keepPolledResult(context, session, result);
     }
     if (running) await running;
-    settled = await settleSuccess(context, session.key, owner, success, event);
+    // Recorded: with transactional handlers in their transaction; else in one store call,
+    // awaited here (no promise of its own), and a failure waited out.
+    const { store } = context;
+    if (handlers.hasTransactional() && isTransactional(store)) {
+      const settling = { key: session.key, owner, update: success, now: context.now() };
+      settled = await settleInTransaction(store, handlers, settling, event);
+    } else {
+      const now = context.now();
+      try {
+        settled = await store.settle({ key: session.key, owner, update: success, now });
+      } catch (error) {
+        settled = await waitOutSettle(context, session.key, owner, success, now, error, event);
+      }
+    }
   } catch (error) {
     stopRenewal?.();
     // A success the store could not record is no handler failure.
@@ -350,48 +365,53 @@ function recordKept(
 }
 
 /**
- * Records a success; with transactional handlers, runs them in the same transaction as the
+ * Records a success with transactional handlers: they run in the same transaction as the
  * record, so their writes and `completed` commit together or not at all.
  */
-function settleSuccess(
+function settleInTransaction(
+  store: TransactionalStore,
+  handlers: DeliveryContext['handlers'],
+  settling: SettleOptions,
+  event: VerificationCompletedEvent,
+): Promise<boolean> {
+  return store
+    .settleWith(settling, async (transaction) => {
+      await handlers.run('verification.completed', event, { value: transaction });
+    })
+    .then((outcome) => outcome.settled);
+}
+
+/**
+ * Records a success the store failed to record at first: waited out for as long as it takes,
+ * the lease kept meanwhile. A store that never records it is reported, and the handlers'
+ * success is no failure of theirs (`SettleFailure`).
+ */
+function waitOutSettle(
   context: SettleContext & LeaseContext & Pick<DeliveryContext, 'handlers'>,
   key: string,
   owner: string,
   update: SettleUpdate,
+  firstTriedAt: number,
+  error: unknown,
   event: VerificationCompletedEvent,
 ): Promise<boolean> {
-  const { store, handlers } = context;
-  if (handlers.hasTransactional() && isTransactional(store)) {
-    return store
-      .settleWith({ key, owner, update, now: context.now() }, async (transaction) => {
-        await handlers.run('verification.completed', event, { value: transaction });
-      })
-      .then((outcome) => outcome.settled);
-  }
-  // The common case is one store call and one promise; only a failure enters the waiting loop.
-  const now = context.now();
-  const failed = (error: unknown) => {
-    // Waiting the store out takes as long as it takes: the lease is kept meanwhile.
-    const stopRenewal = keepLease(context, key, owner);
-    return settleAfterFailure(context, key, owner, update, now, error).then(
-      (settled) => {
-        stopRenewal();
-        return settled;
-      },
-      (failure: unknown) => {
-        stopRenewal();
-        // Handlers ran; the failure to record it is reported, and the lease keeps others away.
-        handlers.reportError(failure, { stage: 'store', eventId: event.id, ...tokenIdOf(key) });
-        throw new SettleFailure(failure);
-      },
-    );
-  };
-  try {
-    return store.settle({ key, owner, update, now }).then(undefined, failed);
-  } catch (error) {
-    // A store that throws instead of rejecting is waited out the same way.
-    return failed(error);
-  }
+  const stopRenewal = keepLease(context, key, owner);
+  return settleAfterFailure(context, key, owner, update, firstTriedAt, error).then(
+    (settled) => {
+      stopRenewal();
+      return settled;
+    },
+    (failure: unknown) => {
+      stopRenewal();
+      // Handlers ran; the failure to record it is reported, and the lease keeps others away.
+      context.handlers.reportError(failure, {
+        stage: 'store',
+        eventId: event.id,
+        ...tokenIdOf(key),
+      });
+      throw new SettleFailure(failure);
+    },
+  );
 }
 
 /** The record of a success could not be written; the handlers themselves succeeded. */

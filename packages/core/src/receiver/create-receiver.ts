@@ -257,6 +257,7 @@ const STORE_CLOCK_REFRESH_MS = 30_000;
 // How often a clock that stays skewed is raised again: the alarms' window.
 const SKEW_REPORTED_EVERY_MS = 15 * 60_000;
 const noWait = () => undefined;
+const asDecided = (decided: Decided) => decided;
 
 /** Raises `clock_skew`. */
 function reportSkew(
@@ -403,14 +404,13 @@ export function createReceiver<S extends Store = Store>(
       const { telemetry } = context;
       if (telemetry) {
         return telemetry
-          .span('receive', async () => decideAnswer(context, request), describeAnswer)
+          .span('receive', async () => decideAnswer(context, request, asDecided), describeAnswer)
           .then(write);
       }
-      const deciding = decideAnswer(context, request);
-      // A refusal is decided with no promise before this one.
-      if (deciding instanceof Promise) return deciding.then(write);
       try {
-        return Promise.resolve(write(deciding));
+        const answering = decideAnswer(context, request, write);
+        // A refusal is decided with no promise before this one.
+        return answering instanceof Promise ? answering : Promise.resolve(answering);
       } catch (error) {
         return Promise.reject(error);
       }

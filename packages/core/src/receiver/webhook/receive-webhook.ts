@@ -62,24 +62,30 @@ type AckContext = Pick<WebhookContext, 'ackTimers' | 'ackAfterMs' | 'handlers'>;
 
 /**
  * What a request on the webhook path is answered: the row of the answer table (answers.ts)
- * for what happened to it. Never rejects: what throws past the steps below is a defect,
- * answered `internal_error` (store failures are answered inside, `store_unavailable`). The
- * Receiver writes the row; see docs/troubleshooting.md for each. Every refusal is decided
- * here synchronously, with no promise, where the runtime verifies synchronously (Node).
+ * for what happened to it, handed to `answer`, which the Receiver writes it with (see
+ * docs/troubleshooting.md for each row). Never rejects of itself: what throws past the steps
+ * below is a defect, answered `internal_error` (store failures are answered inside,
+ * `store_unavailable`). Every refusal is decided here synchronously, with no promise, where the
+ * runtime verifies synchronously (Node).
  */
-export function decideAnswer(
+export function decideAnswer<T>(
   context: WebhookContext,
   request: WebhookRequest,
-): Decided | Promise<Decided> {
+  answer: (decided: Decided) => T,
+): T | Promise<T> {
   let happening: Happened | Promise<Happened>;
   try {
     happening = receive(context, request);
   } catch (error) {
-    return defect(context, error);
+    return answer(defect(context, error));
   }
+  // `answer` runs in the one reaction to what happened: no second promise to write it.
   return happening instanceof Promise
-    ? happening.then(decided, (error: unknown) => defect(context, error))
-    : decided(happening);
+    ? happening.then(
+        (happened) => answer(decided(happened)),
+        (error: unknown) => answer(defect(context, error)),
+      )
+    : answer(decided(happening));
 }
 
 function defect(context: WebhookContext, error: unknown): Decided {
