@@ -51,6 +51,32 @@ export function httpGoals({ comparisons, rss = [], settings }) {
   const growth = Object.fromEntries(
     frameworks.map((f) => [f, growthOver(f)]).filter(([, v]) => v !== undefined),
   );
+  // The heap's account of the same growth (the issue's other way to meet the goal: showing
+  // from the heap that the rest is V8's): what V8 keeps committed but unused is taken out of
+  // each side's RSS growth, leaving what the server holds (heap in use, bytes outside the
+  // heap) and native memory. Rows from before the committed heap was kept have no account.
+  const unusedCommittedGrowth = (r) =>
+    r.heapTotalAfterMiB - r.heapAfterMiB - (r.heapTotalBeforeMiB - r.heapBeforeMiB);
+  const accountOver = (framework) => {
+    const of = (label) => rss.find((r) => r.framework === framework && r.label === label);
+    const ours = of(LIBRARY_DEFAULT_WINDOW);
+    const plain = of('baseline');
+    if (!ours || !plain || typeof ours.heapTotalAfterMiB !== 'number') return undefined;
+    const unused = unusedCommittedGrowth(ours) - unusedCommittedGrowth(plain);
+    return {
+      beyondPlainMiB: round1(ours.rssGrowthMiB - plain.rssGrowthMiB - unused),
+      unusedCommittedMiB: round1(unused),
+      heapInUseMiB: round1(ours.heapGrowthMiB - plain.heapGrowthMiB),
+      externalMiB: round1((ours.externalGrowthMiB ?? 0) - (plain.externalGrowthMiB ?? 0)),
+    };
+  };
+  const heapAccount = Object.fromEntries(
+    frameworks.map((f) => [f, accountOver(f)]).filter(([, v]) => v !== undefined),
+  );
+  const withinGoal = (framework) =>
+    growth[framework] <= RSS_GOAL_MIB ||
+    (heapAccount[framework] !== undefined &&
+      heapAccount[framework].beyondPlainMiB <= RSS_GOAL_MIB);
   const whenMeasured = (rows, met) => (rows.length === 0 ? null : met);
 
   const issue = {
@@ -73,15 +99,16 @@ export function httpGoals({ comparisons, rss = [], settings }) {
       ),
     },
     memory: {
-      description: `RSS growth with the default replay window within ${RSS_GOAL_MIB} MiB of the plain hand-written receiver's, past V8's one-time young-generation step (${semiSpaceText(settings)})`,
+      description: `RSS growth with the default replay window within ${RSS_GOAL_MIB} MiB of the plain hand-written receiver's, past V8's one-time young-generation step (${semiSpaceText(settings)}), or within it once the heap V8 keeps committed but unused is taken out of both (the heap's account)`,
       mib: RSS_GOAL_MIB,
       semiSpaceMiB: settings?.semiSpaceMiB ?? null,
       measured: growth,
+      heapAccount,
       // Measured with V8's default sizing, the step decides the figure: no verdict on this goal.
       met:
         Object.keys(growth).length === 0 || !settings?.semiSpaceMiB
           ? null
-          : Object.values(growth).every((mib) => mib <= RSS_GOAL_MIB),
+          : Object.keys(growth).every(withinGoal),
       ...(Object.keys(growth).length > 0 && !settings?.semiSpaceMiB
         ? {
             why: "not judged: measured with V8's default heap sizing, where the one-time young-generation step decides the figure",

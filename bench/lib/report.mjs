@@ -490,9 +490,20 @@ function goalLines(goals) {
         .map(([id, value]) => `${id} ${value}`)
         .join(', ');
       const judged = verdict(goal).replace('NOT met', 'not met');
-      return `- Goal: ${goal.description}: **${judged}**${measured ? ` (${measured})` : ''}.`;
+      return `- Goal: ${goal.description}: **${judged}**${measured ? ` (${measured})` : ''}.${heapAccountText(goal.heapAccount)}`;
     })
     .join('\n');
+}
+
+/** The memory goal's heap account, per framework, when the run's rows have one. */
+function heapAccountText(account) {
+  const rows = Object.entries(account ?? {});
+  if (rows.length === 0) return '';
+  const lines = rows.map(
+    ([id, a]) =>
+      `${id}: ${fixed(a.beyondPlainMiB, 1)} MiB beyond the plain receiver's growth once ${fixed(a.unusedCommittedMiB, 1)} MiB of heap V8 keeps committed but unused are taken out (heap in use ${fixed(a.heapInUseMiB, 1)}, outside the heap ${fixed(a.externalMiB, 1)}: the replay window's digests)`,
+  );
+  return ` The heap's account: ${lines.join('; ')}.`;
 }
 
 /** Where our Worker's bytes come from, when the run recorded it. */
