@@ -67,13 +67,18 @@ export const ROTATIONS: readonly Rotation[] = [
     ],
   },
   {
-    // The signing secret, which keyed everything so far, listed first among the token keys:
-    // the new key last. Nothing to remove after: the signing secret stays listed as one.
+    // The signing secret, which keyed everything so far, is the old key: listed first among
+    // the token keys with the new key last, then moved last, then left out of the token keys
+    // (it stays the signing secret, which opens what it sealed but finds no user).
     name: 'first token key',
     initial: { secrets: [SECRET_1] },
     steps: [
       { configuration: { secrets: [SECRET_1], tokenKeys: [SECRET_1, TOKEN_KEY_1] }, waitMs: 0 },
-      { configuration: { secrets: [SECRET_1], tokenKeys: [TOKEN_KEY_1] }, waitMs: 0 },
+      { configuration: { secrets: [SECRET_1], tokenKeys: [TOKEN_KEY_1, SECRET_1] }, waitMs: 0 },
+      {
+        configuration: { secrets: [SECRET_1], tokenKeys: [TOKEN_KEY_1] },
+        waitMs: LIFETIME_MS,
+      },
     ],
   },
   {
@@ -105,6 +110,16 @@ export const TWO_STEP_ROTATIONS: readonly Rotation[] = [
     name: 'first token key, set at once',
     initial: { secrets: [SECRET_1] },
     steps: [{ configuration: { secrets: [SECRET_1], tokenKeys: [TOKEN_KEY_1] }, waitMs: 0 }],
+  },
+  {
+    // The order the docs gave when every listed key was also looked up by user: the signing
+    // secret left out of the token keys once the new key was first, at once.
+    name: 'first token key, the secret left out at once',
+    initial: { secrets: [SECRET_1] },
+    steps: [
+      { configuration: { secrets: [SECRET_1], tokenKeys: [SECRET_1, TOKEN_KEY_1] }, waitMs: 0 },
+      { configuration: { secrets: [SECRET_1], tokenKeys: [TOKEN_KEY_1] }, waitMs: 0 },
+    ],
   },
   {
     name: 'token key, new first at once',

@@ -44,8 +44,8 @@ export type ActivityKind =
   /** A session left to another instance: none of the keys its token is sealed under is listed. */
   | 'token_key_missing'
   /**
-   * A session polled here whose user is indexed under a key this instance does not list:
-   * webhooks naming that user do not find it.
+   * A session polled here whose user is indexed under a key this instance does not list as a
+   * token key: webhooks naming that user do not find it.
    */
   | 'user_key_missing'
   /** A call to the service's API (a poll, a webhook's confirmation) failed or timed out. */

@@ -133,10 +133,10 @@ function tokenKeyMissing(minutes: number, window: ActivityWindow): string {
   }
   if (unindexed > 0) {
     told.push(
-      `${counted(unindexed, 'session')} polled in the last ${minutes} minutes ${inflected(unindexed, 'is', 'are')} indexed by ${inflected(unindexed, 'its user', 'their users')} under a token key this instance does not list (${window.detailOf('user_key_missing') ?? 'a token key'}): webhooks naming ${inflected(unindexed, 'that user', 'those users')} find no session here and are answered untracked.`,
+      `${counted(unindexed, 'session')} polled in the last ${minutes} minutes ${inflected(unindexed, 'is', 'are')} indexed by ${inflected(unindexed, 'its user', 'their users')} under a key this instance does not list as a token key (${window.detailOf('user_key_missing') ?? 'a token key'}): webhooks naming ${inflected(unindexed, 'that user', 'those users')} find no session here and are answered untracked.`,
     );
   }
-  return `${told.join(' ')} During a rolling change this passes once every instance runs the new configuration. If no instance lists the key any more, it was removed too soon: list it again (FACEVERIFY_TOKEN_KEYS, or the secret FACEVERIFY_WEBHOOK_SECRET), last, until the sessions started before the change have closed (docs/polling-and-stores.md, Session tokens at rest).`;
+  return `${told.join(' ')} During a rolling change this passes once every instance runs the new configuration. If no instance lists the key any more, it was removed too soon: list it again (FACEVERIFY_TOKEN_KEYS, or the secret FACEVERIFY_WEBHOOK_SECRET), last, until the sessions started before the change have closed; a signing secret that keyed sessions before token keys were set is listed last among FACEVERIFY_TOKEN_KEYS until then (docs/polling-and-stores.md, Session tokens at rest).`;
 }
 
 /** Each situation the Receiver recognises, and what it says about it. */

@@ -104,9 +104,10 @@ export interface TrackedSession {
   unreadableToken?: { keyIds: string[]; hasResult?: boolean };
   /**
    * Never written by a store. The Receiver marks an open record whose user is indexed under a
-   * key it no longer lists (a key removed before the sessions it keyed had closed), with the
-   * ids of the keys its token is sealed under that it lacks: the record is polled and
-   * delivered as any other, but a webhook naming its user does not find it.
+   * key it no longer lists as a token key (a key removed before the sessions it keyed had
+   * closed, or a signing secret that keyed them before `tokenKeys` were set), with the ids of
+   * the keys its token is sealed under that it looks no user up under: the record is polled
+   * and delivered as any other, but a webhook naming its user does not find it.
    */
   userKeyMissing?: { keyIds: string[] };
   /**

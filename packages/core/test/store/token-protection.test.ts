@@ -6,10 +6,16 @@ import { createReceiver } from '../../src/receiver/create-receiver.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { Keyring } from '../../src/store/sealed/keyring.js';
 import { openSealedToken, sealToken } from '../../src/store/sealed/sealed-token.js';
-import { deriveTokenKey, recordKeyOf, type TokenKey } from '../../src/store/sealed/token-keys.js';
+import {
+  deriveTokenKey,
+  recordKeyOf,
+  type TokenKey,
+  tokenKeySecrets,
+} from '../../src/store/sealed/token-keys.js';
 import { TokenProtectingStore } from '../../src/store/sealed/token-protecting-store.js';
 import type { TrackedSession } from '../../src/store/store.js';
 import { fixturePayload } from '../../src/testing/fixture-payload.js';
+import { signedDelivery } from '../../src/testing/signed-delivery.js';
 
 const T0 = Date.UTC(2030, 0, 1);
 const OLD_SECRET = 'whsec_old_0123456789abcdef0123456789';
@@ -237,7 +243,7 @@ describe('TokenProtectingStore over a MemoryStore', () => {
     expect(alarms.splice(0)).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^token_key_missing: Sessions in the store are indexed by their users under a token key this instance does not list \\(${newKey.id}\\): webhooks naming their users find no session here`,
+          `^token_key_missing: Sessions in the store are indexed by their users under a key this instance does not list as a token key \\(${newKey.id}\\): webhooks naming their users find no session here`,
         ),
       ),
     ]);
@@ -274,9 +280,10 @@ describe('TokenProtectingStore over a MemoryStore', () => {
   // of the step before and one of the step after find each other's sessions by token and by
   // user (a webhook is matched by its user), and open their tokens. In the order the docs
   // gave before (the new key first at once), the instance still without it found neither.
+  type Keys = ConstructorParameters<typeof TokenProtectingStore>[1];
   const A = 'tk_rotation_a_0123456789abcdefghijklmnop';
   const B = 'tk_rotation_b_0123456789abcdefghijklmnop';
-  const neighbours = async (before: string[], after: string[]) => {
+  const neighbours = async (before: Keys, after: Keys) => {
     const memory = new MemoryStore();
     const stores = [
       new TokenProtectingStore(memory, before),
@@ -294,6 +301,47 @@ describe('TokenProtectingStore over a MemoryStore', () => {
     }
     return found;
   };
+
+  // Setting token keys for the first time, as docs/polling-and-stores.md gives it: the
+  // signing secret, which keyed everything so far, is the old key of a rotation. Beside token
+  // keys it still opens what it sealed, but users are looked up under the token keys alone
+  // (no second lookup per webhook for a hash nothing new is written under), so it stays listed
+  // among them until the sessions it keyed have closed.
+  const S = 'whsec_signing_0123456789abcdefghijklmnop';
+  const K = 'tk_dedicated_0123456789abcdefghijklmnop';
+  const configured = (tokenKeys?: string[]) => tokenKeySecrets(tokenKeys, [S], 'tokenKeys');
+
+  it('first token key: at every documented step, the step before and the step after find each other by token and by user', async () => {
+    const steps = [configured(), configured([S, K]), configured([K, S]), configured([K])];
+    for (let step = 1; step < steps.length; step++) {
+      expect(await neighbours(steps[step - 1]!, steps[step]!), `step ${step}`).toEqual([
+        true,
+        true,
+        true,
+        true,
+      ]);
+    }
+    // The step the docs gave before, the signing secret dropped from the token keys at once:
+    // the instance on it does not find by user a session the other keyed under the secret.
+    expect(await neighbours(configured([S, K]), configured([K]))).toEqual([
+      true,
+      false,
+      true,
+      true,
+    ]);
+  });
+
+  it('erases a user hashed under the signing secret before token keys were set', async () => {
+    const memory = new MemoryStore();
+    await new TokenProtectingStore(memory, configured()).insert({
+      record: pending('tok_before_keys', 'carol'),
+      now: T0,
+    });
+    const store = new TokenProtectingStore(memory, configured([K]));
+    expect(await store.findByUser({ externalUserId: 'carol', now: T0, limit: 5 })).toEqual([]);
+    expect(await store.forgetUser({ externalUserId: 'carol', now: T0 })).toBe(1);
+    expect(await memory.leaseDue({ owner: 'x', now: T0, leaseMs: 1, limit: 10 })).toEqual([]);
+  });
 
   it('rotation: at every documented step, the step before and the step after find each other by token and by user', async () => {
     const steps = [[A], [A, B], [B, A], [B]];
@@ -374,6 +422,22 @@ describe('token keys configuration', () => {
     expect(() => createReceiver({ ...base, secret: short, tokenKeys })).not.toThrow();
     // Only as the signing secret: the same text that is not one is refused.
     expect(() => createReceiver({ ...base, tokenKeys })).toThrow(/Token key #0/);
+  });
+
+  it("looks a webhook's user up once with token keys and a signing secret, once per key while a rotation rolls out", async () => {
+    const lookups = async (tokenKeys: string[]) => {
+      const store = new MemoryStore();
+      const findByUser = vi.spyOn(store, 'findByUser');
+      const receiver = createReceiver({ ...base, store, tokenKeys });
+      receiver.on('verification.completed', () => undefined);
+      const answer = await receiver.receive(
+        await signedDelivery(fixturePayload({ external_user_id: 'dave' }), { secret: OLD_SECRET }),
+      );
+      expect(answer.status).toBe(200);
+      return findByUser.mock.calls.length;
+    };
+    expect(await lookups(['k'.repeat(32)])).toBe(1);
+    expect(await lookups(['k'.repeat(32), 'j'.repeat(32)])).toBe(2);
   });
 
   it('reads FACEVERIFY_TOKEN_KEYS when the option is absent', () => {

@@ -54,7 +54,12 @@ export class Keyring {
 
   /** Every key once per id, in order: the same secret listed twice hashes and seals once. */
   readonly distinct: readonly TokenKey[];
-  /** The keys each data key is wrapped under. */
+  /**
+   * The keys each data key is wrapped under, and users are looked up under (each one's hash of
+   * the id): the keys that key and hash new records, or did while a rotation rolls out. Others
+   * only open and find by token what they sealed and keyed before (a signing secret beside
+   * `tokenKeys`): no lookup per webhook for a hash nothing new is written under.
+   */
   readonly sealing: readonly TokenKey[];
 
   /**

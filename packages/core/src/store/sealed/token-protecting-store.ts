@@ -236,8 +236,8 @@ export class TokenProtectingStore implements Store {
   readonly attachAndLease?: (options: AttachAndLeaseOptions) => Promise<AttachAndLeaseOutcome>;
   /**
    * Whether the user has a session started after `createdAfter` still kept, in one inner
-   * `hasNewerSession` under every form the user is stored in (each distinct key's hash, so
-   * during a rotation too, and the id in clear as `findByUser` looks it up), nothing opened.
+   * `hasNewerSession` under every form a user's session is stored in (each sealing key's hash,
+   * so during a rotation too, and the id in clear as `findByUser` looks it up), nothing opened.
    * Absent when the inner store has no `hasNewerSession`: the caller lists the user's records.
    */
   readonly hasNewerSessionOfUser?: (options: NewerSessionOptions) => Promise<boolean>;
@@ -363,10 +363,11 @@ export class TokenProtectingStore implements Store {
   }
 
   /**
-   * The user's records under each configured key's hash of the id, in the keys' order (and,
-   * with `lookUpClearUserIds`, under the id as it is), merged: the open ones first, then the
-   * closed ones, at most `limit`. The lookups are independent, so a store across a network
-   * answers them in one round trip's time.
+   * The user's records under each sealing key's hash of the id, in the keys' order (and, with
+   * `lookUpClearUserIds`, under the id as it is), merged: the open ones first, then the closed
+   * ones, at most `limit`. One lookup with one key (or token keys and the signing secret beside
+   * them: the secret keys nothing new); during a rotation one per key, independent, so a store
+   * across a network answers them in one round trip's time.
    */
   async findByUser(options: FindByUserOptions & AccountScope): Promise<TrackedSession[]> {
     const { account } = options;
@@ -509,8 +510,10 @@ export class TokenProtectingStore implements Store {
   async forgetUser({ account, ...options }: ForgetUserOptions & AccountScope): Promise<number> {
     const call = this.begin('forgetUser');
     try {
+      // Every listed key's hash, not only those looked up: a user hashed under a signing
+      // secret before `tokenKeys` were set is erased too.
       const hashing = this.withKeyring((keyring) =>
-        this.storedUsers(keyring, options.externalUserId, account),
+        allOf(keyring.distinct.map((key) => userKeyOf(key, options.externalUserId, account))),
       );
       const hashed = hashing instanceof Promise ? await hashing : hashing;
       const users = account === undefined ? [...hashed, options.externalUserId] : hashed;
@@ -636,9 +639,10 @@ export class TokenProtectingStore implements Store {
   }
 
   /**
-   * What a user's records are stored under: each distinct key's hash of the id, in the keys'
-   * order (records written before ids were hashed hold the id itself: see `findByUser`). A user
-   * of an account has hashes scoped to it: the same id in two accounts is two users.
+   * What a user's records are looked up under: each sealing key's hash of the id, in the keys'
+   * order, the first key's first (records written before ids were hashed hold the id itself:
+   * see `findByUser`). A user of an account has hashes scoped to it: the same id in two accounts
+   * is two users.
    */
   private storedUsers(
     keyring: Keyring,
@@ -649,7 +653,7 @@ export class TokenProtectingStore implements Store {
     const known = this.userKeys.get(cacheKey);
     if (known) return known;
     return andThen(
-      allOf(keyring.distinct.map((key) => userKeyOf(key, externalUserId, account))),
+      allOf(keyring.sealing.map((key) => userKeyOf(key, externalUserId, account))),
       (hashed) => this.userKeys.set(cacheKey, hashed),
     );
   }
@@ -898,16 +902,17 @@ export class TokenProtectingStore implements Store {
           : this.indexedUnderListedKey(keyring, record, opened.externalUserId);
       return andThen(indexing, (indexed) => {
         const found: Found = { opened, missing };
-        if (!indexed) found.userKeyMissing = missingKeyIds(keyring, sealedToken!);
+        if (!indexed) found.userKeyMissing = unsearchedKeyIds(keyring, sealedToken!);
         return this.revealResult(keyring, record, externalUserId, found, leased);
       });
     });
   }
 
   /**
-   * Whether an open record's user is indexed under the hash of a key this instance lists, as a
-   * webhook naming the user looks it up (`findByUser`): not when the key that was first when
-   * the session started has been removed since. One user's hashes are computed once a process.
+   * Whether an open record's user is indexed under the hash of a key this instance looks users
+   * up under, as a webhook naming the user does (`findByUser`): not when the key that was first
+   * when the session started has been removed since, or is a signing secret listed beside
+   * `tokenKeys` no more among them. One user's hashes are computed once a process.
    */
   private indexedUnderListedKey(
     keyring: Keyring,
@@ -1023,7 +1028,7 @@ export class TokenProtectingStore implements Store {
     if (!this.firstInWindow(`user ${ids}`)) return;
     this.alarms.raise(
       'token_key_missing',
-      `Sessions in the store are indexed by their users under a token key this instance does not list${ids === '' ? '' : ` (${ids})`}: webhooks naming their users find no session here and are answered untracked; their results still come by polling, later. List it again on this instance, last in the list (the secret FACEVERIFY_WEBHOOK_SECRET or the token key FACEVERIFY_TOKEN_KEYS), until the sessions it keyed have closed: it was removed too soon, or another instance lists it first while this one lacks it (a rotation lists a new key last on every instance before any lists it first: "Session tokens at rest" in docs/polling-and-stores.md).`,
+      `Sessions in the store are indexed by their users under a key this instance does not list as a token key${ids === '' ? '' : ` (${ids})`}: webhooks naming their users find no session here and are answered untracked; their results still come by polling, later. List it again on this instance, last in the list (the token key FACEVERIFY_TOKEN_KEYS, or without token keys the secret FACEVERIFY_WEBHOOK_SECRET; a signing secret that keyed them before token keys were set goes last among FACEVERIFY_TOKEN_KEYS), until the sessions it keyed have closed: it was removed too soon, or another instance lists it first while this one lacks it (a rotation lists a new key last on every instance before any lists it first: "Session tokens at rest" in docs/polling-and-stores.md).`,
     );
   }
 
@@ -1042,13 +1047,13 @@ interface Found {
   opened: OpenedToken | undefined;
   /** Its token or result cannot be opened: sealed under these ids only. */
   missing: string[] | undefined;
-  /** Its user is indexed under a key not listed: the ids its token is sealed under, not listed. */
+  /** Its user is indexed under a key not looked up: the ids its token is sealed under, not looked up. */
   userKeyMissing?: string[];
 }
 
-/** The ids a sealed token is sealed under that none of `keyring`'s keys has. */
-function missingKeyIds(keyring: Keyring, sealedToken: string): string[] {
-  return sealedKeyIds(sealedToken).filter((id) => !keyring.keys.some((key) => key.id === id));
+/** The ids a sealed token is sealed under that `keyring` looks no user up under. */
+function unsearchedKeyIds(keyring: Keyring, sealedToken: string): string[] {
+  return sealedKeyIds(sealedToken).filter((id) => !keyring.sealing.some((key) => key.id === id));
 }
 
 /**
