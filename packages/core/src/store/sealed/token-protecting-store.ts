@@ -612,8 +612,8 @@ export class TokenProtectingStore implements Store {
   }
 
   /**
-   * Where a record of `key` may be stored: under each configured key's hash of the token,
-   * then under the token itself (a record written before tokens were protected, or one whose
+   * Where a record of `key` may be stored: under each configured key's hash of the token (a
+   * signing secret also listed among the token keys once), then under the token itself (a record written before tokens were protected, or one whose
    * token could not be opened and is known by its stored key). Deliveries matched to no
    * session are keyed by a digest, no secret, and stored as they are.
    */
@@ -621,8 +621,9 @@ export class TokenProtectingStore implements Store {
     if (isStoredKey(key)) return [key];
     const known = this.recordKeys.get(key);
     if (known) return known;
-    return andThen(allOf(keyring.keys.map((tokenKey) => recordKeyOf(tokenKey, key))), (hashed) =>
-      this.recordKeys.set(key, [...hashed, key]),
+    return andThen(
+      allOf(keyring.distinct.map((tokenKey) => recordKeyOf(tokenKey, key))),
+      (hashed) => this.recordKeys.set(key, [...hashed, key]),
     );
   }
 
