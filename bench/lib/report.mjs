@@ -346,7 +346,7 @@ function atRestSection(atRest) {
   return `${title}
 
 ${measured(atRest)} ${s.rounds} rounds of ${int(s.batch)} distinct, correctly signed webhooks per side, the
-sides alternating in one process: \`receiver.receive()\` (MemoryStore, no client) and the
+sides taking turns in one process, each first in as many rounds: \`receiver.receive()\` (MemoryStore, no client) and the
 hand-written receiver of the rows "at rest too" above (\`keptPromises\` with \`atRest\`,
 \`bench/lib/hand-written.mjs\`), with no network, framework or load generator. "ratio" is the
 hand-written receiver's CPU per webhook over ours, the median of the rounds' own ratios.
@@ -356,12 +356,20 @@ ${mdTable(
   [
     [atRest.sides[0], fixed(r.baselineCpuMicros, 1)],
     [atRest.sides[1], fixed(r.oursCpuMicros, 1)],
+    // Runs before the tokenKeys side have two sides.
+    ...(r.withTokenKeys ? [[atRest.sides[2], fixed(r.withTokenKeys.cpuMicros, 1)]] : []),
   ],
   ['l', 'r'],
 )}
 
 - ratio: **${fixed(r.ratio)}** (rounds ${range(r.ratioRange)}); the goal of the HTTP rows "at rest
-  too", at least ${fixed(r.goal, 1)}: **${r.met ? 'met' : 'not met'}**.
+  too", at least ${fixed(r.goal, 1)}: **${r.met ? 'met' : 'not met'}**.${
+    r.withTokenKeys
+      ? `
+- with \`tokenKeys\` set (a dedicated token key beside the signing secret, as production runs):
+  ${fixed(r.withTokenKeys.ratio)} (rounds ${range(r.withTokenKeys.ratioRange)}).`
+      : ''
+  }
 `;
 }
 
