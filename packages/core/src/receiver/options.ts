@@ -52,9 +52,11 @@ export interface ReceiverOptions {
    * e.g. from `openssl rand -base64 32`). The store keys each record by an HMAC-SHA256 of its
    * token and keeps the token sealed with AES-256-GCM until the session closes; the first key
    * keys new sessions, every key seals (the signing secrets then seal nothing new), and every
-   * key (and every signing secret) is tried on lookup. A new key is added last, then moved first once every instance lists it, the old
-   * one removed a session lifetime later ("Session tokens at rest" in
-   * docs/polling-and-stores.md).
+   * key is tried on lookup: by token, the signing secrets too; by user, the token keys alone (a
+   * webhook's user is looked up once per key, not once more under a signing secret that keys
+   * nothing). A new key is added last, then moved first once every instance lists it, the old
+   * one removed a session lifetime later; set for the first time, the signing secret is the old
+   * key ("Session tokens at rest" in docs/polling-and-stores.md).
    * Default: `FACEVERIFY_TOKEN_KEYS`, comma-separated; without it the keys are derived
    * (HKDF) from the webhook signing secrets, which the store never holds.
    *
