@@ -75,8 +75,7 @@ export function httpGoals({ comparisons, rss = [], settings }) {
   );
   const withinGoal = (framework) =>
     growth[framework] <= RSS_GOAL_MIB ||
-    (heapAccount[framework] !== undefined &&
-      heapAccount[framework].beyondPlainMiB <= RSS_GOAL_MIB);
+    (heapAccount[framework] !== undefined && heapAccount[framework].beyondPlainMiB <= RSS_GOAL_MIB);
   const whenMeasured = (rows, met) => (rows.length === 0 ? null : met);
 
   const issue = {
