@@ -301,6 +301,17 @@ describe('TokenProtectingStore over a MemoryStore', () => {
     }
     return found;
   };
+  /** At every step of `steps`, an instance of it and one of the step before find each other. */
+  const expectNeighboursFindEachOther = async (steps: Keys[]) => {
+    for (let step = 1; step < steps.length; step++) {
+      expect(await neighbours(steps[step - 1]!, steps[step]!), `step ${step}`).toEqual([
+        true,
+        true,
+        true,
+        true,
+      ]);
+    }
+  };
 
   // Setting token keys for the first time, as docs/polling-and-stores.md gives it: the
   // signing secret, which keyed everything so far, is the old key of a rotation. Beside token
@@ -312,15 +323,12 @@ describe('TokenProtectingStore over a MemoryStore', () => {
   const configured = (tokenKeys?: string[]) => tokenKeySecrets(tokenKeys, [S], 'tokenKeys');
 
   it('first token key: at every documented step, the step before and the step after find each other by token and by user', async () => {
-    const steps = [configured(), configured([S, K]), configured([K, S]), configured([K])];
-    for (let step = 1; step < steps.length; step++) {
-      expect(await neighbours(steps[step - 1]!, steps[step]!), `step ${step}`).toEqual([
-        true,
-        true,
-        true,
-        true,
-      ]);
-    }
+    await expectNeighboursFindEachOther([
+      configured(),
+      configured([S, K]),
+      configured([K, S]),
+      configured([K]),
+    ]);
     // The step the docs gave before, the signing secret dropped from the token keys at once:
     // the instance on it does not find by user a session the other keyed under the secret.
     expect(await neighbours(configured([S, K]), configured([K]))).toEqual([
@@ -344,15 +352,7 @@ describe('TokenProtectingStore over a MemoryStore', () => {
   });
 
   it('rotation: at every documented step, the step before and the step after find each other by token and by user', async () => {
-    const steps = [[A], [A, B], [B, A], [B]];
-    for (let step = 1; step < steps.length; step++) {
-      expect(await neighbours(steps[step - 1]!, steps[step]!), `step ${step}`).toEqual([
-        true,
-        true,
-        true,
-        true,
-      ]);
-    }
+    await expectNeighboursFindEachOther([[A], [A, B], [B, A], [B]]);
     // The old first step: the updated instance keys and hashes under B, the other lacks it.
     expect(await neighbours([A], [B, A])).toEqual([true, true, false, false]);
   });

@@ -613,9 +613,10 @@ export class TokenProtectingStore implements Store {
 
   /**
    * Where a record of `key` may be stored: under each configured key's hash of the token (a
-   * signing secret also listed among the token keys once), then under the token itself (a record written before tokens were protected, or one whose
-   * token could not be opened and is known by its stored key). Deliveries matched to no
-   * session are keyed by a digest, no secret, and stored as they are.
+   * signing secret also listed among the token keys once), then under the token itself (a
+   * record written before tokens were protected, or one whose token could not be opened and is
+   * known by its stored key). Deliveries matched to no session are keyed by a digest, no
+   * secret, and stored as they are.
    */
   private storedKeys(keyring: Keyring, key: string): MaybeAsync<string[]> {
     if (isStoredKey(key)) return [key];
@@ -1048,7 +1049,7 @@ interface Found {
   opened: OpenedToken | undefined;
   /** Its token or result cannot be opened: sealed under these ids only. */
   missing: string[] | undefined;
-  /** Its user is indexed under a key not looked up: the ids its token is sealed under, not looked up. */
+  /** Its user is indexed under a key not looked up: its token's key ids that are not. */
   userKeyMissing?: string[];
 }
 
