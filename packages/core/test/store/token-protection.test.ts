@@ -339,6 +339,27 @@ describe('TokenProtectingStore over a MemoryStore', () => {
     ]);
   });
 
+  it('a signing secret left out of the token keys too soon: a sweep opens its sessions and says their users are not found, naming the key and the fix', async () => {
+    const memory = new MemoryStore();
+    await new TokenProtectingStore(memory, configured()).insert({
+      record: pending('tok_keyed_by_secret', 'erin'),
+      now: T0,
+    });
+    const store = new TokenProtectingStore(memory, configured([K]));
+    const alarms: string[] = [];
+    store.onAlarm((alarm) => alarms.push(`${alarm.code}: ${alarm.message}`));
+    const [due] = await store.leaseDue({ owner: 'sweep', now: T0, leaseMs: 1, limit: 10 });
+    const secretKey = await deriveTokenKey(S);
+    // Opened (the secret still opens what it sealed), but its user is not looked up under it.
+    expect(due).toMatchObject({ token: 'tok_keyed_by_secret', externalUserId: 'erin' });
+    expect(due?.userKeyMissing).toEqual({ keyIds: [secretKey.id] });
+    expect(alarms).toHaveLength(1);
+    expect(alarms[0]).toContain(`not list as a token key (${secretKey.id})`);
+    expect(alarms[0]).toMatch(
+      /a signing secret that keyed them .* goes last among FACEVERIFY_TOKEN_KEYS/,
+    );
+  });
+
   it('erases a user hashed under the signing secret before token keys were set', async () => {
     const memory = new MemoryStore();
     await new TokenProtectingStore(memory, configured()).insert({
